@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# ./check.sh: install what is missing, build, and run every test:
+#   1. the whole suite (unit, end-to-end with the real kernel) under
+#      AddressSanitizer and UndefinedBehaviorSanitizer;
+#   2. the concurrency stress tests under ThreadSanitizer;
+#   3. a short run of every fuzz target.
+# Exits non-zero on any failure.
+set -euo pipefail
+cd "$(dirname "$0")"
+top=$(pwd)
+
+scripts/install-deps.sh
+
+status=0
+summary() {
+	# the harness summary of a build directory's test-suite.log files
+	find "$1" -name test-suite.log -path '*/tests/*' -exec sed -n '1,12p' {} \; 2>/dev/null || true
+}
+
+echo "== build (ASan+UBSan) and make check"
+scripts/build.sh build-asan --enable-sanitizers
+if ! make -C build-asan check -j"$(nproc)"; then
+	status=1
+	find build-asan/tests -name '*.log' ! -name test-suite.log -newer build-asan/Makefile \
+		-exec grep -l -E '^(FAIL|ERROR)' {} \; 2>/dev/null | head -20 | while read -r f; do
+		echo "---- $f"; tail -40 "$f"; done
+fi
+
+echo "== build (TSan) and the stress tests"
+scripts/build.sh build-tsan --enable-tsan
+make -C build-tsan/tests check-tsan || status=1
+
+echo "== fuzz (${FUZZ_SECONDS:-20} s per target)"
+make -C build-asan fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-20}" || status=1
+
+[ $status -eq 0 ] && echo "check.sh: all passed" || echo "check.sh: FAILED"
+exit $status

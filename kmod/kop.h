@@ -1,0 +1,141 @@
+/* kmod: the collection layer. The OProfile kernel driver's pipeline rebuilt
+ * in user space on perf_event_open(2):
+ *
+ *   per-CPU perf ring  --sync thread-->  event buffer  --reader-->  daemon
+ *
+ * This header is the whole interface the daemon uses. A session opens one
+ * perf event per (event, CPU) (or per event for one process tree), runs a
+ * sync thread that turns ring records into the op_proto.h word stream in
+ * the event buffer, and hands out dcookies: session-stable ids of the
+ * binaries and anonymous regions that user samples fall in.
+ *
+ * Threads: kop_session_* functions are called from one control thread (the
+ * daemon's main loop); kop_evbuf_read() from one reader thread (may be the
+ * same); kop_dcookie_lookup() and kop_stats_get() from any thread.
+ */
+#ifndef KOP_H
+#define KOP_H
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "op_log.h"
+
+/* The kernel side, behind an ops struct so tests drive the real sync code
+ * with in-memory rings of the exact perf layout. NULL in kop_config means
+ * the real perf_event_open/mmap/ioctl. Each returns >= 0 or -errno. */
+struct kop_source_ops {
+	/* open an event; returns an fd-like handle */
+	int (*open)(void *ctx, struct perf_event_attr *attr, pid_t pid, int cpu);
+	/* map the ring of handle: 1 + 2^n pages; returns the base or NULL */
+	void *(*map)(void *ctx, int handle, size_t len);
+	void (*unmap)(void *ctx, int handle, void *base, size_t len);
+	int (*enable)(void *ctx, int handle);
+	int (*disable)(void *ctx, int handle);
+	void (*close)(void *ctx, int handle);
+	/* number of possible CPUs, and whether cpu is online */
+	int (*nr_cpus)(void *ctx);
+	bool (*cpu_online)(void *ctx, int cpu);
+};
+
+struct kop_config {
+	const struct perf_event_attr *events;	/* caller-encoded (libpfm4) */
+	unsigned int nr_events;
+	pid_t pid;			/* -1: system-wide; else this process tree */
+	size_t cpu_buffer_size;		/* ring data area per (event, CPU), bytes, power of two pages */
+	size_t evbuf_words;		/* event buffer size */
+	size_t evbuf_watershed;		/* reader wakes at this many words */
+	unsigned int sync_interval_ms;	/* 250 */
+	const char *proc_root;		/* "/proc"; kallsyms, modules, PID/maps */
+	const struct kop_source_ops *ops;	/* NULL: the real kernel */
+	void *ops_ctx;
+	struct op_logger log;
+};
+
+/* Loss and activity counters, monotonic over a session. */
+struct kop_stats {
+	uint64_t nr_samples;		/* samples written to the event buffer */
+	uint64_t nr_kernel_samples;
+	uint64_t nr_user_samples;
+	uint64_t nr_anon_samples;	/* user samples in no file mapping (kept, anonymous image) */
+	uint64_t nr_lost_ring;		/* PERF_RECORD_LOST, all CPUs */
+	uint64_t nr_lost_evbuf;		/* event-buffer overflow */
+	uint64_t nr_lost_no_mapping;	/* user sample whose task is unknown */
+	uint64_t nr_bad_records;	/* unknown or malformed ring records */
+	uint64_t nr_module_loads;	/* MODULE_LOADED emitted */
+	unsigned int nr_cpus;
+	uint64_t *nr_lost_ring_cpu;	/* nr_cpus entries; owned by the session */
+	uint64_t *nr_samples_cpu;	/* nr_cpus entries; owned by the session */
+	bool throttled;			/* PERF_RECORD_THROTTLE seen */
+};
+
+struct kop_session;
+
+/* Create a session; nothing is opened yet. Returns 0 or -errno. */
+int kop_session_new(const struct kop_config *cfg, struct kop_session **out);
+
+/* Read existing processes' maps, open and map every event, start the sync
+ * thread, enable the events. Returns 0 or -errno (with a message through
+ * the logger naming what failed, e.g. the event and CPU). */
+int kop_session_start(struct kop_session *s);
+
+/* Disable the events (kept open) / enable them again. */
+int kop_session_pause(struct kop_session *s);
+int kop_session_resume(struct kop_session *s);
+
+/* Sync every CPU ring into the event buffer now and wait until done. After
+ * it returns, every sample taken before the call is in the event buffer (or
+ * counted as lost). */
+int kop_session_sync(struct kop_session *s);
+
+/* Disable, final sync, stop the sync thread and wake the reader (which then
+ * sees end of stream once the buffer is drained). */
+int kop_session_stop(struct kop_session *s);
+
+/* Close everything; the session must be stopped. NULL is accepted. */
+void kop_session_free(struct kop_session *s);
+
+/* Copy up to max words out of the event buffer. Blocks until the watershed
+ * is reached, a sync ends, the session stops, or timeout_ms passes (-1:
+ * no timeout). Returns the number of words (0 on timeout with nothing
+ * there), or -EPIPE once the session is stopped and the buffer is empty.
+ * Never splits an escape sequence or a sample across two reads. */
+ssize_t kop_evbuf_read(struct kop_session *s, uint64_t *buf, size_t max,
+		       int timeout_ms);
+
+enum kop_image_kind {
+	KOP_IMAGE_FILE,		/* a mapped file */
+	KOP_IMAGE_ANON,		/* anonymous memory of one process */
+};
+
+struct kop_dcookie_info {
+	enum kop_image_kind kind;
+	char path[4096];	/* FILE: path as seen from the process's root; ANON: region name ("anon", "[vdso]", "[heap]", "[stack]") */
+	dev_t dev;		/* FILE */
+	ino_t ino;		/* FILE */
+	uint8_t build_id[20];	/* FILE, when the kernel gave one */
+	uint8_t build_id_size;	/* 0: unknown */
+	pid_t tgid;		/* ANON */
+	uint64_t start, end;	/* ANON: [start, end); user sample offsets are pc - start */
+};
+
+/* User sample offsets: for a FILE image, the offset in the file
+ * (pc - vma start + mapping's file offset), which pp/ turns back into an ELF
+ * virtual address through the program headers; for an ANON image,
+ * pc - start.
+ *
+ * What a cookie from the stream names. Returns 0 or -ENOENT. Cookies are
+ * never reused within a session; OP_NO_COOKIE names nothing. */
+int kop_dcookie_lookup(struct kop_session *s, uint64_t cookie,
+		       struct kop_dcookie_info *info);
+
+/* A consistent snapshot of the counters; the per-CPU arrays are copied into
+ * st's own storage (st->nr_cpus entries, malloc'd: free with
+ * kop_stats_release). Returns 0 or -ENOMEM. */
+int kop_stats_get(struct kop_session *s, struct kop_stats *st);
+void kop_stats_release(struct kop_stats *st);
+
+#endif /* KOP_H */

@@ -1,0 +1,83 @@
+/* Session paths and the daemonrc settings file.
+ *
+ * A session directory (default /var/lib/oprofile for root, as OProfile)
+ * holds:
+ *   daemonrc                settings written by opcontrol --setup
+ *   lock                    pid file of the running oprofiled
+ *   opd_ctl                 the daemon's control socket (mode 0600)
+ *   samples/oprofiled.log   the daemon's log
+ *   samples/current/        the current session's sample files and stats/
+ *   samples/NAME/           sessions saved with opcontrol --save=NAME
+ */
+#ifndef OP_CONFIG_H
+#define OP_CONFIG_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "op_log.h"
+
+#define OP_DEFAULT_SESSION_DIR "/var/lib/oprofile"
+
+struct op_paths {
+	char session_dir[PATH_MAX];
+	char daemonrc[PATH_MAX];
+	char lock_file[PATH_MAX];
+	char ctl_socket[PATH_MAX];	/* fits sockaddr_un? check op_paths_init */
+	char samples_dir[PATH_MAX];
+	char current_dir[PATH_MAX];
+	char log_file[PATH_MAX];
+};
+
+/* Fill p for session_dir (NULL: the default). Returns 0, or -ENAMETOOLONG
+ * (a path does not fit, or the socket path exceeds sun_path), -EINVAL for a
+ * relative or empty directory. */
+int op_paths_init(struct op_paths *p, const char *session_dir);
+
+/* --separate flags */
+enum {
+	OP_SEP_LIB = 1 << 0,
+	OP_SEP_KERNEL = 1 << 1,
+	OP_SEP_THREAD = 1 << 2,
+	OP_SEP_CPU = 1 << 3,
+	OP_SEP_ALL = OP_SEP_LIB | OP_SEP_KERNEL | OP_SEP_THREAD | OP_SEP_CPU,
+};
+
+/* Parse "none", "lib,kernel", "all"... Returns 0 or -EINVAL; on -EINVAL
+ * *bad points at the offending token (inside spec). */
+int op_separate_parse(const char *spec, unsigned int *flags, const char **bad);
+/* Canonical text ("none", "lib,cpu", "all") into buf. */
+void op_separate_format(unsigned int flags, char *buf, size_t len);
+
+#define OP_MAX_EVENTS 8
+
+/* What opcontrol --setup stores and oprofiled is started with. */
+struct op_settings {
+	char events[OP_MAX_EVENTS][128];	/* "NAME:COUNT:UM:KERNEL:USER" or "default" */
+	unsigned int nr_events;
+	unsigned int separate;		/* OP_SEP_* */
+	unsigned int callgraph_depth;
+	unsigned long buffer_size;	/* event buffer, in words */
+	unsigned long buffer_watershed;	/* words */
+	unsigned long cpu_buffer_size;	/* per-CPU ring data area, in bytes (power of two pages) */
+	char vmlinux[PATH_MAX];		/* empty: none */
+	bool no_vmlinux;
+	char image[4096];		/* comma list of images, empty: all */
+	bool verbose;
+};
+
+/* Defaults: one "default" event, no separation, 131072-word buffer,
+ * watershed a quarter of it, 512 KiB per-CPU rings, no vmlinux. */
+void op_settings_default(struct op_settings *s);
+
+/* Read daemonrc ("KEY=VALUE" lines, '#' comments). A missing file leaves the
+ * defaults and returns 0. Unknown keys and bad values are reported through
+ * lg with the file name and line, and skipped. Returns 0 or -errno. */
+int op_settings_load(struct op_settings *s, const char *path,
+		     const struct op_logger *lg);
+
+/* Write daemonrc atomically (temporary file + rename). 0 or -errno. */
+int op_settings_save(const struct op_settings *s, const char *path);
+
+#endif /* OP_CONFIG_H */

@@ -1,0 +1,59 @@
+/* Events: the user's "NAME:COUNT:UNITMASK:KERNEL:USER" specifications turned
+ * into perf_event_attr through libpfm4, with the timer-mode fallback.
+ *
+ * "default" is the CPU's cycles event when a hardware PMU exists here and
+ * the cpu-clock software event ("timer mode") otherwise. Names are accepted
+ * as OProfile and perf spell them where they can be mapped: CPU_CLK_UNHALTED
+ * and cycles, INST_RETIRED and instructions, cpu-clock and TIMER.
+ *
+ * Timer mode: the sample-file event name is "TIMER", the count is the
+ * sampling period in nanoseconds, and the sample-file header's cpu_type is
+ * ODB_CPU_TIMER_INT.
+ */
+#ifndef OP_EVENTS_H
+#define OP_EVENTS_H
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct op_event_spec {
+	char name[64];
+	unsigned long count;	/* 0: the event's default */
+	unsigned int unit_mask;
+	bool kernel;		/* count in kernel mode (default 1) */
+	bool user;		/* count in user mode (default 1) */
+};
+
+struct op_event {
+	struct op_event_spec spec;	/* as resolved: canonical name, count filled */
+	struct perf_event_attr attr;	/* ready for perf_event_open, disabled */
+	bool timer;			/* cpu-clock software event */
+	uint32_t event_number;		/* raw event select for the file header; 0 in timer mode */
+	uint32_t cpu_type;		/* sample-file header cpu_type */
+	char description[256];		/* for report headers */
+	unsigned long min_count;	/* smallest count accepted */
+};
+
+/* Parse "NAME[:COUNT[:UNITMASK[:KERNEL[:USER]]]]" or "default". Returns 0 or
+ * -EINVAL with *bad pointing at the offending field inside text. */
+int op_event_spec_parse(const char *text, struct op_event_spec *spec,
+			const char **bad);
+
+/* Resolve a spec for this machine. Returns 0, or:
+ *   -ENOENT   unknown event name
+ *   -ENODEV   a hardware event on a machine without a usable PMU (err says
+ *             so and how to use cpu-clock instead)
+ *   -ERANGE   count below the event's minimum (err names the minimum)
+ * with a message (no trailing newline) in err. */
+int op_event_resolve(const struct op_event_spec *spec, struct op_event *ev,
+		     char *err, size_t errlen);
+
+/* True when a hardware PMU can count cycles here (probes perf_event_open). */
+bool op_event_have_pmu(void);
+
+/* Format a resolved event back as a spec string for --events/daemonrc. */
+void op_event_format(const struct op_event *ev, char *buf, size_t len);
+
+#endif /* OP_EVENTS_H */

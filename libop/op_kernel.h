@@ -1,0 +1,53 @@
+/* The running kernel's layout: its text range from kallsyms and the loaded
+ * modules from /proc/modules. kmod uses it to tell kernel samples apart and
+ * to notice module loads; the daemon uses it to name kernel images.
+ *
+ * proc_root is a parameter ("/proc" in production) so that tests can feed
+ * fixtures. A missing modules file is normal (a kernel without loadable
+ * module support) and yields no modules; a missing or unreadable kallsyms,
+ * or one without a text range (kptr_restrict), is an error.
+ */
+#ifndef OP_KERNEL_H
+#define OP_KERNEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "op_log.h"
+
+struct op_kmodule {
+	char name[64];
+	uint64_t start;		/* [start, end) */
+	uint64_t end;
+};
+
+struct op_kernel_map {
+	uint64_t text_start;	/* _text (or _stext) */
+	uint64_t text_end;	/* _etext */
+	struct op_kmodule *modules;	/* sorted by start */
+	size_t nr_modules;
+};
+
+/* Read PROC_ROOT/kallsyms and PROC_ROOT/modules into km (zeroed first).
+ * Malformed lines are counted and reported once through lg, not fatal.
+ * Returns 0, -ENOENT/-EACCES for kallsyms, -ENODATA when kallsyms shows no
+ * text range, -ENOMEM. */
+int op_kernel_map_read(struct op_kernel_map *km, const char *proc_root,
+		       const struct op_logger *lg);
+
+/* Re-read only the modules; returns 1 if the set changed, 0 if not, or
+ * -errno. */
+int op_kernel_map_reread_modules(struct op_kernel_map *km,
+				 const char *proc_root,
+				 const struct op_logger *lg);
+
+/* The module containing pc, or NULL. */
+const struct op_kmodule *op_kernel_map_find_module(const struct op_kernel_map *km,
+						  uint64_t pc);
+
+/* True when pc is in the kernel's text range. */
+int op_kernel_map_in_text(const struct op_kernel_map *km, uint64_t pc);
+
+void op_kernel_map_release(struct op_kernel_map *km);
+
+#endif /* OP_KERNEL_H */

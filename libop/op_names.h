@@ -1,0 +1,68 @@
+/* Sample-file names: the one place that turns (image, dependent image,
+ * event, separation key) into a path under samples/current/ and back. The
+ * daemon builds names with it, opreport parses them with it.
+ *
+ *   {root}/PATH/{dep}/{root}/DEPPATH/EVENT.COUNT.UNITMASK.TGID.TID.CPU
+ *   {kern}/NAME/{dep}/{kern}/NAME/...          kernel image or module
+ *   {anon:NAME}/TGID.0xSTART.0xEND/{dep}/...   anonymous region of a process
+ *
+ * "image" is where the samples fell; "dep" is the application they were
+ * separated under (--separate=lib,kernel); without separation dep equals
+ * image. TGID, TID and CPU are "all" when --separate does not split on them.
+ *
+ * Safety: a path that cannot be written as plain components (empty, ".",
+ * "..", a component starting with '{', containing '%' or a control char, or
+ * longer than a file-name component may be) is escaped in a reversible way,
+ * so every name built stays inside the directory it is relative to, and
+ * op_sfname_parse(op_sfname_build(x)) == x for every x.
+ */
+#ifndef OP_NAMES_H
+#define OP_NAMES_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum op_img_kind {
+	OP_IMG_FILE,	/* a binary by absolute path */
+	OP_IMG_KERN,	/* the kernel ("/proc/kallsyms", or the vmlinux path) or a module name */
+	OP_IMG_ANON,	/* anonymous memory of one process */
+};
+
+struct op_img {
+	enum op_img_kind kind;
+	char *path;		/* FILE: absolute path; KERN: image name; ANON: region name ("anon", "[vdso]", "[heap]"...) */
+	pid_t anon_tgid;	/* ANON only */
+	uint64_t anon_start;	/* ANON only: region [start, end) */
+	uint64_t anon_end;
+};
+
+#define OP_SF_ALL (-1)	/* a tgid/tid/cpu field that is not separated */
+
+struct op_sfname {
+	struct op_img image;
+	struct op_img dep;
+	char *event;		/* "TIMER", "CPU_CLK_UNHALTED", ... */
+	unsigned long count;
+	unsigned int unit_mask;
+	int tgid, tid, cpu;	/* OP_SF_ALL or a value */
+};
+
+/* Build the name relative to samples/current/ into a malloc'd string.
+ * Returns NULL and sets errno (EINVAL for a field that cannot be named:
+ * a relative FILE path, an empty event). */
+char *op_sfname_build(const struct op_sfname *n);
+
+/* Parse a name relative to samples/current/. Fills n with malloc'd strings
+ * (release with op_sfname_release). Returns 0 or -EINVAL for a name this
+ * module did not build; n is then left released. */
+int op_sfname_parse(const char *rel, struct op_sfname *n);
+
+void op_sfname_release(struct op_sfname *n);
+
+/* Short name of an image as opreport prints it without --long-filenames:
+ * basename for files and kernel, "[vdso] (tgid:N range:0x..-0x..)" for
+ * anonymous regions. Returns a malloc'd string or NULL with errno set. */
+char *op_img_display(const struct op_img *img, int long_name);
+
+#endif /* OP_NAMES_H */

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs the Debian packages opsampler builds and tests with, when missing.
+# Used by ./demo.sh and ./check.sh; safe to run again.
+set -euo pipefail
+
+pkgs=(gcc make autoconf automake libtool pkg-config binutils elfutils
+      libpfm4-dev libdw-dev libelf-dev libpopt-dev libcmocka-dev
+      clang libclang-rt-dev)
+[ "${1:-}" = --bench ] && pkgs+=(linux-perf)
+
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps: missing Debian packages: ${missing[*]}" >&2
+	echo "install-deps: run as root, or: apt-get install -y ${missing[*]}" >&2
+	exit 1
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq "${missing[@]}"

@@ -1,0 +1,80 @@
+#include "config.h"
+#include "testutil.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+char *tu_mkdtemp(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *path;
+
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	if (asprintf(&path, "%s/opsampler-test.XXXXXX", tmp) < 0)
+		return NULL;
+	if (!mkdtemp(path)) {
+		int err = errno;
+
+		free(path);
+		errno = err;
+		return NULL;
+	}
+	return path;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag,
+		  struct FTW *ftw)
+{
+	return remove(path) ? -errno : 0;
+}
+
+int tu_rm_rf(const char *path)
+{
+	int ret = nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+
+	return ret < 0 ? -errno : ret;
+}
+
+int tu_write_file(const char *path, const void *data, size_t len)
+{
+	const char *p = data;
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		return -errno;
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			int err = errno;
+
+			close(fd);
+			return -err;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return close(fd) ? -errno : 0;
+}
+
+char *tu_path(const char *dir, const char *name)
+{
+	char *path;
+
+	if (asprintf(&path, "%s/%s", dir, name) < 0)
+		return NULL;
+	return path;
+}
+
+int tu_require_perf(void)
+{
+	const char *v = getenv("OPSAMPLER_REQUIRE_PERF");
+
+	return v && strcmp(v, "0") != 0 && *v;
+}

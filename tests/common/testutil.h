@@ -1,0 +1,23 @@
+/* Helpers shared by the cmocka tests: a fresh temporary directory per case. */
+#ifndef TESTUTIL_H
+#define TESTUTIL_H
+
+#include <stddef.h>
+
+/* Create a new directory under $TMPDIR (or /tmp) named opsampler-test.XXXXXX;
+ * returns a malloc'd path, or NULL (errno set). */
+char *tu_mkdtemp(void);
+
+/* Remove a directory tree; returns 0 or -errno. */
+int tu_rm_rf(const char *path);
+
+/* Write len bytes to path (created 0644, truncated). 0 or -errno. */
+int tu_write_file(const char *path, const void *data, size_t len);
+
+/* path = dir + "/" + name, malloc'd. */
+char *tu_path(const char *dir, const char *name);
+
+/* True when perf_event_open tests must not skip (OPSAMPLER_REQUIRE_PERF=1). */
+int tu_require_perf(void);
+
+#endif /* TESTUTIL_H */
