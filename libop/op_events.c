@@ -1,0 +1,397 @@
+/* Events: the user's "NAME:COUNT:UNITMASK:KERNEL:USER" turned into a
+ * perf_event_attr. libpfm4 knows every event name and its encoding; this
+ * file adds what OProfile users expect on top of it: OProfile's names for
+ * the common events, a default count and a safe minimum per event, and the
+ * timer-mode fallback (the cpu-clock software event) for machines, most VMs,
+ * whose hardware PMU cannot be opened even though libpfm4 recognises the CPU.
+ */
+#include "config.h"
+#include "op_events.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <perfmon/pfmlib_perf_event.h>
+
+#include "odb.h"
+
+/* OProfile's cpu_type numbers for the sample-file header (op_cpu_type.h):
+ * timer mode is ODB_CPU_TIMER_INT; hardware events are labelled with the
+ * generic type of the CPU's vendor. */
+#define OP_CPU_HAMMER 10	/* AMD64 */
+#define OP_CPU_ARCH_PERFMON 52	/* Intel architectural perfmon */
+
+#define OP_TIMER_DEFAULT_NS 1000000UL	/* 1 kHz per CPU */
+#define OP_TIMER_MIN_NS 10000UL		/* 10 us: below this the kernel throttles */
+#define OP_HW_DEFAULT_COUNT 100000UL
+#define OP_HW_MIN_CYCLES 6000UL		/* OProfile's floor for its cycle events */
+#define OP_HW_MIN_OTHER 500UL
+#define OP_SW_DEFAULT_COUNT 1000UL
+
+/* Names OProfile and perf users type, mapped onto one canonical name (used
+ * in sample-file names) and the libpfm4 event that encodes it. */
+struct op_event_alias {
+	const char *alias;
+	const char *canonical;
+	const char *pfm_name;	/* NULL: timer mode */
+	const char *description;
+	unsigned long min_count;
+};
+
+static const struct op_event_alias op_event_aliases[] = {
+	{ "TIMER", "TIMER", NULL, "cpu-clock software event (timer mode), count in ns", OP_TIMER_MIN_NS },
+	{ "cpu-clock", "TIMER", NULL, "cpu-clock software event (timer mode), count in ns", OP_TIMER_MIN_NS },
+	{ "CPU_CLK_UNHALTED", "CPU_CLK_UNHALTED", "perf::PERF_COUNT_HW_CPU_CYCLES", "clock cycles when not halted", OP_HW_MIN_CYCLES },
+	{ "cycles", "CPU_CLK_UNHALTED", "perf::PERF_COUNT_HW_CPU_CYCLES", "clock cycles when not halted", OP_HW_MIN_CYCLES },
+	{ "cpu-cycles", "CPU_CLK_UNHALTED", "perf::PERF_COUNT_HW_CPU_CYCLES", "clock cycles when not halted", OP_HW_MIN_CYCLES },
+	{ "INST_RETIRED", "INST_RETIRED", "perf::PERF_COUNT_HW_INSTRUCTIONS", "instructions retired", OP_HW_MIN_CYCLES },
+	{ "instructions", "INST_RETIRED", "perf::PERF_COUNT_HW_INSTRUCTIONS", "instructions retired", OP_HW_MIN_CYCLES },
+};
+
+static const struct op_event_alias *op_event_find_alias(const char *name)
+{
+	for (size_t i = 0; i < sizeof(op_event_aliases) / sizeof(op_event_aliases[0]); i++) {
+		/* OProfile's upper-case names are matched without case */
+		if (!strcasecmp(op_event_aliases[i].alias, name))
+			return &op_event_aliases[i];
+	}
+	return NULL;
+}
+
+/* A field of a spec: [start, end). */
+static int op_parse_ulong(const char *start, const char *end, unsigned long max,
+			  unsigned long *out)
+{
+	char buf[32];
+	char *stop;
+	size_t len = (size_t)(end - start);
+	unsigned long long v;
+
+	if (len == 0 || len >= sizeof(buf) || *start == '-' || *start == '+' ||
+	    isspace((unsigned char)*start))
+		return -EINVAL;
+	memcpy(buf, start, len);
+	buf[len] = '\0';
+	errno = 0;
+	v = strtoull(buf, &stop, 0);
+	if (errno || *stop || v > max)
+		return -EINVAL;
+	*out = (unsigned long)v;
+	return 0;
+}
+
+static bool op_event_name_char(char c)
+{
+	/* no '.': it separates the fields of a sample-file name */
+	return isalnum((unsigned char)c) || c == '_' || c == '-';
+}
+
+int op_event_spec_parse(const char *text, struct op_event_spec *spec,
+			const char **bad)
+{
+	const char *field[5], *field_end[5];
+	const char *p = text;
+	unsigned int nr_fields = 0;
+	unsigned long v;
+
+	*bad = text;
+	memset(spec, 0, sizeof(*spec));
+	spec->kernel = true;
+	spec->user = true;
+	if (!text)
+		return -EINVAL;
+
+	for (;;) {
+		const char *colon = strchr(p, ':');
+		const char *end = colon ? colon : p + strlen(p);
+
+		if (nr_fields == 5) {
+			*bad = p;
+			return -EINVAL;
+		}
+		field[nr_fields] = p;
+		field_end[nr_fields] = end;
+		nr_fields++;
+		if (!colon)
+			break;
+		p = colon + 1;
+	}
+
+	if (field[0] == field_end[0] ||
+	    (size_t)(field_end[0] - field[0]) >= sizeof(spec->name)) {
+		*bad = field[0];
+		return -EINVAL;
+	}
+	for (p = field[0]; p < field_end[0]; p++) {
+		if (!op_event_name_char(*p)) {
+			*bad = p;
+			return -EINVAL;
+		}
+	}
+	memcpy(spec->name, field[0], (size_t)(field_end[0] - field[0]));
+	spec->name[field_end[0] - field[0]] = '\0';
+	if (nr_fields > 1) {
+		if (op_parse_ulong(field[1], field_end[1], ULONG_MAX, &v) || v == 0) {
+			*bad = field[1];
+			return -EINVAL;
+		}
+		spec->count = v;
+	}
+	if (nr_fields > 2) {
+		if (op_parse_ulong(field[2], field_end[2], UINT_MAX, &v)) {
+			*bad = field[2];
+			return -EINVAL;
+		}
+		spec->unit_mask = (unsigned int)v;
+	}
+	for (unsigned int i = 3; i < nr_fields; i++) {
+		if (field_end[i] - field[i] != 1 ||
+		    (field[i][0] != '0' && field[i][0] != '1')) {
+			*bad = field[i];
+			return -EINVAL;
+		}
+		if (i == 3)
+			spec->kernel = field[i][0] == '1';
+		else
+			spec->user = field[i][0] == '1';
+	}
+	if (!spec->kernel && !spec->user) {
+		*bad = field[3];
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int op_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu)
+{
+	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, -1, 0);
+}
+
+bool op_event_have_pmu(void)
+{
+	struct perf_event_attr attr;
+	int fd;
+
+	/* this process only and user mode only, so perf_event_paranoid does
+	 * not hide a PMU that exists */
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_HARDWARE;
+	attr.config = PERF_COUNT_HW_CPU_CYCLES;
+	attr.disabled = 1;
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	fd = op_perf_open(&attr, 0, -1);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+static uint32_t op_hw_cpu_type(void)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[256];
+	uint32_t type = OP_CPU_ARCH_PERFMON;
+
+	if (!f)
+		return type;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "vendor_id", 9)) {
+			if (strstr(line, "AuthenticAMD") || strstr(line, "HygonGenuine"))
+				type = OP_CPU_HAMMER;
+			break;
+		}
+	}
+	fclose(f);
+	return type;
+}
+
+static void op_event_fill_attr(struct op_event *ev)
+{
+	struct perf_event_attr *a = &ev->attr;
+
+	a->size = sizeof(*a);
+	a->sample_period = ev->spec.count;
+	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CPU;
+	a->disabled = 1;
+	a->exclude_kernel = !ev->spec.kernel;
+	a->exclude_user = !ev->spec.user;
+	a->exclude_hv = 1;
+	a->freq = 0;
+}
+
+static int op_event_resolve_timer(const struct op_event_spec *spec,
+				  struct op_event *ev, char *err, size_t errlen)
+{
+	if (spec->unit_mask) {
+		snprintf(err, errlen, "event TIMER (cpu-clock) takes no unit mask, got 0x%x",
+			 spec->unit_mask);
+		return -EINVAL;
+	}
+	ev->spec = *spec;
+	snprintf(ev->spec.name, sizeof(ev->spec.name), "TIMER");
+	ev->min_count = OP_TIMER_MIN_NS;
+	if (!ev->spec.count)
+		ev->spec.count = OP_TIMER_DEFAULT_NS;
+	if (ev->spec.count < ev->min_count) {
+		snprintf(err, errlen,
+			 "count %lu for event TIMER (cpu-clock) is below the minimum %lu ns",
+			 ev->spec.count, ev->min_count);
+		return -ERANGE;
+	}
+	ev->timer = true;
+	ev->event_number = 0;
+	ev->cpu_type = ODB_CPU_TIMER_INT;
+	ev->attr.type = PERF_TYPE_SOFTWARE;
+	ev->attr.config = PERF_COUNT_SW_CPU_CLOCK;
+	op_event_fill_attr(ev);
+	snprintf(ev->description, sizeof(ev->description),
+		 "timer mode: cpu-clock software event, one sample every %lu ns per CPU",
+		 ev->spec.count);
+	return 0;
+}
+
+static bool op_attr_is_hardware(const struct perf_event_attr *a)
+{
+	return a->type == PERF_TYPE_HARDWARE || a->type == PERF_TYPE_HW_CACHE ||
+	       a->type == PERF_TYPE_RAW || a->type >= PERF_TYPE_MAX;
+}
+
+int op_event_resolve(const struct op_event_spec *spec, struct op_event *ev,
+		     char *err, size_t errlen)
+{
+	const struct op_event_alias *alias;
+	const char *pfm_name = spec->name;
+	const char *canonical = NULL;
+	struct op_event_spec s = *spec;
+	pfm_perf_encode_arg_t arg;
+	pfm_event_info_t info;
+	char *fstr = NULL;
+	int ret;
+
+	memset(ev, 0, sizeof(*ev));
+	if (errlen)
+		err[0] = '\0';
+
+	if (!strcmp(s.name, "default")) {
+		if (op_event_have_pmu())
+			snprintf(s.name, sizeof(s.name), "CPU_CLK_UNHALTED");
+		else
+			snprintf(s.name, sizeof(s.name), "TIMER");
+	}
+
+	alias = op_event_find_alias(s.name);
+	if (alias && !alias->pfm_name)
+		return op_event_resolve_timer(&s, ev, err, errlen);
+	if (alias) {
+		pfm_name = alias->pfm_name;
+		canonical = alias->canonical;
+	}
+
+	ret = pfm_initialize();
+	if (ret != PFM_SUCCESS) {
+		snprintf(err, errlen, "events: cannot initialise libpfm4: %s",
+			 pfm_strerror(ret));
+		return -EIO;
+	}
+
+	memset(&arg, 0, sizeof(arg));
+	arg.attr = &ev->attr;
+	arg.fstr = &fstr;
+	arg.size = sizeof(arg);
+	ret = pfm_get_os_event_encoding(pfm_name, PFM_PLM0 | PFM_PLM3,
+					PFM_OS_PERF_EVENT_EXT, &arg);
+	free(fstr);
+	if (ret != PFM_SUCCESS) {
+		memset(ev, 0, sizeof(*ev));
+		if (ret == PFM_ERR_NOTFOUND) {
+			snprintf(err, errlen,
+				 "unknown event %s (ophelp lists the events of this machine)",
+				 s.name);
+			return -ENOENT;
+		}
+		snprintf(err, errlen, "cannot encode event %s: %s", s.name,
+			 pfm_strerror(ret));
+		return -EINVAL;
+	}
+	memset(&info, 0, sizeof(info));
+	info.size = sizeof(info);
+	if (pfm_get_event_info(arg.idx, PFM_OS_PERF_EVENT_EXT, &info) != PFM_SUCCESS)
+		info.name = NULL;
+
+	/* perf's cpu-clock reached through a libpfm4 name is timer mode too */
+	if (ev->attr.type == PERF_TYPE_SOFTWARE &&
+	    ev->attr.config == PERF_COUNT_SW_CPU_CLOCK) {
+		memset(&ev->attr, 0, sizeof(ev->attr));
+		return op_event_resolve_timer(&s, ev, err, errlen);
+	}
+
+	if (!canonical)
+		canonical = info.name ? info.name : s.name;
+	ev->spec = s;
+	snprintf(ev->spec.name, sizeof(ev->spec.name), "%s", canonical);
+
+	if (op_attr_is_hardware(&ev->attr)) {
+		if (!op_event_have_pmu()) {
+			char name[64];
+
+			snprintf(name, sizeof(name), "%s", s.name);
+			memset(ev, 0, sizeof(*ev));
+			snprintf(err, errlen,
+				 "event %s needs a hardware PMU and there is no usable PMU here "
+				 "(a VM?); use the cpu-clock software event instead, e.g. "
+				 "--event=cpu-clock:%lu",
+				 name, OP_TIMER_DEFAULT_NS);
+			return -ENODEV;
+		}
+		ev->min_count = alias ? alias->min_count : OP_HW_MIN_OTHER;
+		if (!ev->spec.count)
+			ev->spec.count = OP_HW_DEFAULT_COUNT;
+		ev->cpu_type = op_hw_cpu_type();
+		if (ev->attr.type == PERF_TYPE_RAW) {
+			/* x86 event select: bits 0-7, AMD's extension in 32-35 */
+			ev->event_number = (uint32_t)((ev->attr.config & 0xff) |
+						      ((ev->attr.config >> 24) & 0xf00));
+			if (s.unit_mask)
+				ev->attr.config = (ev->attr.config & ~0xff00ULL) |
+						  ((uint64_t)(s.unit_mask & 0xff) << 8);
+		} else {
+			ev->event_number = (uint32_t)ev->attr.config;
+		}
+	} else {
+		/* other software events count occurrences (faults, switches) */
+		ev->min_count = 1;
+		if (!ev->spec.count)
+			ev->spec.count = OP_SW_DEFAULT_COUNT;
+		ev->cpu_type = op_hw_cpu_type();
+		ev->event_number = (uint32_t)ev->attr.config;
+	}
+	if (s.unit_mask && ev->attr.type != PERF_TYPE_RAW) {
+		snprintf(err, errlen, "event %s takes no unit mask, got 0x%x",
+			 ev->spec.name, s.unit_mask);
+		memset(ev, 0, sizeof(*ev));
+		return -EINVAL;
+	}
+	if (ev->spec.count < ev->min_count) {
+		snprintf(err, errlen, "count %lu for event %s is below the minimum %lu",
+			 ev->spec.count, ev->spec.name, ev->min_count);
+		return -ERANGE;
+	}
+	op_event_fill_attr(ev);
+	snprintf(ev->description, sizeof(ev->description), "%s",
+		 alias ? alias->description : info.desc ? info.desc : ev->spec.name);
+	return 0;
+}
+
+void op_event_format(const struct op_event *ev, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s:%lu:%u:%d:%d", ev->spec.name, ev->spec.count,
+		 ev->spec.unit_mask, ev->spec.kernel ? 1 : 0, ev->spec.user ? 1 : 0);
+}

@@ -1,0 +1,244 @@
+/* op_events: spec parsing (table of good and malformed specs) and resolution
+ * of cpu-clock, default, OProfile and perf names, unknown names, too-small
+ * counts and hardware events on a machine with or without a PMU. */
+#include "config.h"
+#include "op_events.h"
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "odb.h"
+
+struct parse_case {
+	const char *text;
+	int ret;
+	/* expected on success */
+	const char *name;
+	unsigned long count;
+	unsigned int unit_mask;
+	bool kernel, user;
+	/* expected on failure: offset of *bad inside text */
+	int bad_at;
+};
+
+static const struct parse_case parse_cases[] = {
+	{ "default", 0, "default", 0, 0, true, true, 0 },
+	{ "cpu-clock", 0, "cpu-clock", 0, 0, true, true, 0 },
+	{ "cpu-clock:1000000", 0, "cpu-clock", 1000000, 0, true, true, 0 },
+	{ "CPU_CLK_UNHALTED:100000:0:1:1", 0, "CPU_CLK_UNHALTED", 100000, 0, true, true, 0 },
+	{ "CPU_CLK_UNHALTED:100000:0x0f:0:1", 0, "CPU_CLK_UNHALTED", 100000, 15, false, true, 0 },
+	{ "INST_RETIRED:6000:0:1:0", 0, "INST_RETIRED", 6000, 0, true, false, 0 },
+	{ "TIMER:0x2710", 0, "TIMER", 10000, 0, true, true, 0 },
+	{ "cycles:200000:3", 0, "cycles", 200000, 3, true, true, 0 },
+	/* malformed */
+	{ "", -EINVAL, NULL, 0, 0, 0, 0, 0 },
+	{ ":1000", -EINVAL, NULL, 0, 0, 0, 0, 0 },
+	{ "cycles:", -EINVAL, NULL, 0, 0, 0, 0, 7 },
+	{ "cycles:abc", -EINVAL, NULL, 0, 0, 0, 0, 7 },
+	{ "cycles:-5", -EINVAL, NULL, 0, 0, 0, 0, 7 },
+	{ "cycles:0", -EINVAL, NULL, 0, 0, 0, 0, 7 },
+	{ "cycles:10 ", -EINVAL, NULL, 0, 0, 0, 0, 7 },
+	{ "cycles:99999999999999999999999", -EINVAL, NULL, 0, 0, 0, 0, 7 },
+	{ "cycles:1000:zz", -EINVAL, NULL, 0, 0, 0, 0, 12 },
+	{ "cycles:1000:0x100000000", -EINVAL, NULL, 0, 0, 0, 0, 12 },
+	{ "cycles:1000:0:2", -EINVAL, NULL, 0, 0, 0, 0, 14 },
+	{ "cycles:1000:0:1:yes", -EINVAL, NULL, 0, 0, 0, 0, 16 },
+	{ "cycles:1000:0:0:0", -EINVAL, NULL, 0, 0, 0, 0, 14 },
+	{ "cycles:1000:0:1:1:9", -EINVAL, NULL, 0, 0, 0, 0, 18 },
+	{ "cyc les", -EINVAL, NULL, 0, 0, 0, 0, 3 },
+	{ "cycles.x", -EINVAL, NULL, 0, 0, 0, 0, 6 },
+	{ "../etc", -EINVAL, NULL, 0, 0, 0, 0, 0 },
+	{ "a/b", -EINVAL, NULL, 0, 0, 0, 0, 1 },
+	{ "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA:1", -EINVAL, NULL, 0, 0, 0, 0, 0 },
+};
+
+static void test_spec_parse_table(void **state)
+{
+	for (size_t i = 0; i < sizeof(parse_cases) / sizeof(parse_cases[0]); i++) {
+		const struct parse_case *c = &parse_cases[i];
+		struct op_event_spec spec;
+		const char *bad = NULL;
+		int ret = op_event_spec_parse(c->text, &spec, &bad);
+
+		if (ret != c->ret)
+			fail_msg("case \"%s\": ret %d, expected %d", c->text, ret, c->ret);
+		if (c->ret == 0) {
+			assert_string_equal(spec.name, c->name);
+			assert_int_equal(spec.count, c->count);
+			assert_int_equal(spec.unit_mask, c->unit_mask);
+			assert_int_equal(spec.kernel, c->kernel);
+			assert_int_equal(spec.user, c->user);
+		} else {
+			assert_non_null(bad);
+			if (bad - c->text != c->bad_at)
+				fail_msg("case \"%s\": bad at %td, expected %d",
+					 c->text, bad - c->text, c->bad_at);
+		}
+	}
+}
+
+static void test_parse_null(void **state)
+{
+	struct op_event_spec spec;
+	const char *bad;
+
+	assert_int_equal(op_event_spec_parse(NULL, &spec, &bad), -EINVAL);
+}
+
+static int resolve_text(const char *text, struct op_event *ev, char *err, size_t len)
+{
+	struct op_event_spec spec;
+	const char *bad;
+
+	assert_int_equal(op_event_spec_parse(text, &spec, &bad), 0);
+	return op_event_resolve(&spec, ev, err, len);
+}
+
+static void test_resolve_cpu_clock(void **state)
+{
+	static const char *const names[] = { "cpu-clock", "TIMER", "timer", "PERF_COUNT_SW_CPU_CLOCK" };
+	struct op_event ev;
+	char err[256], buf[128];
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		assert_int_equal(resolve_text(names[i], &ev, err, sizeof(err)), 0);
+		assert_true(ev.timer);
+		assert_string_equal(ev.spec.name, "TIMER");
+		assert_int_equal(ev.spec.count, 1000000);
+		assert_int_equal(ev.cpu_type, ODB_CPU_TIMER_INT);
+		assert_int_equal(ev.event_number, 0);
+		assert_int_equal(ev.attr.type, PERF_TYPE_SOFTWARE);
+		assert_int_equal(ev.attr.config, PERF_COUNT_SW_CPU_CLOCK);
+		assert_int_equal(ev.attr.sample_period, 1000000);
+		assert_int_equal(ev.attr.disabled, 1);
+		assert_int_equal(ev.attr.size, sizeof(ev.attr));
+		assert_int_equal(ev.min_count, 10000);
+	}
+
+	assert_int_equal(resolve_text("cpu-clock:20000:0:0:1", &ev, err, sizeof(err)), 0);
+	assert_int_equal(ev.attr.sample_period, 20000);
+	assert_int_equal(ev.attr.exclude_kernel, 1);
+	assert_int_equal(ev.attr.exclude_user, 0);
+	op_event_format(&ev, buf, sizeof(buf));
+	assert_string_equal(buf, "TIMER:20000:0:0:1");
+	assert_non_null(strstr(ev.description, "timer mode"));
+
+	/* the minimum itself is accepted */
+	assert_int_equal(resolve_text("cpu-clock:10000", &ev, err, sizeof(err)), 0);
+}
+
+static void test_resolve_too_small(void **state)
+{
+	struct op_event ev;
+	char err[256];
+
+	assert_int_equal(resolve_text("cpu-clock:9999", &ev, err, sizeof(err)), -ERANGE);
+	assert_non_null(strstr(err, "minimum 10000"));
+	assert_non_null(strstr(err, "9999"));
+	if (op_event_have_pmu()) {
+		assert_int_equal(resolve_text("cycles:100", &ev, err, sizeof(err)), -ERANGE);
+		assert_non_null(strstr(err, "minimum 6000"));
+	}
+}
+
+static void test_resolve_unit_mask_on_timer(void **state)
+{
+	struct op_event ev;
+	char err[256];
+
+	assert_int_equal(resolve_text("cpu-clock:100000:1", &ev, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "unit mask"));
+}
+
+static void test_resolve_default(void **state)
+{
+	struct op_event ev;
+	char err[256];
+
+	assert_int_equal(resolve_text("default", &ev, err, sizeof(err)), 0);
+	if (op_event_have_pmu()) {
+		assert_false(ev.timer);
+		assert_string_equal(ev.spec.name, "CPU_CLK_UNHALTED");
+		assert_int_equal(ev.spec.count, 100000);
+		assert_int_equal(ev.attr.type, PERF_TYPE_HARDWARE);
+	} else {
+		assert_true(ev.timer);
+		assert_string_equal(ev.spec.name, "TIMER");
+		assert_int_equal(ev.attr.type, PERF_TYPE_SOFTWARE);
+	}
+	/* a count given with default applies to whichever event it picked */
+	assert_int_equal(resolve_text("default:2000000", &ev, err, sizeof(err)), 0);
+	assert_int_equal(ev.spec.count, 2000000);
+}
+
+static void test_resolve_unknown(void **state)
+{
+	struct op_event ev;
+	char err[256];
+
+	assert_int_equal(resolve_text("NO_SUCH_EVENT_XYZ", &ev, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "unknown event NO_SUCH_EVENT_XYZ"));
+	assert_non_null(strstr(err, "ophelp"));
+}
+
+static void test_resolve_hardware(void **state)
+{
+	static const char *const names[] = { "cycles", "CPU_CLK_UNHALTED", "cpu_clk_unhalted",
+					     "instructions", "INST_RETIRED" };
+	struct op_event ev;
+	char err[256];
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		int ret = resolve_text(names[i], &ev, err, sizeof(err));
+
+		if (op_event_have_pmu()) {
+			assert_int_equal(ret, 0);
+			assert_false(ev.timer);
+			assert_true(!strcmp(ev.spec.name, "CPU_CLK_UNHALTED") ||
+				    !strcmp(ev.spec.name, "INST_RETIRED"));
+			assert_int_equal(ev.attr.type, PERF_TYPE_HARDWARE);
+		} else {
+			assert_int_equal(ret, -ENODEV);
+			assert_non_null(strstr(err, "no usable PMU"));
+			assert_non_null(strstr(err, "--event=cpu-clock:1000000"));
+			assert_non_null(strstr(err, names[i]));
+		}
+	}
+}
+
+static void test_resolve_other_software(void **state)
+{
+	struct op_event ev;
+	char err[256];
+
+	/* a software event other than cpu-clock is not timer mode */
+	assert_int_equal(resolve_text("page-faults", &ev, err, sizeof(err)), 0);
+	assert_false(ev.timer);
+	assert_int_equal(ev.attr.type, PERF_TYPE_SOFTWARE);
+	assert_int_equal(ev.attr.config, PERF_COUNT_SW_PAGE_FAULTS);
+	assert_int_equal(ev.spec.count, 1000);
+	assert_int_equal(resolve_text("page-faults:10:1", &ev, err, sizeof(err)), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_spec_parse_table),
+		cmocka_unit_test(test_parse_null),
+		cmocka_unit_test(test_resolve_cpu_clock),
+		cmocka_unit_test(test_resolve_too_small),
+		cmocka_unit_test(test_resolve_unit_mask_on_timer),
+		cmocka_unit_test(test_resolve_default),
+		cmocka_unit_test(test_resolve_unknown),
+		cmocka_unit_test(test_resolve_hardware),
+		cmocka_unit_test(test_resolve_other_software),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
