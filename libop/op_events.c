@@ -366,10 +366,13 @@ int op_event_resolve(const struct op_event_spec *spec, struct op_event *ev,
 			ev->event_number = (uint32_t)ev->attr.config;
 		}
 	} else {
-		/* other software events count occurrences (faults, switches) */
-		ev->min_count = 1;
+		/* task-clock counts ns like cpu-clock; the other software
+		 * events count occurrences (faults, switches) */
+		bool ns = ev->attr.config == PERF_COUNT_SW_TASK_CLOCK;
+
+		ev->min_count = ns ? OP_TIMER_MIN_NS : 1;
 		if (!ev->spec.count)
-			ev->spec.count = OP_SW_DEFAULT_COUNT;
+			ev->spec.count = ns ? OP_TIMER_DEFAULT_NS : OP_SW_DEFAULT_COUNT;
 		ev->cpu_type = op_hw_cpu_type();
 		ev->event_number = (uint32_t)ev->attr.config;
 	}
