@@ -20,7 +20,10 @@
  * Counts reach the file through the shared mapping; odb_sync() msyncs, so a
  * crash of the writer loses at most what was added since the last sync and
  * never leaves an inconsistent table: a node is fully written before the
- * bucket head or current_size that publishes it.
+ * current_size and then the bucket head that publish it, and creation and
+ * growth build the whole table in a temporary file that is then linked or
+ * renamed over the name (odb.c explains the order). A reader holding a file
+ * that has since grown keeps a stale but consistent view until it re-opens.
  */
 #ifndef ODB_H
 #define ODB_H
@@ -99,6 +102,7 @@ typedef struct odb {
 	struct odb_node *nodes;		/* inside base */
 	uint32_t *buckets;		/* inside base */
 	uint32_t mask;			/* descr->size - 1 */
+	char *path;			/* malloc'd copy: growth renames over it */
 } odb_t;
 
 /* Open (and for ODB_RDWR create) a sample file. A new file gets a zeroed

@@ -1,0 +1,538 @@
+/* Sample files: the daemon adds one to a count per sample, millions of times
+ * a second, so the table lives in a shared file mapping and the hot path of
+ * odb_add() is a hash, a short chain walk and an increment: no syscall, no
+ * lock, no allocation. The layout is OProfile 1.x's (see odb.h) so that its
+ * opreport reads our sessions and ours reads its.
+ *
+ * Crash safety (the writer may be killed with SIGKILL at any instant; the
+ * page cache keeps what was written through the mapping, so what matters is
+ * the order of the stores):
+ *
+ * - Adding a node: the node at index current_size is written fully (key,
+ *   value, next = the bucket's head), then current_size is bumped (release),
+ *   then the bucket head is pointed at the node (release). A kill between the
+ *   last two leaves a node that is counted by readers (they scan nodes
+ *   1..current_size-1) but reachable from no bucket; the writer will then
+ *   start a second node for that key, and readers sum nodes with one key,
+ *   so no count is lost or doubled. Linking before bumping would leave a
+ *   bucket head >= current_size, which odb_open must refuse.
+ *
+ * - Creating and growing: a file is never resized in place. The new table
+ *   (header, descriptor, nodes, buckets rebuilt for the new mask) is written
+ *   into a temporary file in the same directory, which is then linked
+ *   (create) or renamed (grow) over the final name. The name therefore always
+ *   names a complete, valid table: the old one or the new one. In-place
+ *   ftruncate + mremap, as OProfile does it, cannot be made safe: between the
+ *   ftruncate and the store of the new size the file size disagrees with the
+ *   descriptor, and the rebuild rewrites the next links the old table's
+ *   chains depend on. Doubling keeps the copy amortised O(1) per node. A kill
+ *   during the copy leaves a hidden ".odbtmp.XXXXXX" file beside the sample
+ *   file; it is not a sample-file name and readers skip it.
+ *
+ * Readers map the file read-only. A reader that raced a growth still holds
+ * the old inode, which the writer never touches again: its view is stale but
+ * consistent, and re-opening picks up the new table. All reader-side index
+ * loads are bounds-checked against the size validated at open, so even a
+ * file modified under us by someone else cannot make us read outside the
+ * mapping.
+ */
+#include "config.h"
+#include "odb.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define ODB_TABLE_OFF (sizeof(struct odb_header) + sizeof(struct odb_descr))
+/* The largest table we create or accept: 2^28 nodes is a 5 GiB file. */
+#define ODB_MAX_NODES (1u << 28)
+
+static inline uint32_t odb_hash(uint64_t key, uint32_t mask)
+{
+	uint32_t t = (uint32_t)(key >> 32) ^ (uint32_t)key;
+
+	return (t ^ (t >> 8)) & mask;
+}
+
+static inline uint64_t odb_file_len(uint32_t size)
+{
+	return ODB_TABLE_OFF + (uint64_t)size * (sizeof(struct odb_node) + sizeof(uint32_t));
+}
+
+static void odb_set_pointers(odb_t *db, void *base, size_t len, uint32_t size)
+{
+	db->base = base;
+	db->map_len = len;
+	db->header = base;
+	db->descr = (struct odb_descr *)((char *)base + sizeof(struct odb_header));
+	db->nodes = (struct odb_node *)((char *)base + ODB_TABLE_OFF);
+	db->buckets = (uint32_t *)(db->nodes + size);
+	db->mask = size - 1;
+}
+
+/* current_size as seen by a reader, clamped to the validated size. */
+static inline uint32_t odb_cur(const odb_t *db)
+{
+	uint32_t cur;
+
+	/* pairs with the release store in odb_new_node() */
+	cur = __atomic_load_n(&db->descr->current_size, __ATOMIC_ACQUIRE);
+	if (cur > db->mask + 1)
+		cur = db->mask + 1;
+	return cur;
+}
+
+const char *odb_strerror(int err)
+{
+	switch (-err) {
+	case 0:
+		return "success";
+	case ODB_EMAGIC:
+		return "bad magic: not a sample file";
+	case ODB_EVERSION:
+		return "unsupported sample file version";
+	case ODB_ETRUNC:
+		return "file size does not match the table size (truncated or corrupt)";
+	case ODB_ESIZE:
+		return "corrupt table size";
+	case ODB_ECHAIN:
+		return "corrupt hash chain";
+	default:
+		return err < 0 ? strerror(-err) : "unknown error";
+	}
+}
+
+/* Check the descriptor and every chain of a mapped table of `size` nodes.
+ * Every bucket head and every next link of a used node must be below
+ * current_size, and no node may be reached twice (that is a loop or two
+ * chains sharing a tail: a key lives in one bucket only). O(size). */
+static int odb_check_chains(const odb_t *db, uint32_t size, uint32_t cur)
+{
+	uint8_t *seen;
+	uint32_t b;
+	int ret = 0;
+
+	seen = calloc((cur + 7) / 8 + 1, 1);
+	if (!seen)
+		return -ENOMEM;
+	for (b = 0; b < size && !ret; b++) {
+		uint32_t i = db->buckets[b];
+
+		while (i) {
+			if (i >= cur || (seen[i / 8] & (1u << (i % 8)))) {
+				ret = -ODB_ECHAIN;
+				break;
+			}
+			seen[i / 8] |= 1u << (i % 8);
+			i = db->nodes[i].next;
+		}
+	}
+	free(seen);
+	return ret;
+}
+
+/* Validate a header + descriptor read from a file of file_len bytes. */
+static int odb_check_header(const struct odb_header *h,
+			    const struct odb_descr *d, uint64_t file_len)
+{
+	if (memcmp(h->magic, ODB_MAGIC, 4))
+		return -ODB_EMAGIC;
+	if (h->version != ODB_VERSION)
+		return -ODB_EVERSION;
+	if (d->size == 0 || (d->size & (d->size - 1)) || d->size > ODB_MAX_NODES)
+		return -ODB_ESIZE;
+	if (d->current_size < 1 || d->current_size > d->size)
+		return -ODB_ESIZE;
+	if (file_len != odb_file_len(d->size))
+		return -ODB_ETRUNC;
+	return 0;
+}
+
+/* Map an open file and validate it. */
+static int odb_map(odb_t *db)
+{
+	struct odb_header h;
+	struct odb_descr d;
+	struct stat st;
+	ssize_t n;
+	void *base;
+	int ret;
+
+	if (fstat(db->fd, &st))
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	n = pread(db->fd, &h, sizeof(h), 0);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n < sizeof(h.magic))
+		return -ODB_ETRUNC;
+	if (memcmp(h.magic, ODB_MAGIC, 4))
+		return -ODB_EMAGIC;
+	if ((size_t)n < sizeof(h))
+		return -ODB_ETRUNC;
+	n = pread(db->fd, &d, sizeof(d), sizeof(h));
+	if (n < 0)
+		return -errno;
+	if ((size_t)n < sizeof(d))
+		return -ODB_ETRUNC;
+	ret = odb_check_header(&h, &d, (uint64_t)st.st_size);
+	if (ret)
+		return ret;
+
+	base = mmap(NULL, st.st_size, db->writable ? PROT_READ | PROT_WRITE : PROT_READ,
+		    MAP_SHARED, db->fd, 0);
+	if (base == MAP_FAILED)
+		return -errno;
+	odb_set_pointers(db, base, st.st_size, d.size);
+	/* Re-check what we validated through pread on the mapping itself, and
+	 * use the mapping's values from now on. */
+	ret = odb_check_header(db->header, db->descr, (uint64_t)st.st_size);
+	if (!ret && db->descr->size != d.size)
+		ret = -ODB_ESIZE;
+	if (!ret)
+		ret = odb_check_chains(db, d.size, db->descr->current_size);
+	if (ret) {
+		munmap(base, st.st_size);
+		db->base = NULL;
+		return ret;
+	}
+	return 0;
+}
+
+/* Create a temporary file beside path; *tmp gets its malloc'd name. */
+static int odb_tmp_open(const char *path, char **tmp)
+{
+	const char *slash = strrchr(path, '/');
+	int dlen = slash ? (int)(slash - path) + 1 : 0;
+	int fd;
+
+	if (asprintf(tmp, "%.*s.odbtmp.XXXXXX", dlen, path) < 0) {
+		*tmp = NULL;
+		return -ENOMEM;
+	}
+	fd = mkostemp(*tmp, O_CLOEXEC);
+	if (fd < 0) {
+		int err = -errno;
+
+		free(*tmp);
+		*tmp = NULL;
+		return err;
+	}
+	if (fchmod(fd, 0644)) {
+		int err = -errno;
+
+		close(fd);
+		unlink(*tmp);
+		free(*tmp);
+		*tmp = NULL;
+		return err;
+	}
+	return fd;
+}
+
+/* Fill the freshly sized, mapped table `to` (size nodes) from `from` (or
+ * from nothing): header copied, nodes 1..cur-1 copied, buckets and next
+ * links rebuilt by pushing each node, in index order, on its bucket's chain,
+ * so next < index holds as in a table grown one node at a time. */
+static void odb_fill(odb_t *to, const odb_t *from, uint32_t size)
+{
+	uint32_t cur = from ? odb_cur(from) : 1;
+	uint32_t i;
+
+	if (from) {
+		memcpy(to->header, from->header, sizeof(*to->header));
+		memcpy(to->nodes, from->nodes, (size_t)cur * sizeof(struct odb_node));
+	} else {
+		memcpy(to->header->magic, ODB_MAGIC, 4);
+		to->header->version = ODB_VERSION;
+	}
+	memset(&to->nodes[0], 0, sizeof(to->nodes[0]));
+	for (i = 1; i < cur; i++) {
+		uint32_t b = odb_hash(to->nodes[i].key, size - 1);
+
+		to->nodes[i].next = to->buckets[b];
+		to->buckets[b] = i;
+	}
+	to->descr->size = size;
+	to->descr->current_size = cur;
+}
+
+/* Write a complete table of `size` nodes (empty, or the content of `from`)
+ * into a new temporary file beside path and map it read-write into *to.
+ * *tmp gets the temporary file's name for the caller to publish. */
+static int odb_build(odb_t *to, const odb_t *from, const char *path,
+		     uint32_t size, char **tmp)
+{
+	uint64_t len = odb_file_len(size);
+	void *base;
+	int fd, ret;
+
+	if (size > ODB_MAX_NODES || len > SIZE_MAX)
+		return -EFBIG;
+	fd = odb_tmp_open(path, tmp);
+	if (fd < 0)
+		return fd;
+	if (ftruncate(fd, (off_t)len)) {
+		ret = -errno;
+		goto err_file;
+	}
+	base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (base == MAP_FAILED) {
+		ret = -errno;
+		goto err_file;
+	}
+	to->fd = fd;
+	to->writable = true;
+	odb_set_pointers(to, base, len, size);
+	odb_fill(to, from, size);
+	return 0;
+
+err_file:
+	close(fd);
+	unlink(*tmp);
+	free(*tmp);
+	*tmp = NULL;
+	return ret;
+}
+
+static void odb_unmap(odb_t *db)
+{
+	if (db->base)
+		munmap(db->base, db->map_len);
+	if (db->fd >= 0)
+		close(db->fd);
+	db->base = NULL;
+	db->fd = -1;
+}
+
+/* Create path with an empty table. -EEXIST when it appeared meanwhile. */
+static int odb_create(odb_t *db, const char *path)
+{
+	char *tmp;
+	int ret;
+
+	ret = odb_build(db, NULL, path, ODB_DEFAULT_NODES, &tmp);
+	if (ret)
+		return ret;
+	/* link, not rename: never replace a file someone else just created */
+	ret = link(tmp, path) ? -errno : 0;
+	unlink(tmp);
+	free(tmp);
+	if (ret)
+		odb_unmap(db);
+	return ret;
+}
+
+int odb_open(odb_t *db, const char *path, enum odb_rw rw)
+{
+	int ret, tries;
+
+	memset(db, 0, sizeof(*db));
+	db->fd = -1;
+	db->writable = rw == ODB_RDWR;
+	if (!path || !*path) {
+		ret = -EINVAL;
+		goto err_out;
+	}
+	db->path = strdup(path);
+	if (!db->path) {
+		ret = -ENOMEM;
+		goto err_out;
+	}
+	for (tries = 0; tries < 4; tries++) {
+		db->fd = open(path, (db->writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+		if (db->fd >= 0)
+			break;
+		ret = -errno;
+		if (ret != -ENOENT || !db->writable)
+			goto err_path;
+		ret = odb_create(db, path);
+		if (ret == 0)
+			return 0;
+		if (ret != -EEXIST)
+			goto err_path;
+	}
+	if (db->fd < 0)
+		goto err_path;
+	ret = odb_map(db);
+	if (ret)
+		goto err_fd;
+	return 0;
+
+err_fd:
+	close(db->fd);
+err_path:
+	free(db->path);
+err_out:
+	memset(db, 0, sizeof(*db));
+	db->fd = -1;
+	return ret;
+}
+
+/* Double the table: build the grown copy beside the file, rename it over,
+ * then switch our mapping to it. On failure the old table stays in use. */
+static int odb_grow(odb_t *db)
+{
+	uint32_t size = db->mask + 1;
+	odb_t grown;
+	char *tmp;
+	int ret;
+
+	if (size >= ODB_MAX_NODES)
+		return -EFBIG;
+	memset(&grown, 0, sizeof(grown));
+	ret = odb_build(&grown, db, db->path, size * 2, &tmp);
+	if (ret)
+		return ret;
+	if (rename(tmp, db->path)) {
+		ret = -errno;
+		unlink(tmp);
+		free(tmp);
+		odb_unmap(&grown);
+		return ret;
+	}
+	free(tmp);
+	grown.path = db->path;
+	odb_unmap(db);
+	*db = grown;
+	return 0;
+}
+
+/* Append a node for key with count n and link it; the slow path of
+ * odb_add(). The store order is the crash-safety argument at the top. */
+static int odb_new_node(odb_t *db, uint64_t key, uint32_t n)
+{
+	struct odb_node *node;
+	uint32_t *head, idx;
+	int ret;
+
+	idx = db->descr->current_size;
+	if (idx > db->mask) {
+		ret = odb_grow(db);
+		if (ret)
+			return ret;
+		idx = db->descr->current_size;
+	}
+	head = &db->buckets[odb_hash(key, db->mask)];
+	node = &db->nodes[idx];
+	node->key = key;
+	node->value = n;
+	node->next = *head;
+	/* publish the node to readers scanning up to current_size; pairs with
+	 * the acquire load in odb_cur() */
+	__atomic_store_n(&db->descr->current_size, idx + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(head, idx, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int odb_add(odb_t *db, uint64_t key, uint32_t n)
+{
+	uint32_t i = db->buckets[odb_hash(key, db->mask)];
+
+	while (i) {
+		struct odb_node *node = &db->nodes[i];
+
+		if (__builtin_expect(i > db->mask, 0))
+			return -EIO;
+		if (node->key == key) {
+			if (__builtin_expect(node->value > UINT32_MAX - n, 0))
+				break;	/* overflow: start a second node */
+			node->value += n;
+			return 0;
+		}
+		i = node->next;
+	}
+	if (n == 0)
+		return 0;
+	return odb_new_node(db, key, n);
+}
+
+uint64_t odb_get(const odb_t *db, uint64_t key)
+{
+	uint32_t cur = odb_cur(db);
+	uint32_t i, steps = 0;
+	uint64_t sum = 0;
+
+	/* pairs with the release store of the head in odb_new_node() */
+	i = __atomic_load_n(&db->buckets[odb_hash(key, db->mask)], __ATOMIC_ACQUIRE);
+	while (i && i < cur && steps++ < cur) {
+		if (db->nodes[i].key == key)
+			sum += db->nodes[i].value;
+		i = db->nodes[i].next;
+	}
+	return sum;
+}
+
+struct odb_kv {
+	uint64_t key;
+	uint64_t count;
+};
+
+static int odb_kv_cmp(const void *a, const void *b)
+{
+	const struct odb_kv *x = a, *y = b;
+
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+int odb_for_each(const odb_t *db, odb_iter_fn fn, void *ctx)
+{
+	uint32_t cur = odb_cur(db);
+	struct odb_kv *kv;
+	size_t nr = 0, i;
+	int ret = 0;
+
+	if (cur <= 1)
+		return 0;
+	kv = malloc((size_t)(cur - 1) * sizeof(*kv));
+	if (!kv)
+		return -ENOMEM;
+	/* a snapshot: the writer may keep adding to the mapping meanwhile */
+	for (i = 1; i < cur; i++) {
+		kv[nr].key = db->nodes[i].key;
+		kv[nr].count = db->nodes[i].value;
+		nr++;
+	}
+	qsort(kv, nr, sizeof(*kv), odb_kv_cmp);
+	for (i = 0; i < nr && !ret; ) {
+		uint64_t key = kv[i].key, count = 0;
+
+		while (i < nr && kv[i].key == key)
+			count += kv[i++].count;
+		ret = fn(key, count, ctx);
+	}
+	free(kv);
+	return ret;
+}
+
+uint32_t odb_nr_nodes(const odb_t *db)
+{
+	return db->base ? odb_cur(db) - 1 : 0;
+}
+
+int odb_sync(odb_t *db)
+{
+	if (!db->base)
+		return -EBADF;
+	return msync(db->base, db->map_len, MS_SYNC) ? -errno : 0;
+}
+
+void odb_close(odb_t *db)
+{
+	if (!db)
+		return;
+	if (db->base)
+		munmap(db->base, db->map_len);
+	if (db->fd > 0 || (db->fd == 0 && db->base))
+		close(db->fd);
+	free(db->path);
+	memset(db, 0, sizeof(*db));
+	db->fd = -1;
+}
