@@ -1,0 +1,93 @@
+/* The event-buffer decoder: turns the op_proto.h word stream into samples
+ * with their full context.
+ *
+ * All decoding state lives in one struct opd_transient, as in OProfile's
+ * daemon: the stream only says what changed, so the current cpu, task,
+ * images and mode are carried from one call to the next. The decoder knows
+ * nothing about files or kmod: each complete sample goes to ops->sample()
+ * with the transient, which is what lets the tests drive it with plain
+ * arrays of words.
+ *
+ * The stream is outside data. An unknown code, a truncated sequence (an
+ * argument or the event word that is itself an escape, or the end of the
+ * buffer inside a sequence), an out-of-range event index or a sample with no
+ * context is counted in nr_bad, logged once per kind, and decoding skips to
+ * the next escape. Nothing in the stream can make the decoder fail.
+ *
+ * Ownership: a decoder is used by one thread (the daemon's main loop).
+ */
+#ifndef OPD_DECODE_H
+#define OPD_DECODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "op_log.h"
+
+/* CPU numbers the decoder accepts: [0, OPD_MAX_CPUS); a larger one is a bad
+ * argument. */
+#define OPD_MAX_CPUS 1024
+
+struct opd_transient {
+	int cpu;		/* -1 until CPU_SWITCH */
+	int tgid;		/* -1 until CTX_TGID */
+	int tid;		/* -1 until CTX_SWITCH */
+	bool have_ctx;		/* a CTX_SWITCH was seen */
+	uint64_t app_cookie;	/* the task's executable, OP_NO_COOKIE for kernel threads */
+	uint64_t cookie;	/* image of the following user samples */
+	bool in_kernel;		/* after KERNEL_ENTER: samples are absolute pcs */
+	bool in_trace;		/* between TRACE_BEGIN and TRACE_END */
+	uint32_t event;		/* event index of the sample being delivered */
+};
+
+/* Kinds of bad sequence, each logged once. */
+enum opd_bad_kind {
+	OPD_BAD_UNKNOWN_CODE,
+	OPD_BAD_TRUNCATED,
+	OPD_BAD_NO_CONTEXT,
+	OPD_BAD_EVENT,
+	OPD_BAD_ARG,		/* an argument out of range (cpu, tid) */
+	OPD_NR_BAD_KINDS
+};
+
+struct opd_decode_ops {
+	/* A complete sample: pc is the offset in t->cookie's image (user) or
+	 * the absolute kernel pc (t->in_kernel); t->event is set. */
+	void (*sample)(void *ctx, const struct opd_transient *t, uint64_t pc);
+	/* MODULE_LOADED seen; may be NULL */
+	void (*module_loaded)(void *ctx);
+};
+
+struct opd_decoder {
+	struct opd_transient t;
+	struct opd_transient saved[OPD_MAX_CPUS];	/* per-CPU context; .cpu -1: none yet */
+	const struct opd_decode_ops *ops;
+	void *ctx;
+	uint32_t nr_events;		/* valid event indices: [0, nr_events) */
+	const struct op_logger *log;
+
+	uint64_t nr_samples;		/* samples delivered to ops->sample */
+	uint64_t nr_bad;		/* bad sequences (stats: bad_escape) */
+	uint64_t nr_bad_kind[OPD_NR_BAD_KINDS];
+	uint64_t nr_dropped;		/* DROPPED counts, summed */
+	uint64_t nr_trace_words;	/* call-chain samples skipped (no call-graph files yet) */
+	uint64_t nr_module_loads;
+	uint64_t nr_samples_cpu[OPD_MAX_CPUS];
+	uint64_t nr_dropped_cpu[OPD_MAX_CPUS];
+	bool logged[OPD_NR_BAD_KINDS];
+	bool logged_trace;
+};
+
+/* Initialise dec; the transient starts with no context. */
+void opd_decoder_init(struct opd_decoder *dec, const struct opd_decode_ops *ops,
+		      void *ctx, uint32_t nr_events, const struct op_logger *log);
+
+/* Forget the current context: the next samples need new switches. */
+void opd_decoder_reset_context(struct opd_decoder *dec);
+
+/* Decode n words. kmod never splits a sequence across reads, so a sequence
+ * cut by the end of the buffer is counted as truncated. */
+void opd_decode(struct opd_decoder *dec, const uint64_t *w, size_t n);
+
+#endif /* OPD_DECODE_H */

@@ -1,0 +1,130 @@
+/* The pid-file lock. link(2) either creates the lock complete or fails
+ * with EEXIST, which is what makes two daemons starting at once safe; a
+ * stale lock is removed and the link retried. */
+#include "config.h"
+#include "opd_lock.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+pid_t opd_lock_read(const char *path)
+{
+	char buf[32];
+	ssize_t n;
+	long pid;
+	char *end;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	errno = 0;
+	pid = strtol(buf, &end, 10);
+	if (errno || end == buf || pid <= 0 || pid > INT_MAX)
+		return 0;
+	return (pid_t)pid;
+}
+
+/* Alive and an oprofiled? A pid reused by another program after a crash
+ * does not hold the lock. */
+static bool daemon_alive(pid_t pid)
+{
+	char path[64], comm[64];
+	ssize_t n;
+	int fd;
+
+	if (kill(pid, 0) < 0 && errno == ESRCH)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return true;	/* no /proc: trust kill() */
+	n = read(fd, comm, sizeof(comm) - 1);
+	close(fd);
+	if (n <= 0)
+		return true;
+	comm[n] = '\0';
+	comm[strcspn(comm, "\n")] = '\0';
+	return !strcmp(comm, "oprofiled") || !strncmp(comm, "lt-oprofiled", 12);
+}
+
+int opd_lock_take(const char *path, pid_t pid, pid_t *owner)
+{
+	char tmp[PATH_MAX];
+	char buf[32];
+	int len, fd, ret = 0;
+
+	*owner = 0;
+	if (snprintf(tmp, sizeof(tmp), "%s.%d", path, (int)pid) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	len = snprintf(buf, sizeof(buf), "%d\n", (int)pid);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, buf, (size_t)len) != len) {
+		ret = errno ? -errno : -EIO;
+		close(fd);
+		goto err_tmp;
+	}
+	if (fsync(fd) < 0 || close(fd) < 0) {
+		ret = -errno;
+		goto err_tmp;
+	}
+
+	for (int tries = 0; tries < 5; tries++) {
+		pid_t other;
+
+		if (link(tmp, path) == 0) {
+			ret = 0;
+			goto err_tmp;	/* done: remove the temporary name */
+		}
+		if (errno != EEXIST) {
+			ret = -errno;
+			goto err_tmp;
+		}
+		other = opd_lock_read(path);
+		if (other == pid) {
+			ret = 0;
+			goto err_tmp;
+		}
+		if (other > 0 && daemon_alive(other)) {
+			*owner = other;
+			ret = -EBUSY;
+			goto err_tmp;
+		}
+		if (other == 0) {
+			/* empty or garbage: a daemon killed while writing it
+			 * cannot leave this (link is atomic), so it is junk,
+			 * unless another one is being linked right now */
+			usleep(10000);
+			if (opd_lock_read(path) != 0)
+				continue;
+		}
+		if (unlink(path) < 0 && errno != ENOENT) {
+			ret = -errno;
+			goto err_tmp;
+		}
+	}
+	ret = -EBUSY;
+
+err_tmp:
+	unlink(tmp);
+	return ret;
+}
+
+void opd_lock_release(const char *path, pid_t pid)
+{
+	if (opd_lock_read(path) == pid)
+		unlink(path);
+}

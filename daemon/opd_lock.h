@@ -1,0 +1,22 @@
+/* The session lock: $SESSION_DIR/lock holds the running daemon's pid, so
+ * two daemons never write one session. The file is created complete (a
+ * temporary file linked into place), so a reader never sees a half-written
+ * pid. A lock whose pid is dead, or belongs to a process that is not an
+ * oprofiled (a pid reused after a crash), is stale and taken over.
+ */
+#ifndef OPD_LOCK_H
+#define OPD_LOCK_H
+
+#include <sys/types.h>
+
+/* Take the lock at path for pid. Returns 0, -EBUSY with *owner set when a
+ * live daemon holds it, or -errno. */
+int opd_lock_take(const char *path, pid_t pid, pid_t *owner);
+
+/* Remove the lock if it still names pid. */
+void opd_lock_release(const char *path, pid_t pid);
+
+/* The pid in the lock file, 0 if none or unreadable. */
+pid_t opd_lock_read(const char *path);
+
+#endif /* OPD_LOCK_H */

@@ -1,0 +1,275 @@
+/* Sample files by key, with a bounded number open. Keys compare image
+ * pointers, not names: an opd_image is unique per image for the session. */
+#include "config.h"
+#include "opd_sfile.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "op_names.h"
+
+static size_t key_hash(const struct opd_sfile_key *k, size_t nr_buckets)
+{
+	uint64_t h = (uint64_t)(uintptr_t)k->image * 0x9e3779b97f4a7c15ULL;
+
+	h ^= (uint64_t)(uintptr_t)k->dep * 0xc2b2ae3d27d4eb4fULL;
+	h ^= ((uint64_t)k->event << 48) ^ ((uint64_t)(uint32_t)k->tgid << 16) ^
+	     ((uint64_t)(uint32_t)k->tid * 0x165667b19e3779f9ULL) ^
+	     ((uint64_t)(uint32_t)k->cpu << 32);
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ULL;
+	h ^= h >> 32;
+	return (size_t)h & (nr_buckets - 1);
+}
+
+static bool key_eq(const struct opd_sfile_key *a, const struct opd_sfile_key *b)
+{
+	return a->image == b->image && a->dep == b->dep && a->event == b->event &&
+	       a->tgid == b->tgid && a->tid == b->tid && a->cpu == b->cpu;
+}
+
+int opd_sfiles_init(struct opd_sfiles *sf, const char *dir,
+		    const struct opd_event_info *events, uint32_t nr_events,
+		    double cpu_speed, size_t max_open,
+		    const struct op_logger *log)
+{
+	memset(sf, 0, sizeof(*sf));
+	sf->events = events;
+	sf->nr_events = nr_events;
+	sf->cpu_speed = cpu_speed;
+	sf->log = log;
+	sf->max_open = max_open ? max_open : OPD_SFILE_DEFAULT_MAX_OPEN;
+	sf->nr_buckets = 64;
+	while (sf->nr_buckets < sf->max_open * 2)
+		sf->nr_buckets *= 2;
+	sf->dir = strdup(dir);
+	sf->buckets = calloc(sf->nr_buckets, sizeof(*sf->buckets));
+	if (!sf->dir || !sf->buckets) {
+		free(sf->dir);
+		free(sf->buckets);
+		memset(sf, 0, sizeof(*sf));
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+char *opd_sfile_name(const struct opd_sfiles *sf, const struct opd_sfile_key *key)
+{
+	const struct opd_event_info *ev = &sf->events[key->event];
+	struct op_sfname n = {
+		.image = key->image->img,
+		.dep = key->dep->img,
+		.event = (char *)ev->name,
+		.count = ev->count,
+		.unit_mask = ev->unit_mask,
+		.tgid = key->tgid,
+		.tid = key->tid,
+		.cpu = key->cpu,
+	};
+
+	return op_sfname_build(&n);
+}
+
+/* mkdir -p of path's parent directories below base (which exists or is
+ * created too). */
+static int make_parents(char *path)
+{
+	for (char *p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(path, 0755) < 0 && errno != EEXIST) {
+			int ret = -errno;
+
+			*p = '/';
+			return ret;
+		}
+		*p = '/';
+	}
+	return 0;
+}
+
+static void fill_header(struct opd_sfiles *sf, struct opd_sfile *f)
+{
+	const struct opd_event_info *ev = &sf->events[f->key.event];
+	struct odb_header *h = f->db.header;
+
+	h->cpu_type = ev->cpu_type;
+	h->ctr_event = ev->event_number;
+	h->ctr_um = ev->unit_mask;
+	h->ctr_count = (uint32_t)ev->count;
+	h->is_kernel = f->key.image->is_kernel;
+	h->cpu_speed = sf->cpu_speed;
+	h->mtime = f->key.image->mtime;
+	h->anon_start = f->key.image->img.kind == OP_IMG_ANON ?
+			f->key.image->img.anon_start : 0;
+}
+
+static int open_file(struct opd_sfiles *sf, struct opd_sfile *f)
+{
+	char *rel = opd_sfile_name(sf, &f->key);
+	char *path;
+	int ret;
+
+	if (!rel)
+		return -errno;
+	path = malloc(strlen(sf->dir) + strlen(rel) + 2);
+	if (!path) {
+		free(rel);
+		return -ENOMEM;
+	}
+	sprintf(path, "%s/%s", sf->dir, rel);
+	ret = make_parents(path);
+	if (!ret)
+		ret = odb_open(&f->db, path, ODB_RDWR);
+	if (ret) {
+		if (!f->logged)
+			op_log(sf->log, OP_LOG_WARN,
+			       "sfile: cannot open %s: %s; its samples are counted as lost",
+			       path, odb_strerror(ret));
+		f->logged = true;
+	} else {
+		fill_header(sf, f);
+	}
+	free(path);
+	free(rel);
+	return ret;
+}
+
+static void lru_unlink(struct opd_sfiles *sf, struct opd_sfile *f)
+{
+	if (f->lru_prev)
+		f->lru_prev->lru_next = f->lru_next;
+	else
+		sf->lru_head = f->lru_next;
+	if (f->lru_next)
+		f->lru_next->lru_prev = f->lru_prev;
+	else
+		sf->lru_tail = f->lru_prev;
+	f->lru_prev = f->lru_next = NULL;
+}
+
+static void lru_push_front(struct opd_sfiles *sf, struct opd_sfile *f)
+{
+	f->lru_prev = NULL;
+	f->lru_next = sf->lru_head;
+	if (sf->lru_head)
+		sf->lru_head->lru_prev = f;
+	sf->lru_head = f;
+	if (!sf->lru_tail)
+		sf->lru_tail = f;
+}
+
+static void sfile_drop(struct opd_sfiles *sf, struct opd_sfile *f)
+{
+	struct opd_sfile **pp = &sf->buckets[key_hash(&f->key, sf->nr_buckets)];
+
+	while (*pp != f)
+		pp = &(*pp)->hnext;
+	*pp = f->hnext;
+	lru_unlink(sf, f);
+	if (!f->failed)
+		odb_close(&f->db);
+	free(f);
+	sf->nr_cached--;
+}
+
+struct opd_sfile *opd_sfile_get(struct opd_sfiles *sf,
+				const struct opd_sfile_key *key)
+{
+	size_t h = key_hash(key, sf->nr_buckets);
+	struct opd_sfile *f;
+
+	for (f = sf->buckets[h]; f; f = f->hnext) {
+		if (key_eq(&f->key, key))
+			break;
+	}
+	if (!f) {
+		if (key->event >= sf->nr_events) {
+			sf->nr_lost++;
+			return NULL;
+		}
+		if (sf->nr_cached >= sf->max_open && sf->lru_tail) {
+			sfile_drop(sf, sf->lru_tail);
+			sf->nr_evictions++;
+		}
+		f = calloc(1, sizeof(*f));
+		if (!f) {
+			sf->nr_lost++;
+			return NULL;
+		}
+		f->key = *key;
+		f->db.fd = -1;
+		if (open_file(sf, f)) {
+			f->failed = true;
+			sf->nr_open_failures++;
+		} else {
+			sf->nr_opens++;
+		}
+		f->hnext = sf->buckets[h];
+		sf->buckets[h] = f;
+		sf->nr_cached++;
+		lru_push_front(sf, f);
+	} else if (sf->lru_head != f) {
+		lru_unlink(sf, f);
+		lru_push_front(sf, f);
+	}
+	if (f->failed) {
+		sf->nr_lost++;
+		return NULL;
+	}
+	return f;
+}
+
+bool opd_sfile_add(struct opd_sfiles *sf, struct opd_sfile *f, uint64_t offset)
+{
+	int ret = odb_add(&f->db, offset, 1);
+
+	if (ret == 0)
+		return true;
+	sf->nr_lost++;
+	if (!f->logged) {
+		char *rel = opd_sfile_name(sf, &f->key);
+
+		op_log(sf->log, OP_LOG_WARN,
+		       "sfile: cannot add to %s: %s; further failures of this file only counted",
+		       rel ? rel : "(unnamed)", odb_strerror(ret));
+		free(rel);
+		f->logged = true;
+	}
+	return false;
+}
+
+int opd_sfiles_sync(struct opd_sfiles *sf)
+{
+	int first = 0;
+
+	for (struct opd_sfile *f = sf->lru_head; f; f = f->lru_next) {
+		int ret;
+
+		if (f->failed)
+			continue;
+		ret = odb_sync(&f->db);
+		if (ret && !first)
+			first = ret;
+	}
+	return first;
+}
+
+void opd_sfiles_close_all(struct opd_sfiles *sf)
+{
+	while (sf->lru_head)
+		sfile_drop(sf, sf->lru_head);
+}
+
+void opd_sfiles_release(struct opd_sfiles *sf)
+{
+	if (sf->buckets)
+		opd_sfiles_close_all(sf);
+	free(sf->buckets);
+	free(sf->dir);
+	memset(sf, 0, sizeof(*sf));
+}

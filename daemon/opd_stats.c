@@ -1,0 +1,128 @@
+/* Stats files and lines. */
+#include "config.h"
+#include "opd_stats.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *const counter_names[OPD_NR_COUNTERS] = {
+	[OPD_TOTAL_SAMPLES] = "total_samples",
+	[OPD_KERNEL_SAMPLES] = "kernel_samples",
+	[OPD_ANON_SAMPLES] = "anon_samples",
+	[OPD_EVENT_LOST_OVERFLOW] = "event_lost_overflow",
+	[OPD_LOST_NO_MAPPING] = "lost_no_mapping",
+	[OPD_LOST_SAMPLEFILE] = "lost_samplefile",
+	[OPD_LOST_RECORDS_BY_KERNEL] = "lost_records_by_kernel",
+	[OPD_BAD_ESCAPE] = "bad_escape",
+	[OPD_SAMPLES_WRITTEN] = "samples_written",
+	[OPD_LOST_FILTERED] = "filtered_by_image",
+	[OPD_DROPPED_UPSTREAM] = "dropped_upstream",
+};
+
+const char *opd_counter_name(enum opd_counter_id id)
+{
+	return id < OPD_NR_COUNTERS ? counter_names[id] : "unknown";
+}
+
+static int write_value(const char *dir, const char *name, uint64_t value)
+{
+	char path[PATH_MAX], tmp[PATH_MAX + 8];
+	char buf[32];
+	int len, fd, ret = 0;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path) - 8)
+		return -ENAMETOOLONG;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	len = snprintf(buf, sizeof(buf), "%llu\n", (unsigned long long)value);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, buf, (size_t)len) != len)
+		ret = errno ? -errno : -EIO;
+	if (close(fd) < 0 && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, path) < 0)
+		ret = -errno;
+	if (ret)
+		unlink(tmp);
+	return ret;
+}
+
+static int make_dir(const char *path)
+{
+	if (mkdir(path, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+int opd_stats_write(const struct opd_stats *st, const char *current_dir)
+{
+	char dir[PATH_MAX], sub[PATH_MAX + 32];
+	int first = 0, ret;
+
+#define KEEP(expr) do { ret = (expr); if (ret && !first) first = ret; } while (0)
+	if (snprintf(dir, sizeof(dir), "%s/stats", current_dir) >= (int)sizeof(dir))
+		return -ENAMETOOLONG;
+	ret = make_dir(dir);
+	if (ret)
+		return ret;
+	for (int i = 0; i < OPD_NR_COUNTERS; i++)
+		KEEP(write_value(dir, counter_names[i], st->v[i]));
+	for (unsigned int c = 0; c < st->nr_cpus; c++) {
+		snprintf(sub, sizeof(sub), "%s/cpu%u", dir, c);
+		KEEP(make_dir(sub));
+		KEEP(write_value(sub, "sample_lost_overflow", st->cpu_lost_overflow[c]));
+		KEEP(write_value(sub, "sample_received", st->cpu_received[c]));
+	}
+	snprintf(sub, sizeof(sub), "%s/throttled", dir);
+	KEEP(make_dir(sub));
+	if (st->throttled[0]) {
+		char names[sizeof(st->throttled)];
+		char *save = NULL;
+
+		memcpy(names, st->throttled, sizeof(names));
+		for (char *n = strtok_r(names, ",", &save); n;
+		     n = strtok_r(NULL, ",", &save)) {
+			if (!strchr(n, '/') && strcmp(n, ".") && strcmp(n, ".."))
+				KEEP(write_value(sub, n, 1));
+		}
+	}
+#undef KEEP
+	return first;
+}
+
+void opd_stats_log(const struct opd_stats *st, const struct op_logger *lg,
+		   const char *why)
+{
+	char line[1024];
+	size_t off = 0;
+
+	for (int i = 0; i < OPD_NR_COUNTERS && off < sizeof(line); i++)
+		off += (size_t)snprintf(line + off, sizeof(line) - off, "%s%s=%llu",
+					i ? " " : "", counter_names[i],
+					(unsigned long long)st->v[i]);
+	op_log(lg, OP_LOG_INFO, "stats (%s): %s", why, line);
+	for (unsigned int c = 0; c < st->nr_cpus; c++) {
+		if (!st->cpu_received[c] && !st->cpu_lost_overflow[c])
+			continue;
+		op_log(lg, OP_LOG_INFO, "stats (%s): cpu%u sample_received=%llu sample_lost_overflow=%llu",
+		       why, c, (unsigned long long)st->cpu_received[c],
+		       (unsigned long long)st->cpu_lost_overflow[c]);
+	}
+	if (st->throttled[0])
+		op_log(lg, OP_LOG_WARN, "stats (%s): throttled events: %s", why,
+		       st->throttled);
+}
+
+void opd_stats_print(const struct opd_stats *st, FILE *f)
+{
+	for (int i = 0; i < OPD_NR_COUNTERS; i++)
+		fprintf(f, "%s %llu\n", counter_names[i],
+			(unsigned long long)st->v[i]);
+	fprintf(f, "throttled %s\n", st->throttled[0] ? st->throttled : "none");
+}

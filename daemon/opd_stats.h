@@ -1,0 +1,52 @@
+/* The session's counters, gathered from kmod, the decoder, the sampler and
+ * the file cache into one snapshot, then written where each reader looks:
+ * samples/current/stats/ (one decimal number per file, OProfile's layout,
+ * read by opreport), the daemon log, and the status reply.
+ */
+#ifndef OPD_STATS_H
+#define OPD_STATS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "op_log.h"
+
+enum opd_counter_id {
+	OPD_TOTAL_SAMPLES,		/* samples received by the daemon */
+	OPD_KERNEL_SAMPLES,
+	OPD_ANON_SAMPLES,
+	OPD_EVENT_LOST_OVERFLOW,	/* event-buffer overflow (kmod) */
+	OPD_LOST_NO_MAPPING,		/* kmod's and the daemon's */
+	OPD_LOST_SAMPLEFILE,
+	OPD_LOST_RECORDS_BY_KERNEL,	/* PERF_RECORD_LOST */
+	OPD_BAD_ESCAPE,			/* bad stream sequences */
+	OPD_SAMPLES_WRITTEN,		/* counts that reached a file */
+	OPD_LOST_FILTERED,		/* outside --image (not a loss: asked for) */
+	OPD_DROPPED_UPSTREAM,		/* DROPPED sequences in the stream */
+	OPD_NR_COUNTERS
+};
+
+struct opd_stats {
+	uint64_t v[OPD_NR_COUNTERS];
+	unsigned int nr_cpus;
+	uint64_t *cpu_lost_overflow;	/* nr_cpus entries */
+	uint64_t *cpu_received;		/* nr_cpus entries */
+	char throttled[512];		/* comma list of throttled event names, "" if none */
+};
+
+/* Name of a counter: its stats file name and status key. */
+const char *opd_counter_name(enum opd_counter_id id);
+
+/* Write dir/stats/ (created, old per-CPU entries replaced). Each file is
+ * written whole (temporary + rename) so a crash leaves old or new values.
+ * Returns 0 or the first -errno. */
+int opd_stats_write(const struct opd_stats *st, const char *current_dir);
+
+/* Log the figures at level INFO, prefixed with why ("dump", "exit"). */
+void opd_stats_log(const struct opd_stats *st, const struct op_logger *lg,
+		   const char *why);
+
+/* Append "KEY VALUE\n" lines to f. */
+void opd_stats_print(const struct opd_stats *st, FILE *f);
+
+#endif /* OPD_STATS_H */

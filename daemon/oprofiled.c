@@ -1,0 +1,1003 @@
+/* oprofiled: runs kmod's collection pipeline for one session directory and
+ * turns its event buffer into sample files, until told to stop.
+ *
+ * One thread does everything the daemon itself does (control commands,
+ * signals through a signalfd, reading and decoding the event buffer), so
+ * the decoder, the image table and the sample files need no lock; kmod's
+ * own threads fill the event buffer behind kop_evbuf_read(). A command
+ * waits at most one read timeout (OPD_READ_TIMEOUT_MS) to be served.
+ *
+ * Start-up order is the contract with opcontrol: lock, events, samples/
+ * current/, log, control socket; only then does the parent of a
+ * daemonised oprofiled exit 0 (the child tells it through a pipe, or sends
+ * the error message it must print before exiting 1).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <popt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "kop.h"
+#include "op_config.h"
+#include "op_ctl.h"
+#include "op_events.h"
+#include "op_log.h"
+#include "opd_ctl.h"
+#include "opd_decode.h"
+#include "opd_image.h"
+#include "opd_lock.h"
+#include "opd_sample.h"
+#include "opd_sfile.h"
+#include "opd_stats.h"
+
+#define OPD_READ_TIMEOUT_MS 100
+#define OPD_READ_WORDS 65536
+#define OPD_DEFAULT_BUFFER_WORDS 131072UL
+#define OPD_DEFAULT_CPU_BUFFER (512UL * 1024)
+
+struct opd_options {
+	char *session_dir;
+	char *events;
+	int separate_lib, separate_kernel, separate_thread, separate_cpu;
+	char *vmlinux;
+	int no_vmlinux;
+	char *image;
+	long buffer_size;
+	long buffer_watershed;
+	long cpu_buffer_size;
+	int callgraph;
+	int verbose;
+	int foreground;
+};
+
+struct opd_daemon {
+	struct opd_options opt;
+	struct op_paths paths;
+	unsigned int separate;
+	pid_t pid;
+
+	struct op_event events[OP_MAX_EVENTS];
+	struct perf_event_attr attrs[OP_MAX_EVENTS];
+	struct opd_event_info einfo[OP_MAX_EVENTS];
+	unsigned int nr_events;
+	char events_text[OP_MAX_EVENTS * 140];
+
+	/* kmod's threads log too: log_lock guards log_file and last_error
+	 * against them and against a SIGHUP reopen in the main loop */
+	pthread_mutex_t log_lock;
+	FILE *log_file;
+	struct op_logger log;
+	char last_error[512];	/* the last warning or error logged, for replies */
+	int ready_fd;		/* pipe to the waiting parent, -1 once ready */
+
+	int listen_fd;
+	int sig_fd;
+	bool quit;
+
+	struct kop_session *kop;
+	bool kop_started;	/* kop_session_start succeeded */
+	bool running;		/* events enabled */
+
+	struct opd_images images;
+	struct opd_sfiles sfiles;
+	struct opd_sampler sampler;
+	struct opd_decoder *dec;	/* large (per-CPU saved contexts): heap */
+	uint64_t *buf;
+};
+
+/* ---- messages before and after the log exists ---- */
+
+/* Report a start-up failure: to the waiting parent (which prints it and
+ * exits 1), or on stderr in the foreground; also in the log if open. */
+static void startup_error(struct opd_daemon *d, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void startup_error(struct opd_daemon *d, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	int len;
+
+	va_start(ap, fmt);
+	len = vsnprintf(msg, sizeof(msg) - 1, fmt, ap);
+	va_end(ap);
+	if (len < 0)
+		return;
+	if (len > (int)sizeof(msg) - 2)
+		len = (int)sizeof(msg) - 2;
+	if (d->log_file)
+		op_log(&d->log, OP_LOG_ERR, "%s", msg);
+	msg[len++] = '\n';
+	if (d->ready_fd >= 0) {
+		if (write(d->ready_fd, msg, (size_t)len) < 0) {
+			/* the parent is gone: nobody to tell */
+		}
+	} else {
+		fputs("oprofiled: ", stderr);
+		fwrite(msg, 1, (size_t)len, stderr);
+	}
+}
+
+static void log_fn(void *ctx, enum op_log_level level, const char *msg)
+{
+	struct opd_daemon *d = ctx;
+
+	pthread_mutex_lock(&d->log_lock);
+	if (level <= OP_LOG_WARN)
+		snprintf(d->last_error, sizeof(d->last_error), "%s", msg);
+	if (d->log_file)
+		op_log_to_file(d->log_file, level, msg);
+	else if (d->opt.foreground)
+		op_log_to_stderr((void *)"oprofiled", level, msg);
+	pthread_mutex_unlock(&d->log_lock);
+}
+
+static void clear_last_error(struct opd_daemon *d)
+{
+	pthread_mutex_lock(&d->log_lock);
+	d->last_error[0] = '\0';
+	pthread_mutex_unlock(&d->log_lock);
+}
+
+static int open_log(struct opd_daemon *d)
+{
+	FILE *f = fopen(d->paths.log_file, "ae");
+
+	if (!f)
+		return -errno;
+	pthread_mutex_lock(&d->log_lock);
+	if (d->log_file)
+		fclose(d->log_file);
+	d->log_file = f;
+	pthread_mutex_unlock(&d->log_lock);
+	return 0;
+}
+
+/* ---- paths ---- */
+
+/* The session layout of op_config.h. Filled here rather than through
+ * op_paths_init() so the daemon does not depend on the settings module;
+ * the layout is the one that header documents. */
+static int paths_fill(struct op_paths *p, const char *session_dir)
+{
+	struct sockaddr_un sun;
+	const char *dir = session_dir ? session_dir : OP_DEFAULT_SESSION_DIR;
+	size_t len = strlen(dir);
+	int n = 0;
+
+	memset(p, 0, sizeof(*p));
+	if (!len || dir[0] != '/')
+		return -EINVAL;
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	if (len >= sizeof(p->session_dir))
+		return -ENAMETOOLONG;
+	memcpy(p->session_dir, dir, len);
+	p->session_dir[len] = '\0';
+#define FILL(field, fmt) \
+	n |= snprintf(p->field, sizeof(p->field), fmt, p->session_dir) >= (int)sizeof(p->field)
+	FILL(daemonrc, "%s/daemonrc");
+	FILL(lock_file, "%s/lock");
+	FILL(ctl_socket, "%s/opd_ctl");
+	FILL(samples_dir, "%s/samples");
+	FILL(current_dir, "%s/samples/current");
+	FILL(log_file, "%s/samples/oprofiled.log");
+#undef FILL
+	if (n || strlen(p->ctl_socket) >= sizeof(sun.sun_path))
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+static void separate_format(unsigned int flags, char *buf, size_t len)
+{
+	static const struct { unsigned int flag; const char *name; } names[] = {
+		{ OP_SEP_LIB, "lib" }, { OP_SEP_KERNEL, "kernel" },
+		{ OP_SEP_THREAD, "thread" }, { OP_SEP_CPU, "cpu" },
+	};
+	size_t off = 0;
+
+	if (!flags || (flags & OP_SEP_ALL) == OP_SEP_ALL) {
+		snprintf(buf, len, "%s", flags ? "all" : "none");
+		return;
+	}
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if ((flags & names[i].flag) && off < len)
+			off += (size_t)snprintf(buf + off, len - off, "%s%s",
+						off ? "," : "", names[i].name);
+	}
+}
+
+/* ---- options ---- */
+
+static int parse_options(struct opd_daemon *d, int argc, const char **argv)
+{
+	struct opd_options *o = &d->opt;
+	struct poptOption table[] = {
+		{ "session-dir", 0, POPT_ARG_STRING, &o->session_dir, 0,
+		  "session directory (default " OP_DEFAULT_SESSION_DIR ")", "DIR" },
+		{ "events", 0, POPT_ARG_STRING, &o->events, 0,
+		  "events to sample, NAME:COUNT:UNITMASK:KERNEL:USER or default, comma-separated", "SPEC[,SPEC...]" },
+		{ "separate-lib", 0, POPT_ARG_INT, &o->separate_lib, 0,
+		  "file library samples under their application", "0|1" },
+		{ "separate-kernel", 0, POPT_ARG_INT, &o->separate_kernel, 0,
+		  "file kernel samples under their application", "0|1" },
+		{ "separate-thread", 0, POPT_ARG_INT, &o->separate_thread, 0,
+		  "one sample file per thread", "0|1" },
+		{ "separate-cpu", 0, POPT_ARG_INT, &o->separate_cpu, 0,
+		  "one sample file per CPU", "0|1" },
+		{ "vmlinux", 0, POPT_ARG_STRING, &o->vmlinux, 0,
+		  "kernel image with symbols; names the kernel's sample files", "FILE" },
+		{ "no-vmlinux", 0, POPT_ARG_NONE, &o->no_vmlinux, 0,
+		  "no kernel image: kernel samples are named after /proc/kallsyms", NULL },
+		{ "image", 0, POPT_ARG_STRING, &o->image, 0,
+		  "only profile these binaries", "PATH[,PATH...]" },
+		{ "buffer-size", 0, POPT_ARG_LONG, &o->buffer_size, 0,
+		  "event buffer size", "WORDS" },
+		{ "buffer-watershed", 0, POPT_ARG_LONG, &o->buffer_watershed, 0,
+		  "wake the daemon at this many words", "WORDS" },
+		{ "cpu-buffer-size", 0, POPT_ARG_LONG, &o->cpu_buffer_size, 0,
+		  "per-CPU ring size", "BYTES" },
+		{ "callgraph", 0, POPT_ARG_INT, &o->callgraph, 0,
+		  "call-chain depth (not stored yet)", "DEPTH" },
+		{ "verbose", 0, POPT_ARG_NONE, &o->verbose, 0,
+		  "log debugging detail", NULL },
+		{ "foreground", 0, POPT_ARG_NONE, &o->foreground, 0,
+		  "do not daemonise", NULL },
+		POPT_AUTOHELP
+		POPT_TABLEEND
+	};
+	poptContext pc = poptGetContext("oprofiled", argc, argv, table, 0);
+	int rc;
+
+	while ((rc = poptGetNextOpt(pc)) > 0)
+		;
+	if (rc < -1) {
+		fprintf(stderr, "oprofiled: %s: %s\n",
+			poptBadOption(pc, POPT_BADOPTION_NOALIAS), poptStrerror(rc));
+		poptFreeContext(pc);
+		return -EINVAL;
+	}
+	if (poptPeekArg(pc)) {
+		fprintf(stderr, "oprofiled: unexpected argument '%s'\n", poptPeekArg(pc));
+		poptFreeContext(pc);
+		return -EINVAL;
+	}
+	poptFreeContext(pc);
+
+	const struct { const char *name; int value; } flags[] = {
+		{ "separate-lib", o->separate_lib },
+		{ "separate-kernel", o->separate_kernel },
+		{ "separate-thread", o->separate_thread },
+		{ "separate-cpu", o->separate_cpu },
+	};
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+		if (flags[i].value != 0 && flags[i].value != 1) {
+			fprintf(stderr, "oprofiled: --%s takes 0 or 1, not %d\n",
+				flags[i].name, flags[i].value);
+			return -EINVAL;
+		}
+	}
+	d->separate = (o->separate_lib ? OP_SEP_LIB : 0) |
+		      (o->separate_kernel ? OP_SEP_KERNEL : 0) |
+		      (o->separate_thread ? OP_SEP_THREAD : 0) |
+		      (o->separate_cpu ? OP_SEP_CPU : 0);
+	if (o->buffer_size < 0 || o->buffer_watershed < 0 || o->cpu_buffer_size < 0 ||
+	    o->callgraph < 0) {
+		fprintf(stderr, "oprofiled: buffer sizes and --callgraph must not be negative\n");
+		return -EINVAL;
+	}
+	if (o->buffer_size && o->buffer_size < 1024) {
+		fprintf(stderr, "oprofiled: --buffer-size=%ld is too small (at least 1024 words)\n",
+			o->buffer_size);
+		return -EINVAL;
+	}
+	if (o->buffer_watershed && o->buffer_size &&
+	    o->buffer_watershed >= o->buffer_size) {
+		fprintf(stderr, "oprofiled: --buffer-watershed must be smaller than --buffer-size\n");
+		return -EINVAL;
+	}
+	if (o->cpu_buffer_size &&
+	    (o->cpu_buffer_size < 4096 || (o->cpu_buffer_size & (o->cpu_buffer_size - 1)))) {
+		fprintf(stderr, "oprofiled: --cpu-buffer-size=%ld must be a power of two of at least 4096 bytes\n",
+			o->cpu_buffer_size);
+		return -EINVAL;
+	}
+	if (o->vmlinux && o->no_vmlinux) {
+		fprintf(stderr, "oprofiled: --vmlinux and --no-vmlinux exclude each other\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ---- start-up ---- */
+
+static int resolve_events(struct opd_daemon *d)
+{
+	const char *list = d->opt.events && *d->opt.events ? d->opt.events : "default";
+	char *copy = strdup(list), *save = NULL;
+	size_t off = 0;
+	int ret = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		struct op_event_spec spec;
+		struct op_event *ev = &d->events[d->nr_events];
+		struct opd_event_info *ei = &d->einfo[d->nr_events];
+		const char *bad = NULL;
+		char err[256] = "";
+
+		if (d->nr_events == OP_MAX_EVENTS) {
+			startup_error(d, "too many events (at most %d)", OP_MAX_EVENTS);
+			ret = -E2BIG;
+			break;
+		}
+		ret = op_event_spec_parse(tok, &spec, &bad);
+		if (ret) {
+			startup_error(d, "bad event specification '%s' near '%s'",
+				      tok, bad ? bad : tok);
+			break;
+		}
+		ret = op_event_resolve(&spec, ev, err, sizeof(err));
+		if (ret) {
+			startup_error(d, "event '%s': %s", tok, err[0] ? err : strerror(-ret));
+			break;
+		}
+		d->attrs[d->nr_events] = ev->attr;
+		snprintf(ei->name, sizeof(ei->name), "%s", ev->timer ? "TIMER" : ev->spec.name);
+		ei->count = ev->spec.count;
+		ei->unit_mask = ev->spec.unit_mask;
+		ei->event_number = ev->event_number;
+		ei->cpu_type = ev->cpu_type;
+		if (off < sizeof(d->events_text)) {
+			char one[160];
+
+			op_event_format(ev, one, sizeof(one));
+			off += (size_t)snprintf(d->events_text + off,
+						sizeof(d->events_text) - off,
+						"%s%s", d->nr_events ? "," : "", one);
+		}
+		d->nr_events++;
+	}
+	free(copy);
+	if (!ret && !d->nr_events) {
+		startup_error(d, "no events given");
+		ret = -EINVAL;
+	}
+	return ret;
+}
+
+static int mkdir_p(const char *path)
+{
+	char buf[PATH_MAX];
+	size_t len = strlen(path);
+
+	if (len >= sizeof(buf))
+		return -ENAMETOOLONG;
+	memcpy(buf, path, len + 1);
+	for (char *p = buf + 1; ; p++) {
+		if (*p == '/' || *p == '\0') {
+			char c = *p;
+
+			*p = '\0';
+			if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+				return -errno;
+			*p = c;
+			if (!c)
+				break;
+		}
+	}
+	return 0;
+}
+
+/* "cpu MHz" of the first processor in /proc/cpuinfo; 0 when absent. */
+static double read_cpu_speed(void)
+{
+	FILE *f = fopen("/proc/cpuinfo", "re");
+	char line[256];
+	double mhz = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "cpu MHz", 7)) {
+			const char *colon = strchr(line, ':');
+
+			if (colon)
+				mhz = strtod(colon + 1, NULL);
+			break;
+		}
+	}
+	fclose(f);
+	return mhz;
+}
+
+static int kop_new(struct opd_daemon *d)
+{
+	struct kop_config cfg = {
+		.events = d->attrs,
+		.nr_events = d->nr_events,
+		.pid = -1,
+		.cpu_buffer_size = d->opt.cpu_buffer_size ?
+				   (size_t)d->opt.cpu_buffer_size : OPD_DEFAULT_CPU_BUFFER,
+		.evbuf_words = d->opt.buffer_size ?
+			       (size_t)d->opt.buffer_size : OPD_DEFAULT_BUFFER_WORDS,
+		.sync_interval_ms = 250,
+		.proc_root = "/proc",
+		.log = d->log,
+	};
+
+	cfg.evbuf_watershed = d->opt.buffer_watershed ?
+			      (size_t)d->opt.buffer_watershed : cfg.evbuf_words / 4;
+	return kop_session_new(&cfg, &d->kop);
+}
+
+static int lookup_cookie(void *ctx, uint64_t cookie, struct kop_dcookie_info *info)
+{
+	struct opd_daemon *d = ctx;
+
+	return kop_dcookie_lookup(d->kop, cookie, info);
+}
+
+static void log_start(struct opd_daemon *d)
+{
+	char sep[64];
+
+	separate_format(d->separate, sep, sizeof(sep));
+	op_log(&d->log, OP_LOG_INFO,
+	       "oprofiled %s starting: pid %d session-dir %s events %s separate %s",
+	       PACKAGE_VERSION, (int)d->pid, d->paths.session_dir,
+	       d->events_text, sep);
+	op_log(&d->log, OP_LOG_INFO,
+	       "options: vmlinux %s image %s buffer-size %ld buffer-watershed %ld cpu-buffer-size %ld callgraph %d",
+	       d->opt.vmlinux ? d->opt.vmlinux : (d->opt.no_vmlinux ? "none" : "(kallsyms)"),
+	       d->opt.image && *d->opt.image ? d->opt.image : "(all)",
+	       d->opt.buffer_size, d->opt.buffer_watershed,
+	       d->opt.cpu_buffer_size, d->opt.callgraph);
+	if (d->opt.callgraph)
+		op_log(&d->log, OP_LOG_WARN,
+		       "callgraph: call chains are not stored by this oprofiled; --callgraph=%d ignored",
+		       d->opt.callgraph);
+	for (unsigned int i = 0; i < d->nr_events; i++) {
+		if (d->events[i].timer) {
+			op_log(&d->log, OP_LOG_INFO,
+			       "timer mode: sampling with cpu-clock, period %lu ns",
+			       d->events[i].spec.count);
+			break;
+		}
+	}
+}
+
+/* Everything up to the point where the parent may exit. On failure the
+ * error has been reported through startup_error(). */
+static int startup(struct opd_daemon *d)
+{
+	sigset_t mask;
+	pid_t owner;
+	int ret;
+
+	ret = paths_fill(&d->paths, d->opt.session_dir);
+	if (ret) {
+		startup_error(d, "bad session directory '%s': %s",
+			      d->opt.session_dir ? d->opt.session_dir : OP_DEFAULT_SESSION_DIR,
+			      strerror(-ret));
+		return ret;
+	}
+	ret = mkdir_p(d->paths.session_dir);
+	if (ret) {
+		startup_error(d, "cannot create %s: %s", d->paths.session_dir, strerror(-ret));
+		return ret;
+	}
+	ret = opd_lock_take(d->paths.lock_file, d->pid, &owner);
+	if (ret == -EBUSY && owner) {
+		startup_error(d, "already running on %s (pid %d)", d->paths.session_dir, (int)owner);
+		return ret;
+	}
+	if (ret) {
+		startup_error(d, "cannot take the lock %s: %s", d->paths.lock_file, strerror(-ret));
+		return ret;
+	}
+
+	ret = resolve_events(d);
+	if (ret)
+		return ret;
+
+	ret = mkdir_p(d->paths.current_dir);
+	if (ret) {
+		startup_error(d, "cannot create %s: %s", d->paths.current_dir, strerror(-ret));
+		return ret;
+	}
+	ret = open_log(d);
+	if (ret) {
+		startup_error(d, "cannot open the log %s: %s", d->paths.log_file, strerror(-ret));
+		return ret;
+	}
+	log_start(d);
+
+	/* signals become readable events; blocked before kmod starts threads
+	 * so that they inherit the mask and never take them */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0) {
+		ret = -errno;
+		startup_error(d, "cannot block signals: %s", strerror(errno));
+		return ret;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	d->sig_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (d->sig_fd < 0) {
+		ret = -errno;
+		startup_error(d, "cannot create a signalfd: %s", strerror(errno));
+		return ret;
+	}
+
+	ret = opd_images_init(&d->images, lookup_cookie, d,
+			      d->opt.vmlinux, d->opt.image, &d->log);
+	if (!ret)
+		ret = opd_sfiles_init(&d->sfiles, d->paths.current_dir, d->einfo,
+				      d->nr_events, read_cpu_speed(), 0, &d->log);
+	d->dec = malloc(sizeof(*d->dec));
+	d->buf = malloc(OPD_READ_WORDS * sizeof(*d->buf));
+	if (ret || !d->dec || !d->buf) {
+		startup_error(d, "out of memory");
+		return -ENOMEM;
+	}
+	opd_images_read_kernel(&d->images, "/proc");
+	opd_sampler_init(&d->sampler, &d->images, &d->sfiles, d->separate, "/proc");
+	opd_decoder_init(d->dec, &opd_sampler_ops, &d->sampler, d->nr_events, &d->log);
+
+	ret = kop_new(d);
+	if (ret) {
+		startup_error(d, "cannot create the collection session: %s%s%s",
+			      strerror(-ret), d->last_error[0] ? ": " : "", d->last_error);
+		return ret;
+	}
+
+	d->listen_fd = opd_ctl_listen(d->paths.ctl_socket);
+	if (d->listen_fd < 0) {
+		ret = d->listen_fd;
+		startup_error(d, "cannot listen on %s: %s", d->paths.ctl_socket, strerror(-ret));
+		return ret;
+	}
+	op_log(&d->log, OP_LOG_INFO, "ready: listening on %s", d->paths.ctl_socket);
+	return 0;
+}
+
+/* ---- the session ---- */
+
+/* Decode whatever the event buffer holds now, without waiting. */
+static void drain(struct opd_daemon *d)
+{
+	/* bounded: a producer faster than the decoder cannot hold us here */
+	for (int i = 0; i < 4096; i++) {
+		ssize_t n = kop_evbuf_read(d->kop, d->buf, OPD_READ_WORDS, 0);
+
+		if (n <= 0)
+			break;
+		opd_decode(d->dec, d->buf, (size_t)n);
+	}
+}
+
+static void gather_stats(struct opd_daemon *d, struct opd_stats *st)
+{
+	struct kop_stats ks;
+	bool have_ks = d->kop && kop_stats_get(d->kop, &ks) == 0;
+	unsigned int nr_cpus = 0;
+
+	memset(st, 0, sizeof(*st));
+	st->v[OPD_TOTAL_SAMPLES] = d->dec->nr_samples;
+	st->v[OPD_KERNEL_SAMPLES] = d->sampler.nr_kernel;
+	st->v[OPD_ANON_SAMPLES] = d->sampler.nr_anon;
+	st->v[OPD_LOST_NO_MAPPING] = d->sampler.nr_lost_no_mapping;
+	st->v[OPD_LOST_SAMPLEFILE] = d->sfiles.nr_lost;
+	st->v[OPD_BAD_ESCAPE] = d->dec->nr_bad;
+	st->v[OPD_SAMPLES_WRITTEN] = d->sampler.nr_written;
+	st->v[OPD_LOST_FILTERED] = d->sampler.nr_filtered;
+	st->v[OPD_DROPPED_UPSTREAM] = d->dec->nr_dropped;
+	if (have_ks) {
+		st->v[OPD_EVENT_LOST_OVERFLOW] = ks.nr_lost_evbuf;
+		st->v[OPD_LOST_NO_MAPPING] += ks.nr_lost_no_mapping;
+		st->v[OPD_LOST_RECORDS_BY_KERNEL] = ks.nr_lost_ring;
+		nr_cpus = ks.nr_cpus;
+		if (ks.throttled) {
+			size_t off = 0;
+
+			for (unsigned int i = 0; i < d->nr_events && off < sizeof(st->throttled); i++)
+				off += (size_t)snprintf(st->throttled + off,
+							sizeof(st->throttled) - off, "%s%s",
+							i ? "," : "", d->einfo[i].name);
+		}
+	}
+	for (unsigned int c = 0; c < OPD_MAX_CPUS; c++) {
+		if (d->dec->nr_samples_cpu[c] || d->dec->nr_dropped_cpu[c])
+			nr_cpus = nr_cpus > c + 1 ? nr_cpus : c + 1;
+	}
+	if (nr_cpus > OPD_MAX_CPUS)
+		nr_cpus = OPD_MAX_CPUS;
+	st->cpu_lost_overflow = calloc(nr_cpus ? nr_cpus : 1, sizeof(uint64_t));
+	st->cpu_received = calloc(nr_cpus ? nr_cpus : 1, sizeof(uint64_t));
+	if (st->cpu_lost_overflow && st->cpu_received) {
+		st->nr_cpus = nr_cpus;
+		for (unsigned int c = 0; c < nr_cpus; c++) {
+			st->cpu_received[c] = d->dec->nr_samples_cpu[c];
+			st->cpu_lost_overflow[c] = d->dec->nr_dropped_cpu[c];
+			if (have_ks && c < ks.nr_cpus && ks.nr_lost_ring_cpu)
+				st->cpu_lost_overflow[c] += ks.nr_lost_ring_cpu[c];
+		}
+	}
+	if (have_ks)
+		kop_stats_release(&ks);
+}
+
+static void free_stats(struct opd_stats *st)
+{
+	free(st->cpu_lost_overflow);
+	free(st->cpu_received);
+}
+
+/* Sync every CPU buffer, drain, msync, write and log the stats. */
+static int dump(struct opd_daemon *d, const char *why)
+{
+	struct opd_stats st;
+	int ret = 0, r;
+
+	if (d->kop_started) {
+		r = kop_session_sync(d->kop);
+		if (r) {
+			op_log(&d->log, OP_LOG_WARN, "dump: sync failed: %s", strerror(-r));
+			ret = r;
+		}
+		drain(d);
+	}
+	r = opd_sfiles_sync(&d->sfiles);
+	if (r) {
+		op_log(&d->log, OP_LOG_WARN, "dump: msync of a sample file failed: %s",
+		       strerror(-r));
+		ret = ret ? ret : r;
+	}
+	gather_stats(d, &st);
+	r = opd_stats_write(&st, d->paths.current_dir);
+	if (r) {
+		op_log(&d->log, OP_LOG_WARN, "dump: cannot write %s/stats: %s",
+		       d->paths.current_dir, strerror(-r));
+		ret = ret ? ret : r;
+	}
+	opd_stats_log(&st, &d->log, why);
+	free_stats(&st);
+	return ret;
+}
+
+static int cmd_start(struct opd_daemon *d)
+{
+	int ret;
+
+	if (d->running)
+		return 0;
+	if (d->kop_started) {
+		ret = kop_session_resume(d->kop);
+	} else {
+		clear_last_error(d);
+		ret = kop_session_start(d->kop);
+		if (ret) {
+			/* a failed start leaves the session unusable: make
+			 * a fresh one so that a later start can succeed */
+			kop_session_free(d->kop);
+			d->kop = NULL;
+			if (kop_new(d)) {
+				op_log(&d->log, OP_LOG_ERR,
+				       "start: cannot recreate the collection session");
+			}
+			return ret;
+		}
+		d->kop_started = true;
+	}
+	if (ret)
+		return ret;
+	d->running = true;
+	op_log(&d->log, OP_LOG_INFO, "profiling started");
+	return 0;
+}
+
+static int cmd_stop(struct opd_daemon *d)
+{
+	int ret = 0;
+
+	if (d->running) {
+		ret = kop_session_pause(d->kop);
+		if (ret)
+			op_log(&d->log, OP_LOG_WARN, "stop: cannot disable the events: %s",
+			       strerror(-ret));
+		d->running = false;
+		op_log(&d->log, OP_LOG_INFO, "profiling stopped");
+	}
+	{
+		int r = dump(d, "stop");
+
+		return r ? r : ret;
+	}
+}
+
+/* The final stop: kmod's threads end, the buffer is read to its end. */
+static void final_stop(struct opd_daemon *d)
+{
+	if (d->kop_started) {
+		int ret = kop_session_stop(d->kop);
+
+		if (ret)
+			op_log(&d->log, OP_LOG_WARN, "shutdown: stopping the collection failed: %s",
+			       strerror(-ret));
+		for (int i = 0; i < 10000; i++) {
+			ssize_t n = kop_evbuf_read(d->kop, d->buf, OPD_READ_WORDS,
+						   OPD_READ_TIMEOUT_MS);
+
+			if (n <= 0)
+				break;	/* -EPIPE: end of stream */
+			opd_decode(d->dec, d->buf, (size_t)n);
+		}
+		d->running = false;
+	}
+	dump(d, "exit");
+}
+
+static char *status_reply(struct opd_daemon *d)
+{
+	struct opd_stats st;
+	char *text = NULL;
+	size_t len = 0;
+	char sep[64];
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return NULL;
+	separate_format(d->separate, sep, sizeof(sep));
+	gather_stats(d, &st);
+	fprintf(f, "ok\npid %d\nstate %s\nevents %s\nseparate %s\nsession_dir %s\nsamples %llu\n",
+		(int)d->pid, d->running ? "running" : "stopped", d->events_text, sep,
+		d->paths.session_dir, (unsigned long long)st.v[OPD_TOTAL_SAMPLES]);
+	opd_stats_print(&st, f);
+	free_stats(&st);
+	fclose(f);
+	return text;
+}
+
+static void reply_result(int conn, struct opd_daemon *d, int ret)
+{
+	char msg[OP_CTL_LINE_MAX];
+
+	if (!ret) {
+		opd_ctl_reply(conn, "ok\n");
+		return;
+	}
+	pthread_mutex_lock(&d->log_lock);
+	snprintf(msg, sizeof(msg), "error %s%s%s\n", strerror(-ret),
+		 d->last_error[0] ? ": " : "", d->last_error);
+	pthread_mutex_unlock(&d->log_lock);
+	opd_ctl_reply(conn, msg);
+}
+
+static void handle_command(struct opd_daemon *d, int conn, const char *cmd)
+{
+	op_log(&d->log, OP_LOG_DEBUG, "control: %s", cmd);
+	clear_last_error(d);
+	if (!strcmp(cmd, "start")) {
+		reply_result(conn, d, cmd_start(d));
+	} else if (!strcmp(cmd, "stop")) {
+		reply_result(conn, d, cmd_stop(d));
+	} else if (!strcmp(cmd, "dump")) {
+		reply_result(conn, d, dump(d, "dump"));
+	} else if (!strcmp(cmd, "status")) {
+		char *text = status_reply(d);
+
+		opd_ctl_reply(conn, text ? text : "error out of memory\n");
+		free(text);
+	} else if (!strcmp(cmd, "shutdown")) {
+		op_log(&d->log, OP_LOG_INFO, "shutdown requested");
+		final_stop(d);
+		d->quit = true;
+		opd_ctl_reply(conn, "ok\n");
+	} else {
+		char msg[256];
+
+		snprintf(msg, sizeof(msg), "error unknown command '%.64s'\n", cmd);
+		opd_ctl_reply(conn, msg);
+	}
+}
+
+static void handle_signals(struct opd_daemon *d)
+{
+	struct signalfd_siginfo si;
+
+	while (read(d->sig_fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if (si.ssi_signo == SIGHUP) {
+			int ret = open_log(d);
+
+			if (ret)
+				op_log(&d->log, OP_LOG_WARN, "cannot reopen the log: %s",
+				       strerror(-ret));
+			else
+				op_log(&d->log, OP_LOG_INFO, "log reopened (SIGHUP)");
+		} else if (!d->quit) {
+			op_log(&d->log, OP_LOG_INFO, "signal %u: shutting down", si.ssi_signo);
+			final_stop(d);
+			d->quit = true;
+		}
+	}
+}
+
+static void main_loop(struct opd_daemon *d)
+{
+	char line[OP_CTL_LINE_MAX];
+
+	while (!d->quit) {
+		struct pollfd pfd[2] = {
+			{ .fd = d->listen_fd, .events = POLLIN },
+			{ .fd = d->sig_fd, .events = POLLIN },
+		};
+		int n = poll(pfd, 2, d->running ? 0 : -1);
+
+		if (n < 0 && errno != EINTR) {
+			op_log(&d->log, OP_LOG_ERR, "poll failed: %s", strerror(errno));
+			break;
+		}
+		if (n > 0 && (pfd[1].revents & POLLIN))
+			handle_signals(d);
+		if (!d->quit && n > 0 && (pfd[0].revents & POLLIN)) {
+			int conn;
+
+			while (!d->quit && (conn = opd_ctl_accept(d->listen_fd, line, sizeof(line))) != -EAGAIN) {
+				if (conn >= 0)
+					handle_command(d, conn, line);
+				else if (conn != -EPROTO)
+					break;
+			}
+		}
+		if (!d->quit && d->running) {
+			ssize_t got = kop_evbuf_read(d->kop, d->buf, OPD_READ_WORDS,
+						     OPD_READ_TIMEOUT_MS);
+
+			if (got > 0)
+				opd_decode(d->dec, d->buf, (size_t)got);
+			else if (got < 0 && got != -EPIPE && got != -EINTR)
+				op_log(&d->log, OP_LOG_WARN, "reading the event buffer failed: %s",
+				       strerror((int)-got));
+		}
+	}
+}
+
+static void cleanup(struct opd_daemon *d)
+{
+	if (d->listen_fd >= 0) {
+		close(d->listen_fd);
+		unlink(d->paths.ctl_socket);
+	}
+	if (d->kop) {
+		if (d->kop_started && d->running)
+			kop_session_stop(d->kop);
+		kop_session_free(d->kop);
+	}
+	opd_sfiles_release(&d->sfiles);
+	opd_images_release(&d->images);
+	free(d->dec);
+	free(d->buf);
+	if (d->sig_fd >= 0)
+		close(d->sig_fd);
+	if (d->paths.lock_file[0])
+		opd_lock_release(d->paths.lock_file, d->pid);
+	if (d->log_file) {
+		op_log(&d->log, OP_LOG_INFO, "oprofiled exiting");
+		fclose(d->log_file);
+		d->log_file = NULL;
+	}
+	free(d->opt.session_dir);
+	free(d->opt.events);
+	free(d->opt.vmlinux);
+	free(d->opt.image);
+}
+
+/* Fork; the parent waits on the pipe for the child's verdict. Returns in
+ * the child only. */
+static void daemonise(struct opd_daemon *d)
+{
+	int fds[2];
+	pid_t child;
+
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		perror("oprofiled: pipe");
+		exit(1);
+	}
+	child = fork();
+	if (child < 0) {
+		perror("oprofiled: fork");
+		exit(1);
+	}
+	if (child > 0) {
+		char msg[1024];
+		size_t got = 0;
+		ssize_t n;
+
+		close(fds[1]);
+		while (got < sizeof(msg) - 1 &&
+		       ((n = read(fds[0], msg + got, sizeof(msg) - 1 - got)) > 0 ||
+			(n < 0 && errno == EINTR)))
+			got += n > 0 ? (size_t)n : 0;
+		msg[got] = '\0';
+		if (!strcmp(msg, "ok\n"))
+			exit(0);
+		if (!got)
+			fputs("oprofiled: the daemon died during start-up\n", stderr);
+		else
+			fprintf(stderr, "oprofiled: %s", msg);
+		exit(1);
+	}
+	close(fds[0]);
+	d->ready_fd = fds[1];
+	setsid();
+}
+
+static void detach_stdio(void)
+{
+	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	dup2(fd, STDIN_FILENO);
+	dup2(fd, STDOUT_FILENO);
+	dup2(fd, STDERR_FILENO);
+	close(fd);
+}
+
+int main(int argc, char **argv)
+{
+	static struct opd_daemon daemon_state;
+	struct opd_daemon *d = &daemon_state;
+	int ret;
+
+	pthread_mutex_init(&d->log_lock, NULL);
+	d->ready_fd = -1;
+	d->listen_fd = -1;
+	d->sig_fd = -1;
+	d->log = (struct op_logger){ .fn = log_fn, .ctx = d, .max = OP_LOG_INFO };
+	if (parse_options(d, argc, (const char **)argv))
+		return 1;
+	if (d->opt.verbose)
+		d->log.max = OP_LOG_DEBUG;
+	if (!d->opt.foreground)
+		daemonise(d);
+	d->pid = getpid();
+
+	ret = startup(d);
+	if (ret) {
+		cleanup(d);
+		return 1;
+	}
+	if (d->ready_fd >= 0) {
+		if (chdir("/") < 0) {
+			/* nothing relative is used after start-up */
+		}
+		detach_stdio();
+		if (write(d->ready_fd, "ok\n", 3) < 0) {
+			/* the parent is gone; keep running */
+		}
+		close(d->ready_fd);
+		d->ready_fd = -1;
+	}
+	main_loop(d);
+	cleanup(d);
+	return 0;
+}
