@@ -1,0 +1,451 @@
+/* opreport: OProfile's report command over opsampler sessions. This file is
+ * only the command line: options through popt, the exit statuses, and the
+ * order of the steps; the work is in pp_spec, pp_profile, pp_symbols and
+ * pp_report. */
+#include "config.h"
+
+#include <errno.h>
+#include <popt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "op_log.h"
+#include "pp_profile.h"
+#include "pp_report.h"
+#include "pp_spec.h"
+
+/* Exit statuses, listed in --help. */
+enum {
+	EXIT_OK = 0,
+	EXIT_USAGE = 1,		/* bad option or option value */
+	EXIT_SPEC = 2,		/* bad profile specification */
+	EXIT_NO_SESSION = 3,	/* no session directory / session */
+	EXIT_NO_SAMPLES = 4,	/* no sample file matches */
+	EXIT_AXES = 5,		/* files differ along two axes */
+	EXIT_BAD_FILE = 6,	/* a sample file was unreadable (report printed) */
+	EXIT_OUTPUT = 7,	/* cannot write the output */
+	EXIT_NOMEM = 8,
+};
+
+static const char exit_help[] =
+	"\nProfile specification: [session:NAME,...] [session-exclude:...] "
+	"[image:PATH,...] [image-exclude:...]\n  [lib-image:...] [event:NAME,...] "
+	"[count:N,...] [unit-mask:N,...] [cpu:N|A-B,...] [tgid:...] [tid:...]\n"
+	"  Differential report: opreport [options] { SPEC } { SPEC }\n"
+	"\nExit status: 0 ok, 1 bad option, 2 bad profile specification, "
+	"3 no session,\n  4 no matching sample files, 5 sample files differ "
+	"along two axes (use --merge),\n  6 an unreadable or corrupt sample file "
+	"(the report covers the others),\n  7 cannot write the output, 8 out of memory\n";
+
+struct cmdline {
+	char *session_dir;
+	char *merge;
+	char *sort;
+	char *output;
+	char *include_symbols;
+	char *exclude_symbols;
+	char *image_path;
+	char *root;
+	char *vmlinux;
+	char *kallsyms;
+	char *debug_dirs;
+	char *jit_dir;
+	char *demangle;
+	double threshold;
+	int symbols, debug_info, details, xml, exclude_dependent;
+	int global_percent, long_filenames, show_address, accumulated;
+	int no_header, reverse, callgraph, verbose, help;
+};
+
+static char **split_list(const char *s)
+{
+	size_t n = 1, i = 0;
+	char **v, *dup, *tok, *save = NULL;
+
+	for (const char *p = s; *p; p++)
+		n += *p == ',';
+	v = calloc(n + 1, sizeof(*v));
+	dup = strdup(s);
+	if (!v || !dup) {
+		free(v);
+		free(dup);
+		return NULL;
+	}
+	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		v[i++] = strdup(tok);
+	free(dup);
+	return v;
+}
+
+static void free_list(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+static int parse_sort(const char *s, struct pp_report_opts *o)
+{
+	const char *p = s;
+
+	o->nr_sort = 0;
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		enum pp_sort_key k;
+
+#define IS(x) (len == strlen(x) && !strncmp(p, x, len))
+		if (IS("sample"))
+			k = PP_SORT_SAMPLE;
+		else if (IS("vma"))
+			k = PP_SORT_VMA;
+		else if (IS("symbol"))
+			k = PP_SORT_SYMBOL;
+		else if (IS("debug"))
+			k = PP_SORT_DEBUG;
+		else if (IS("image"))
+			k = PP_SORT_IMAGE;
+		else {
+			fprintf(stderr, "opreport: unknown sort key '%.*s' in --sort=%s "
+				"(use vma,sample,symbol,debug,image)\n", (int)len, p, s);
+			return -EINVAL;
+		}
+#undef IS
+		if (o->nr_sort == 5) {
+			fprintf(stderr, "opreport: too many sort keys in --sort=%s\n", s);
+			return -EINVAL;
+		}
+		o->sort[o->nr_sort++] = k;
+		if (!comma)
+			return 0;
+		p = comma + 1;
+	}
+}
+
+struct one_report {
+	struct pp_spec spec;
+	struct pp_profile prof;
+	struct pp_symview *view;
+};
+
+/* Select, classify, load and resolve one profile. Returns an exit status. */
+static int build_report(struct one_report *r, const char *session_dir,
+			int argc, const char *const *argv,
+			const struct pp_merge *merge,
+			const struct pp_report_opts *o,
+			const struct op_logger *lg,
+			struct pp_report_status *st)
+{
+	struct pp_fileset fs;
+	char err[512];
+	int ret;
+
+	ret = pp_spec_parse(argc, argv, &r->spec, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "opreport: bad profile specification: %s\n", err);
+		return ret == -ENOMEM ? EXIT_NOMEM : EXIT_SPEC;
+	}
+	ret = pp_fileset_select(&fs, session_dir, &r->spec, lg);
+	if (ret == -ENOENT) {
+		fprintf(stderr, "opreport: no session found in %s/samples%s%s\n"
+			"  profile with opcontrol --start/--stop first, or give "
+			"--session-dir\n", session_dir,
+			r->spec.session.given ? " matching " : "",
+			r->spec.session.given ? "the session: tag" : "");
+		return EXIT_NO_SESSION;
+	}
+	if (ret) {
+		fprintf(stderr, "opreport: cannot read %s: %s\n", session_dir,
+			strerror(-ret));
+		return ret == -ENOMEM ? EXIT_NOMEM : EXIT_NO_SESSION;
+	}
+	if (!fs.nr_files) {
+		fprintf(stderr, "opreport: no sample file matches%s%s in %s\n"
+			"  run opcontrol --dump, or check the profile specification\n",
+			argc ? " " : "", argc ? r->spec.text : "", session_dir);
+		pp_fileset_release(&fs);
+		return EXIT_NO_SAMPLES;
+	}
+	ret = pp_classify(&fs, merge, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "opreport: %s\n", ret == -EDOM ? err : strerror(-ret));
+		pp_fileset_release(&fs);
+		return ret == -EDOM ? EXIT_AXES : EXIT_NOMEM;
+	}
+	ret = pp_profile_load(&r->prof, &fs, merge, o->exclude_dependent, lg);
+	if (ret) {
+		fprintf(stderr, "opreport: %s\n", strerror(-ret));
+		return EXIT_NOMEM;
+	}
+	if (!r->prof.nr_images) {
+		fprintf(stderr, "opreport: no readable sample file matches%s%s\n",
+			argc ? " " : "", argc ? r->spec.text : "");
+		return r->prof.nr_bad_files ? EXIT_BAD_FILE : EXIT_NO_SAMPLES;
+	}
+	r->view = pp_symview_build(&r->prof, o, lg, st);
+	if (!r->view) {
+		fprintf(stderr, "opreport: out of memory\n");
+		return EXIT_NOMEM;
+	}
+	return EXIT_OK;
+}
+
+static void release_report(struct one_report *r)
+{
+	pp_symview_free(r->view);
+	pp_profile_release(&r->prof);
+	pp_spec_release(&r->spec);
+}
+
+int main(int argc, const char **argv)
+{
+	struct cmdline cl = { 0 };
+	struct poptOption options[] = {
+		{ "session-dir", 0, POPT_ARG_STRING, &cl.session_dir, 0,
+		  "session directory (default ./oprofile_data if present, else /var/lib/oprofile)", "DIR" },
+		{ "symbols", 'l', POPT_ARG_NONE, &cl.symbols, 0, "list per-symbol information", NULL },
+		{ "debug-info", 'g', POPT_ARG_NONE, &cl.debug_info, 0, "add source file and line", NULL },
+		{ "details", 'd', POPT_ARG_NONE, &cl.details, 0, "per-address lines under each symbol", NULL },
+		{ "xml", 'X', POPT_ARG_NONE, &cl.xml, 0, "XML output (OProfile's schema 3.1)", NULL },
+		{ "exclude-dependent", 'x', POPT_ARG_NONE, &cl.exclude_dependent, 0,
+		  "leave out libraries, kernel and modules of each application", NULL },
+		{ "global-percent", '%', POPT_ARG_NONE, &cl.global_percent, 0,
+		  "percentages of the whole profile in dependent-image blocks", NULL },
+		{ "long-filenames", 'f', POPT_ARG_NONE, &cl.long_filenames, 0, "full paths", NULL },
+		{ "threshold", 't', POPT_ARG_DOUBLE, &cl.threshold, 0,
+		  "hide lines below this percentage", "PERCENT" },
+		{ "sort", 's', POPT_ARG_STRING, &cl.sort, 0,
+		  "sort keys: vma,sample,symbol,debug,image", "KEYS" },
+		{ "reverse-sort", 'r', POPT_ARG_NONE, &cl.reverse, 0, "reverse the sort", NULL },
+		{ "accumulated", 'a', POPT_ARG_NONE, &cl.accumulated, 0,
+		  "add cumulated samples and percent columns", NULL },
+		{ "no-header", 'n', POPT_ARG_NONE, &cl.no_header, 0, "no header lines", NULL },
+		{ "output-file", 'o', POPT_ARG_STRING, &cl.output, 0, "write to FILE", "FILE" },
+		{ "merge", 'm', POPT_ARG_STRING, &cl.merge, 0,
+		  "merge along lib,cpu,tid,tgid,unitmask,all", "LIST" },
+		{ "show-address", 'w', POPT_ARG_NONE, &cl.show_address, 0, "add the vma column", NULL },
+		{ "include-symbols", 'i', POPT_ARG_STRING, &cl.include_symbols, 0,
+		  "only these symbols", "NAME,..." },
+		{ "exclude-symbols", 'e', POPT_ARG_STRING, &cl.exclude_symbols, 0,
+		  "leave out these symbols", "NAME,..." },
+		{ "demangle", 'D', POPT_ARG_STRING | POPT_ARGFLAG_OPTIONAL, &cl.demangle, 0,
+		  "C++ names: none or normal (default normal when given)", "none|normal|smart" },
+		{ "image-path", 'p', POPT_ARG_STRING, &cl.image_path, 0,
+		  "directories to look for binaries in", "DIR,..." },
+		{ "root", 'R', POPT_ARG_STRING, &cl.root, 0, "prefix of binary paths", "DIR" },
+		{ "vmlinux", 'k', POPT_ARG_STRING, &cl.vmlinux, 0,
+		  "kernel symbols from this vmlinux (default /proc/kallsyms)", "FILE" },
+		{ "kallsyms", 0, POPT_ARG_STRING, &cl.kallsyms, 0,
+		  "kernel symbols from this kallsyms file", "FILE" },
+		{ "debug-dir", 0, POPT_ARG_STRING, &cl.debug_dirs, 0,
+		  "separate debug file directories (libdwfl path, default :.debug:/usr/lib/debug)", "PATH" },
+		{ "jit-dir", 0, POPT_ARG_STRING, &cl.jit_dir, 0,
+		  "where perf-PID.map files are (default /tmp)", "DIR" },
+		{ "callgraph", 'c', POPT_ARG_NONE, &cl.callgraph, 0,
+		  "call graphs (not supported: refused)", NULL },
+		{ "verbose", 'V', POPT_ARG_NONE, &cl.verbose, 0, "more messages", NULL },
+		{ "help", '?', POPT_ARG_NONE, &cl.help, 0, "show this help", NULL },
+		POPT_TABLEEND
+	};
+	struct op_logger lg = { op_log_to_stderr, (void *)"opreport", OP_LOG_WARN };
+	struct pp_report_opts o = { 0 };
+	struct pp_merge merge = { 0 };
+	struct pp_report_status st = { 0 };
+	struct one_report ra = { 0 }, rb = { 0 };
+	const char **args, *empty[] = { NULL };
+	char **incl = NULL, **excl = NULL, *session_dir = NULL, *title = NULL;
+	size_t title_len = 1;
+	FILE *out = stdout;
+	poptContext pc;
+	int nargs = 0, rc, status = EXIT_OK;
+	bool is_diff = false;
+	const char *bad = NULL;
+	int a0 = 0, an = 0, b0 = 0, bn = 0;
+	char err[256];
+
+	pc = poptGetContext("opreport", argc, argv, options, 0);
+	poptSetOtherOptionHelp(pc, "[options] [profile specification]");
+	while ((rc = poptGetNextOpt(pc)) > 0)
+		;
+	if (rc < -1) {
+		fprintf(stderr, "opreport: %s: %s\n",
+			poptBadOption(pc, POPT_BADOPTION_NOALIAS), poptStrerror(rc));
+		poptFreeContext(pc);
+		return EXIT_USAGE;
+	}
+	args = poptGetArgs(pc);
+	if (!args)
+		args = empty;
+	while (args[nargs])
+		nargs++;
+	if (cl.verbose)
+		lg.max = OP_LOG_DEBUG;
+	if (cl.callgraph) {
+		fprintf(stderr, "opreport: --callgraph is not supported by this opreport\n");
+		status = EXIT_USAGE;
+		goto out_popt;
+	}
+	if (cl.help) {
+		poptPrintHelp(pc, stdout, 0);
+		fputs(exit_help, stdout);
+		goto out_popt;
+	}
+	if (cl.merge && pp_merge_parse(cl.merge, &merge, &bad)) {
+		fprintf(stderr, "opreport: unknown --merge value at '%s' "
+			"(use lib,cpu,tid,tgid,unitmask,all)\n", bad);
+		status = EXIT_USAGE;
+		goto out_popt;
+	}
+	if (cl.threshold < 0 || cl.threshold > 100) {
+		fprintf(stderr, "opreport: --threshold must be a percentage (0-100)\n");
+		status = EXIT_USAGE;
+		goto out_popt;
+	}
+	o.symbols = cl.symbols || cl.details || cl.debug_info;
+	o.debug_info = cl.debug_info;
+	o.details = cl.details;
+	o.xml = cl.xml;
+	o.exclude_dependent = cl.exclude_dependent;
+	o.global_percent = cl.global_percent;
+	o.long_filenames = cl.long_filenames;
+	o.show_address = cl.show_address;
+	o.accumulated = cl.accumulated;
+	o.no_header = cl.no_header;
+	o.reverse = cl.reverse;
+	o.threshold = cl.threshold;
+	o.image_path = cl.image_path;
+	o.root = cl.root;
+	o.vmlinux = cl.vmlinux;
+	o.kallsyms = cl.kallsyms;
+	o.debug_dirs = cl.debug_dirs;
+	o.jit_dir = cl.jit_dir;
+	if (cl.demangle) {
+		if (!strcmp(cl.demangle, "none")) {
+			o.demangle = false;
+		} else if (!strcmp(cl.demangle, "normal") || !strcmp(cl.demangle, "smart") ||
+			   !*cl.demangle) {
+			o.demangle = true;
+		} else {
+			fprintf(stderr, "opreport: --demangle takes none, normal or smart\n");
+			status = EXIT_USAGE;
+			goto out_popt;
+		}
+	} else {
+		/* --demangle given without a value leaves cl.demangle NULL in
+		 * some popt versions: look for it by hand */
+		for (int i = 1; i < argc; i++)
+			if (!strcmp(argv[i], "--demangle") || !strcmp(argv[i], "-D"))
+				o.demangle = true;
+	}
+	if (cl.sort && parse_sort(cl.sort, &o)) {
+		status = EXIT_USAGE;
+		goto out_popt;
+	}
+	if (cl.include_symbols) {
+		incl = split_list(cl.include_symbols);
+		o.include_symbols = incl;
+	}
+	if (cl.exclude_symbols) {
+		excl = split_list(cl.exclude_symbols);
+		o.exclude_symbols = excl;
+	}
+	for (int i = 0; i < argc; i++)
+		title_len += strlen(argv[i]) + 1;
+	title = calloc(1, title_len + 16);
+	if (!title) {
+		status = EXIT_NOMEM;
+		goto out_popt;
+	}
+	{
+		const char *base = strrchr(argv[0], '/');
+
+		strcat(title, base ? base + 1 : argv[0]);
+		strcat(title, " ");
+		for (int i = 1; i < argc; i++) {
+			strcat(title, argv[i]);
+			strcat(title, " ");
+		}
+	}
+	o.title = title;
+	session_dir = pp_session_dir_default(cl.session_dir);
+	if (!session_dir) {
+		status = EXIT_NOMEM;
+		goto out_popt;
+	}
+	if (pp_spec_split_diff(nargs, args, &is_diff, &a0, &an, &b0, &bn,
+			       err, sizeof(err))) {
+		fprintf(stderr, "opreport: bad profile specification: %s\n", err);
+		status = EXIT_SPEC;
+		goto out_popt;
+	}
+	if (!is_diff) {
+		a0 = 0;
+		an = nargs;
+	}
+	status = build_report(&ra, session_dir, an, args + a0, &merge, &o, &lg, &st);
+	if (status)
+		goto out_reports;
+	if (is_diff) {
+		status = build_report(&rb, session_dir, bn, args + b0, &merge, &o,
+				      &lg, &st);
+		if (status)
+			goto out_reports;
+	}
+	o.spec_text = ra.spec.text;
+	if (cl.output) {
+		out = fopen(cl.output, "w");
+		if (!out) {
+			fprintf(stderr, "opreport: cannot write %s: %s\n", cl.output,
+				strerror(errno));
+			status = EXIT_OUTPUT;
+			goto out_reports;
+		}
+	}
+	if (is_diff)
+		rc = pp_report_diff(out, &ra.prof, ra.view, &rb.prof, rb.view, &o);
+	else
+		rc = pp_report_print(out, &ra.prof, ra.view, &o);
+	if (rc) {
+		fprintf(stderr, "opreport: %s\n", strerror(-rc));
+		status = EXIT_NOMEM;
+	}
+	if (ferror(out) | (out != stdout ? fclose(out) : fflush(out))) {
+		fprintf(stderr, "opreport: error writing %s\n",
+			cl.output ? cl.output : "the report");
+		status = EXIT_OUTPUT;
+	}
+	if (!status && (ra.prof.nr_bad_files || rb.prof.nr_bad_files)) {
+		fprintf(stderr, "opreport: %zu sample file(s) could not be read; "
+			"the report covers the others\n",
+			ra.prof.nr_bad_files + rb.prof.nr_bad_files);
+		status = EXIT_BAD_FILE;
+	}
+
+out_reports:
+	release_report(&ra);
+	release_report(&rb);
+out_popt:
+	if (status == EXIT_USAGE && !cl.callgraph)
+		fputs(exit_help, stderr);
+	free(session_dir);
+	free(title);
+	free_list(incl);
+	free_list(excl);
+	/* popt hands string arguments over to the caller */
+	free(cl.session_dir);
+	free(cl.merge);
+	free(cl.sort);
+	free(cl.output);
+	free(cl.include_symbols);
+	free(cl.exclude_symbols);
+	free(cl.image_path);
+	free(cl.root);
+	free(cl.vmlinux);
+	free(cl.kallsyms);
+	free(cl.debug_dirs);
+	free(cl.jit_dir);
+	free(cl.demangle);
+	poptFreeContext(pc);
+	return status;
+}

@@ -1,0 +1,632 @@
+/* Sample-file selection, classification into columns and loading: the part
+ * of opreport that turns a session directory into per-image histograms.
+ * Everything after this works on distinct addresses only. */
+#include "config.h"
+#include "pp_profile.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "odb.h"
+#include "op_config.h"
+#include "pp_spec.h"
+
+int pp_merge_parse(const char *text, struct pp_merge *m, const char **bad)
+{
+	const char *p = text;
+
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+
+#define IS(s) (len == strlen(s) && !strncmp(p, s, len))
+		if (IS("lib"))
+			m->lib = true;
+		else if (IS("cpu"))
+			m->cpu = true;
+		else if (IS("tid"))
+			m->tid = true;
+		else if (IS("tgid"))
+			m->tgid = true;
+		else if (IS("unitmask") || IS("unit-mask"))
+			m->unitmask = true;
+		else if (IS("all"))
+			m->lib = m->cpu = m->tid = m->tgid = m->unitmask = true;
+		else {
+			if (bad)
+				*bad = p;
+			return -EINVAL;
+		}
+#undef IS
+		if (!comma)
+			return 0;
+		p = comma + 1;
+	}
+}
+
+const char *pp_axis_name(enum pp_axis axis)
+{
+	switch (axis) {
+	case PP_AXIS_EVENT: return "event";
+	case PP_AXIS_UNITMASK: return "unitmask";
+	case PP_AXIS_TGID: return "tgid";
+	case PP_AXIS_TID: return "tid";
+	case PP_AXIS_CPU: return "cpu";
+	case PP_AXIS_NONE: break;
+	}
+	return "none";
+}
+
+char *pp_session_dir_default(const char *dir)
+{
+	struct stat st;
+
+	if (dir)
+		return strdup(dir);
+	if (!stat("oprofile_data", &st) && S_ISDIR(st.st_mode))
+		return realpath("oprofile_data", NULL);
+	return strdup(OP_DEFAULT_SESSION_DIR);
+}
+
+static int fileset_add(struct pp_fileset *fs, struct op_sfname *n,
+		       const char *path)
+{
+	struct pp_sfile *v;
+
+	if (fs->nr_files % 64 == 0) {
+		v = realloc(fs->files, (fs->nr_files + 64) * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		fs->files = v;
+	}
+	v = &fs->files[fs->nr_files];
+	memset(v, 0, sizeof(*v));
+	v->path = strdup(path);
+	if (!v->path)
+		return -ENOMEM;
+	v->name = *n;
+	fs->nr_files++;
+	return 0;
+}
+
+/* Depth-first walk of one session's directory. Symbolic links are not
+ * followed: a sample tree never holds one, and following one could leave
+ * the session. */
+static int walk(struct pp_fileset *fs, const struct pp_spec *spec,
+		const char *root, const char *rel, int depth)
+{
+	char path[PATH_MAX * 2];
+	DIR *d;
+	struct dirent *de;
+	int ret = 0;
+
+	if (depth > 64)
+		return 0;
+	snprintf(path, sizeof(path), "%s%s%s", root, *rel ? "/" : "", rel);
+	d = opendir(path);
+	if (!d)
+		return depth ? 0 : -errno;
+	while ((de = readdir(d))) {
+		char sub[PATH_MAX * 2], full[PATH_MAX * 3];
+		struct stat st;
+		struct op_sfname n;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (!depth && !strcmp(de->d_name, "stats"))
+			continue;
+		snprintf(sub, sizeof(sub), "%s%s%s", rel, *rel ? "/" : "",
+			 de->d_name);
+		snprintf(full, sizeof(full), "%s/%s", root, sub);
+		if (lstat(full, &st))
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			ret = walk(fs, spec, root, sub, depth + 1);
+			if (ret)
+				break;
+			continue;
+		}
+		if (!S_ISREG(st.st_mode))
+			continue;
+		if (op_sfname_parse(sub, &n)) {
+			if (!fs->nr_unnamed++)
+				fs->first_unnamed = strdup(full);
+			continue;
+		}
+		if (!pp_spec_match_file(spec, &n)) {
+			op_sfname_release(&n);
+			continue;
+		}
+		ret = fileset_add(fs, &n, full);
+		if (ret) {
+			op_sfname_release(&n);
+			break;
+		}
+	}
+	closedir(d);
+	return ret;
+}
+
+int pp_fileset_select(struct pp_fileset *fs, const char *session_dir,
+		      const struct pp_spec *spec, const struct op_logger *lg)
+{
+	char samples[PATH_MAX];
+	DIR *d;
+	struct dirent *de;
+	int ret = 0;
+
+	memset(fs, 0, sizeof(*fs));
+	snprintf(samples, sizeof(samples), "%s/samples", session_dir);
+	d = opendir(samples);
+	if (!d)
+		return -ENOENT;
+	while ((de = readdir(d))) {
+		char dir[PATH_MAX * 2];
+		struct stat st;
+		char **v;
+
+		if (de->d_name[0] == '.')
+			continue;
+		if (!pp_spec_match_session(spec, de->d_name))
+			continue;
+		snprintf(dir, sizeof(dir), "%s/%s", samples, de->d_name);
+		if (lstat(dir, &st) || !S_ISDIR(st.st_mode))
+			continue;
+		v = realloc(fs->sessions, (fs->nr_sessions + 1) * sizeof(*v));
+		if (!v) {
+			ret = -ENOMEM;
+			break;
+		}
+		fs->sessions = v;
+		fs->sessions[fs->nr_sessions] = strdup(dir);
+		if (!fs->sessions[fs->nr_sessions]) {
+			ret = -ENOMEM;
+			break;
+		}
+		fs->nr_sessions++;
+		ret = walk(fs, spec, dir, "", 0);
+		if (ret)
+			break;
+	}
+	closedir(d);
+	if (!ret && !fs->nr_sessions)
+		ret = -ENOENT;
+	if (!ret && fs->nr_unnamed)
+		op_log(lg, OP_LOG_WARN,
+		       "%zu file(s) under the session are not sample files, e.g. %s",
+		       fs->nr_unnamed, fs->first_unnamed ? fs->first_unnamed : "?");
+	if (ret)
+		pp_fileset_release(fs);
+	return ret;
+}
+
+void pp_fileset_release(struct pp_fileset *fs)
+{
+	for (size_t i = 0; i < fs->nr_files; i++) {
+		op_sfname_release(&fs->files[i].name);
+		free(fs->files[i].path);
+	}
+	free(fs->files);
+	for (size_t i = 0; i < fs->nr_sessions; i++)
+		free(fs->sessions[i]);
+	free(fs->sessions);
+	free(fs->first_unnamed);
+	free(fs->classes);
+	memset(fs, 0, sizeof(*fs));
+}
+
+/* The fields of a file that classification looks at, merged ones cleared. */
+struct class_key {
+	const char *event;
+	unsigned long count;
+	long um, tgid, tid, cpu;
+};
+
+#define MERGED (-2L)
+
+static struct class_key file_key(const struct pp_sfile *f,
+				 const struct pp_merge *m)
+{
+	struct class_key k = {
+		.event = f->name.event,
+		.count = f->name.count,
+		.um = m->unitmask ? MERGED : (long)f->name.unit_mask,
+		.tgid = m->tgid ? MERGED : f->name.tgid,
+		.tid = m->tid ? MERGED : f->name.tid,
+		.cpu = m->cpu ? MERGED : f->name.cpu,
+	};
+	return k;
+}
+
+static long key_value(const struct class_key *k, enum pp_axis axis)
+{
+	switch (axis) {
+	case PP_AXIS_UNITMASK: return k->um;
+	case PP_AXIS_TGID: return k->tgid;
+	case PP_AXIS_TID: return k->tid;
+	case PP_AXIS_CPU: return k->cpu;
+	default: return 0;
+	}
+}
+
+static int class_cmp(const struct pp_class *a, const struct pp_class *b,
+		     enum pp_axis axis)
+{
+	if (axis == PP_AXIS_EVENT) {
+		int c = strcmp(a->event, b->event);
+
+		if (c)
+			return c;
+		return (a->count > b->count) - (a->count < b->count);
+	}
+	return (a->value > b->value) - (a->value < b->value);
+}
+
+static void class_describe(struct pp_class *c, enum pp_axis axis)
+{
+	char v[32];
+
+	if (c->value < 0)
+		snprintf(v, sizeof(v), "all");
+	else
+		snprintf(v, sizeof(v), "%ld", c->value);
+	switch (axis) {
+	case PP_AXIS_CPU:
+		snprintf(c->label, sizeof(c->label), "cpu:%s", v);
+		snprintf(c->longname, sizeof(c->longname), "Samples on CPU %s", v);
+		break;
+	case PP_AXIS_TID:
+		snprintf(c->label, sizeof(c->label), "tid:%s", v);
+		snprintf(c->longname, sizeof(c->longname),
+			 "Processes with a thread ID of %s", v);
+		break;
+	case PP_AXIS_TGID:
+		snprintf(c->label, sizeof(c->label), "tgid:%s", v);
+		snprintf(c->longname, sizeof(c->longname),
+			 "Processes with a thread group ID of %s", v);
+		break;
+	case PP_AXIS_UNITMASK:
+		snprintf(c->label, sizeof(c->label), "unitmask:0x%02x",
+			 c->unit_mask);
+		snprintf(c->longname, sizeof(c->longname),
+			 "Samples with a unit mask of 0x%02x", c->unit_mask);
+		break;
+	case PP_AXIS_EVENT:
+	case PP_AXIS_NONE:
+		snprintf(c->label, sizeof(c->label), "%s:%lu", c->event, c->count);
+		c->longname[0] = '\0';
+		break;
+	}
+}
+
+int pp_classify(struct pp_fileset *fs, const struct pp_merge *merge,
+		char *err, size_t errlen)
+{
+	bool vary[PP_AXIS_CPU + 1] = { false };
+	enum pp_axis axis = PP_AXIS_NONE;
+	struct class_key k0;
+	const char *names[4];
+	size_t nr_vary = 0;
+
+	free(fs->classes);
+	fs->classes = NULL;
+	fs->nr_classes = 0;
+	if (!fs->nr_files)
+		return 0;
+	k0 = file_key(&fs->files[0], merge);
+	for (size_t i = 1; i < fs->nr_files; i++) {
+		struct class_key k = file_key(&fs->files[i], merge);
+
+		if (strcmp(k.event, k0.event) || k.count != k0.count)
+			vary[PP_AXIS_EVENT] = true;
+		if (k.um != k0.um)
+			vary[PP_AXIS_UNITMASK] = true;
+		if (k.tgid != k0.tgid)
+			vary[PP_AXIS_TGID] = true;
+		if (k.tid != k0.tid)
+			vary[PP_AXIS_TID] = true;
+		if (k.cpu != k0.cpu)
+			vary[PP_AXIS_CPU] = true;
+	}
+	/* A thread belongs to one process: when both vary, tid alone tells the
+	 * columns apart unless one tid shows up under two tgids. */
+	if (vary[PP_AXIS_TID] && vary[PP_AXIS_TGID]) {
+		bool functional = true;
+
+		for (size_t i = 0; i < fs->nr_files && functional; i++)
+			for (size_t j = i + 1; j < fs->nr_files; j++) {
+				struct class_key a = file_key(&fs->files[i], merge);
+				struct class_key b = file_key(&fs->files[j], merge);
+
+				if (a.tid == b.tid && a.tgid != b.tgid) {
+					functional = false;
+					break;
+				}
+			}
+		if (functional)
+			vary[PP_AXIS_TGID] = false;
+	}
+	for (int a = PP_AXIS_EVENT; a <= PP_AXIS_CPU; a++) {
+		if (!vary[a])
+			continue;
+		if (nr_vary < 4)
+			names[nr_vary] = pp_axis_name((enum pp_axis)a);
+		nr_vary++;
+		axis = (enum pp_axis)a;
+	}
+	if (nr_vary > 1) {
+		const char *m = strcmp(names[1], "event") ? names[1] : names[0];
+
+		snprintf(err, errlen,
+			 "the selected sample files differ by both %s and %s; "
+			 "a report shows only one of them as columns.\n"
+			 "Merge one with --merge (e.g. --merge=%s), or restrict it "
+			 "with a profile specification (e.g. %s:N)",
+			 names[0], names[1], m, m);
+		return -EDOM;
+	}
+	fs->axis = axis;
+	for (size_t i = 0; i < fs->nr_files; i++) {
+		struct pp_sfile *f = &fs->files[i];
+		struct class_key k = file_key(f, merge);
+		struct pp_class c;
+		size_t lo = 0, hi = fs->nr_classes;
+
+		memset(&c, 0, sizeof(c));
+		snprintf(c.event, sizeof(c.event), "%s", k.event);
+		c.count = k.count;
+		c.unit_mask = f->name.unit_mask;
+		c.value = key_value(&k, axis);
+		/* classes are kept sorted: binary search, insert if new */
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+
+			if (class_cmp(&fs->classes[mid], &c, axis) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == fs->nr_classes ||
+		    class_cmp(&fs->classes[lo], &c, axis)) {
+			struct pp_class *v = realloc(fs->classes,
+						     (fs->nr_classes + 1) * sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			fs->classes = v;
+			memmove(&v[lo + 1], &v[lo],
+				(fs->nr_classes - lo) * sizeof(*v));
+			class_describe(&c, axis);
+			v[lo] = c;
+			fs->nr_classes++;
+		}
+	}
+	/* class indices once every class is known */
+	for (size_t i = 0; i < fs->nr_files; i++) {
+		struct class_key k = file_key(&fs->files[i], merge);
+		struct pp_class c;
+
+		memset(&c, 0, sizeof(c));
+		snprintf(c.event, sizeof(c.event), "%s", k.event);
+		c.count = k.count;
+		c.value = key_value(&k, axis);
+		for (size_t j = 0; j < fs->nr_classes; j++)
+			if (!class_cmp(&fs->classes[j], &c, axis)) {
+				fs->files[i].cls = (unsigned int)j;
+				break;
+			}
+	}
+	return 0;
+}
+
+bool pp_img_equal(const struct op_img *a, const struct op_img *b)
+{
+	if (a->kind != b->kind || strcmp(a->path, b->path))
+		return false;
+	if (a->kind == OP_IMG_ANON)
+		return a->anon_tgid == b->anon_tgid &&
+		       a->anon_start == b->anon_start &&
+		       a->anon_end == b->anon_end;
+	return true;
+}
+
+/* Raw (offset, class, count) triples gathered per image before sorting. */
+struct raw {
+	uint64_t off;
+	uint64_t count;
+	uint32_t cls;
+};
+
+struct loading {
+	struct raw *v;
+	size_t n, alloc;
+};
+
+struct add_ctx {
+	struct loading *ld;
+	uint32_t cls;
+	uint64_t sum;
+	int err;
+};
+
+static int add_one(uint64_t key, uint64_t count, void *vctx)
+{
+	struct add_ctx *ctx = vctx;
+	struct loading *ld = ctx->ld;
+
+	if (ld->n == ld->alloc) {
+		size_t na = ld->alloc ? ld->alloc * 2 : 256;
+		struct raw *v = realloc(ld->v, na * sizeof(*v));
+
+		if (!v) {
+			ctx->err = -ENOMEM;
+			return 1;
+		}
+		ld->v = v;
+		ld->alloc = na;
+	}
+	ld->v[ld->n].off = key;
+	ld->v[ld->n].count = count;
+	ld->v[ld->n].cls = ctx->cls;
+	ld->n++;
+	ctx->sum += count;
+	return 0;
+}
+
+static int raw_cmp(const void *a, const void *b)
+{
+	const struct raw *x = a, *y = b;
+
+	return (x->off > y->off) - (x->off < y->off);
+}
+
+static int find_image(struct pp_profile *p, struct loading **lds,
+		      const struct op_img *app, const struct op_img *img,
+		      size_t *idx)
+{
+	size_t nc = p->fs.nr_classes;
+	struct pp_image *v;
+	struct loading *l;
+
+	for (size_t i = 0; i < p->nr_images; i++)
+		if (pp_img_equal(&p->images[i].img, img) &&
+		    pp_img_equal(&p->images[i].app, app)) {
+			*idx = i;
+			return 0;
+		}
+	v = realloc(p->images, (p->nr_images + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	p->images = v;
+	l = realloc(*lds, (p->nr_images + 1) * sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	*lds = l;
+	memset(&l[p->nr_images], 0, sizeof(*l));
+	v = &p->images[p->nr_images];
+	memset(v, 0, sizeof(*v));
+	v->app = *app;
+	v->img = *img;
+	v->total = calloc(nc, sizeof(*v->total));
+	if (!v->total)
+		return -ENOMEM;
+	*idx = p->nr_images++;
+	return 0;
+}
+
+/* Sort one image's triples and fold them into offs[] and counts[][]. */
+static int image_finish(struct pp_image *im, struct loading *ld, size_t nc)
+{
+	size_t n = 0;
+
+	qsort(ld->v, ld->n, sizeof(*ld->v), raw_cmp);
+	for (size_t i = 0; i < ld->n; i++)
+		if (!i || ld->v[i].off != ld->v[i - 1].off)
+			n++;
+	im->offs = malloc((n ? n : 1) * sizeof(*im->offs));
+	im->counts = calloc((n ? n : 1) * nc, sizeof(*im->counts));
+	if (!im->offs || !im->counts)
+		return -ENOMEM;
+	n = 0;
+	for (size_t i = 0; i < ld->n; i++) {
+		if (!i || ld->v[i].off != ld->v[i - 1].off)
+			im->offs[n++] = ld->v[i].off;
+		im->counts[(n - 1) * nc + ld->v[i].cls] += ld->v[i].count;
+	}
+	im->nr_addrs = n;
+	free(ld->v);
+	memset(ld, 0, sizeof(*ld));
+	return 0;
+}
+
+int pp_profile_load(struct pp_profile *p, struct pp_fileset *fs,
+		    const struct pp_merge *merge, bool exclude_dependent,
+		    const struct op_logger *lg)
+{
+	struct loading *lds = NULL;
+	size_t nc;
+	int ret = 0;
+
+	memset(p, 0, sizeof(*p));
+	p->fs = *fs;
+	memset(fs, 0, sizeof(*fs));
+	nc = p->fs.nr_classes ? p->fs.nr_classes : 1;
+	p->total = calloc(nc, sizeof(*p->total));
+	if (!p->total)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->fs.nr_files; i++) {
+		struct pp_sfile *f = &p->fs.files[i];
+		const struct op_img *app = merge->lib ? &f->name.image : &f->name.dep;
+		struct add_ctx ctx = { .cls = f->cls };
+		struct pp_image *im;
+		odb_t db;
+		size_t idx;
+		int err;
+
+		if (exclude_dependent && !pp_img_equal(&f->name.image, &f->name.dep))
+			continue;
+		err = odb_open(&db, f->path, ODB_RDONLY);
+		if (err) {
+			op_log(lg, OP_LOG_ERR, "cannot read sample file %s: %s",
+			       f->path, odb_strerror(err));
+			p->nr_bad_files++;
+			continue;
+		}
+		ret = find_image(p, &lds, app, &f->name.image, &idx);
+		if (ret) {
+			odb_close(&db);
+			goto err_load;
+		}
+		im = &p->images[idx];
+		if (!im->have_header) {
+			im->have_header = true;
+			im->mtime = db.header->mtime;
+		}
+		if (!p->hdr.valid) {
+			p->hdr.valid = true;
+			p->hdr.cpu_type = db.header->cpu_type;
+			p->hdr.cpu_speed = db.header->cpu_speed;
+		}
+		ctx.ld = &lds[idx];
+		odb_for_each(&db, add_one, &ctx);
+		odb_close(&db);
+		if (ctx.err) {
+			ret = ctx.err;
+			goto err_load;
+		}
+		im->total[f->cls] += ctx.sum;
+		p->total[f->cls] += ctx.sum;
+	}
+	for (size_t i = 0; i < p->nr_images; i++) {
+		ret = image_finish(&p->images[i], &lds[i], nc);
+		if (ret)
+			goto err_load;
+	}
+	free(lds);
+	return 0;
+
+err_load:
+	for (size_t i = 0; i < p->nr_images; i++)
+		free(lds[i].v);
+	free(lds);
+	return ret;
+}
+
+void pp_profile_release(struct pp_profile *p)
+{
+	for (size_t i = 0; i < p->nr_images; i++) {
+		free(p->images[i].total);
+		free(p->images[i].offs);
+		free(p->images[i].counts);
+	}
+	free(p->images);
+	free(p->total);
+	pp_fileset_release(&p->fs);
+	memset(p, 0, sizeof(*p));
+}

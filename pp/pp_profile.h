@@ -1,0 +1,132 @@
+/* Which sample files a report reads and how they fall into columns.
+ *
+ * A report selects sample files with a profile specification (pp_spec.h),
+ * classifies them into "classes" (columns) along the one axis on which they
+ * differ once --merge has been applied (cpu, tid, tgid, event, unit mask),
+ * and sums each (application, image) pair's counts per class. Reading a
+ * sample file costs one pass over its distinct offsets (odb_for_each): the
+ * work depends on distinct addresses, never on the number of samples.
+ *
+ * Ownership: a pp_profile owns every string and array hanging off it;
+ * pp_profile_release frees them all.
+ */
+#ifndef PP_PROFILE_H
+#define PP_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "op_log.h"
+#include "op_names.h"
+
+struct pp_spec;
+
+struct pp_merge {
+	bool cpu, lib, tid, tgid, unitmask;
+};
+
+/* Parse --merge's "lib,cpu,tid,tgid,unitmask,all" (also "unit-mask").
+ * Returns 0 or -EINVAL with *bad at the offending token inside text. */
+int pp_merge_parse(const char *text, struct pp_merge *m, const char **bad);
+
+enum pp_axis {
+	PP_AXIS_NONE,
+	PP_AXIS_EVENT,
+	PP_AXIS_UNITMASK,
+	PP_AXIS_TGID,
+	PP_AXIS_TID,
+	PP_AXIS_CPU,
+};
+
+const char *pp_axis_name(enum pp_axis axis);
+
+/* One column. */
+struct pp_class {
+	char label[96];		/* "cpu:0", "tid:42", "TIMER:1000000" */
+	char longname[160];	/* "Samples on CPU 0"... "" for the event axis */
+	char event[64];
+	unsigned long count;
+	unsigned int unit_mask;
+	long value;		/* the axis value (-1: "all") */
+};
+
+/* One selected sample file. */
+struct pp_sfile {
+	struct op_sfname name;
+	char *path;		/* absolute */
+	unsigned int cls;	/* class index, set by pp_classify */
+};
+
+/* Sample files selected for one report, before classification. */
+struct pp_fileset {
+	struct pp_sfile *files;
+	size_t nr_files;
+	size_t nr_unnamed;	/* files under the session whose name did not parse */
+	char *first_unnamed;
+	char **sessions;	/* session directories read */
+	size_t nr_sessions;
+	enum pp_axis axis;
+	struct pp_class *classes;
+	size_t nr_classes;
+};
+
+/* The session directory opreport uses: dir when given, else ./oprofile_data
+ * when it exists, else /var/lib/oprofile. Malloc'd, NULL on ENOMEM. */
+char *pp_session_dir_default(const char *dir);
+
+/* Select the sample files of session_dir matching spec. Returns 0 (maybe
+ * with no file: the caller says "no matching samples"), -ENOENT when no
+ * selected session directory exists (no session), or -errno. */
+int pp_fileset_select(struct pp_fileset *fs, const char *session_dir,
+		      const struct pp_spec *spec, const struct op_logger *lg);
+
+/* Classify fs's files into columns after merging. Returns 0, or -EDOM when
+ * the files differ along two axes (err explains how to merge them). */
+int pp_classify(struct pp_fileset *fs, const struct pp_merge *merge,
+		char *err, size_t errlen);
+
+void pp_fileset_release(struct pp_fileset *fs);
+
+/* One (application, image) pair with its counts per class and per offset.
+ * offs[] is sorted; counts is nr_addrs x nr_classes, row-major. */
+struct pp_image {
+	struct op_img app;	/* with --merge=lib: equal to img */
+	struct op_img img;
+	uint64_t *total;	/* [nr_classes] */
+	uint64_t *offs;
+	uint64_t *counts;
+	size_t nr_addrs;
+	uint64_t mtime;		/* from the first file's header */
+	bool have_header;
+};
+
+struct pp_header_info {
+	bool valid;
+	uint32_t cpu_type;
+	double cpu_speed;
+};
+
+struct pp_profile {
+	struct pp_fileset fs;
+	struct pp_image *images;
+	size_t nr_images;
+	uint64_t *total;	/* [nr_classes] over everything selected */
+	struct pp_header_info hdr;
+	size_t nr_bad_files;	/* refused by odb_open (named through the logger) */
+};
+
+/* Read every classified file of fs (taken over by p) into images. With
+ * exclude_dependent, files whose image differs from their application are
+ * skipped. Corrupt files are logged with their name and reason, counted in
+ * nr_bad_files and skipped. Returns 0 or -ENOMEM. */
+int pp_profile_load(struct pp_profile *p, struct pp_fileset *fs,
+		    const struct pp_merge *merge, bool exclude_dependent,
+		    const struct op_logger *lg);
+
+void pp_profile_release(struct pp_profile *p);
+
+/* True when a and b name the same image. */
+bool pp_img_equal(const struct op_img *a, const struct op_img *b);
+
+#endif /* PP_PROFILE_H */

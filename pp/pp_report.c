@@ -1,0 +1,1268 @@
+/* opreport's formatters. The symbol view is built once from the per-image
+ * histograms (distinct addresses only), then printed as text, XML or a
+ * differential report; the layout follows OProfile 1.x column for column. */
+#include "config.h"
+#include "pp_report.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "odb.h"
+#include "op_names.h"
+#include "pp_symbols.h"
+
+#define NO_SYMBOLS "(no symbols)"
+#define NO_LOCATION "(no location information)"
+
+struct pp_entry {
+	size_t image;			/* index into p->images */
+	const struct pp_sym *sym;	/* NULL: samples outside every symbol */
+	char *name;			/* printed symbol name (owned) */
+	uint64_t vma;			/* symbol start, or first sampled address */
+	uint64_t *counts;		/* [nc] */
+	uint64_t sum;
+	size_t *addrs;			/* indices into the image's offs (details) */
+	size_t nr_addrs, alloc_addrs;
+	const char *src;		/* -g: source file of vma, or NULL */
+	int line;
+};
+
+struct img_tab {
+	char *key;
+	struct pp_symtab st;
+	int status;			/* 0 loaded, else -errno */
+};
+
+struct pp_symview {
+	size_t nc;
+	size_t nr_images;
+	struct pp_entry *entries;
+	size_t nr_entries;
+	struct img_tab *tabs;
+	size_t nr_tabs;
+	size_t *img_tab;		/* per image: index into tabs or SIZE_MAX */
+	uint64_t **vmas;		/* per image: vma of each address */
+	char **img_names;		/* per image: printed image name */
+	char **app_names;
+	char **img_long;		/* per image: full name (XML, diff key) */
+	char **app_long;
+	bool multiple_apps, multiple_images, separated;
+};
+
+void pp_format_percent(char *buf, size_t len, double value)
+{
+	if (value == 0.0) {
+		snprintf(buf, len, "0");
+		return;
+	}
+	for (int prec = 4; prec >= 0; prec--) {
+		int n = snprintf(buf, len, "%.*f", prec, value);
+
+		if (n <= 7)
+			return;
+	}
+}
+
+static double percent(uint64_t n, uint64_t total)
+{
+	return total ? (double)n * 100.0 / (double)total : 0.0;
+}
+
+/* A left-aligned column: the text, padded to width, or followed by one
+ * space when it does not fit (as OProfile does). */
+static void put_col(FILE *out, const char *s, int width)
+{
+	int len = (int)strlen(s);
+
+	fputs(s, out);
+	if (len < width)
+		fprintf(out, "%*s", width - len, "");
+	else
+		fputc(' ', out);
+}
+
+/* ---- building the view ---- */
+
+static char *img_name(const struct op_img *img, bool long_name)
+{
+	char *s = op_img_display(img, long_name);
+
+	return s ? s : strdup(img->path ? img->path : "?");
+}
+
+/* Where the binary of a FILE image is read from: --root prefix, then the
+ * --image-path directories by basename. Returns a malloc'd path. */
+static char *locate_binary(const char *path, const struct pp_report_opts *o)
+{
+	char buf[PATH_MAX * 2];
+	const char *base = strrchr(path, '/');
+
+	snprintf(buf, sizeof(buf), "%s%s", o->root ? o->root : "", path);
+	if (!access(buf, F_OK) || !o->image_path)
+		return strdup(buf);
+	base = base ? base + 1 : path;
+	for (const char *p = o->image_path; *p;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		char cand[PATH_MAX * 2];
+
+		snprintf(cand, sizeof(cand), "%.*s/%s", (int)len, p, base);
+		if (len && !access(cand, F_OK))
+			return strdup(cand);
+		if (!comma)
+			break;
+		p = comma + 1;
+	}
+	return strdup(buf);
+}
+
+static int load_tab(struct img_tab *t, const struct pp_image *im,
+		    const struct pp_report_opts *o, const struct op_logger *lg,
+		    struct pp_report_status *st)
+{
+	const struct op_img *img = &im->img;
+	char buf[PATH_MAX * 2];
+
+	switch (img->kind) {
+	case OP_IMG_FILE: {
+		char *path = locate_binary(img->path, o);
+		struct stat sb;
+
+		if (!path)
+			return -ENOMEM;
+		if (stat(path, &sb)) {
+			op_log(lg, OP_LOG_WARN,
+			       "%s could not be found: its samples count, without symbols",
+			       path);
+			st->nr_missing++;
+			free(path);
+			return -ENOENT;
+		}
+		if (im->mtime && (uint64_t)sb.st_mtime != im->mtime) {
+			op_log(lg, OP_LOG_WARN,
+			       "the last modified time of %s does not match its sample files: "
+			       "the binary changed since profiling and symbols may be wrong",
+			       path);
+			st->nr_changed++;
+		}
+		t->status = pp_symtab_load_elf(&t->st, path, o->debug_dirs, lg);
+		if (t->status)
+			op_log(lg, OP_LOG_WARN, "no symbols for %s: %s", path,
+			       t->status == -ENOEXEC ? "not an ELF file" :
+			       strerror(-t->status));
+		free(path);
+		return t->status;
+	}
+	case OP_IMG_KERN: {
+		bool kernel = img->path[0] == '/';
+
+		if (kernel && o->vmlinux) {
+			t->status = pp_symtab_load_elf(&t->st, o->vmlinux,
+						       o->debug_dirs, lg);
+			if (!t->status && t->st.nr_segs) {
+				/* kernel offsets are relative to the text start */
+				uint64_t base = UINT64_MAX;
+
+				for (size_t i = 0; i < t->st.nr_segs; i++)
+					if (t->st.segs[i].vaddr < base)
+						base = t->st.segs[i].vaddr;
+				for (size_t i = 0; i < t->st.nr_syms; i++)
+					t->st.syms[i].start -= base;
+				t->st.nr_segs = 0;
+				t->st.bias += base;
+			}
+		} else {
+			t->status = pp_symtab_load_kallsyms(&t->st,
+				o->kallsyms ? o->kallsyms : "/proc/kallsyms",
+				kernel ? NULL : img->path);
+		}
+		if (t->status)
+			op_log(lg, OP_LOG_WARN, "no kernel symbols for %s: %s",
+			       img->path, strerror(-t->status));
+		return t->status;
+	}
+	case OP_IMG_ANON:
+		snprintf(buf, sizeof(buf), "%s%s/perf-%d.map",
+			 o->root ? o->root : "", o->jit_dir ? o->jit_dir : "/tmp",
+			 (int)img->anon_tgid);
+		t->status = pp_symtab_load_perfmap(&t->st, buf, img->anon_start,
+						   img->anon_end, NULL);
+		return t->status;
+	}
+	return -EINVAL;
+}
+
+static char *tab_key(const struct op_img *img)
+{
+	char *k = NULL;
+
+	if (img->kind == OP_IMG_ANON) {
+		if (asprintf(&k, "a%d:%" PRIx64 ":%s", (int)img->anon_tgid,
+			     img->anon_start, img->path) < 0)
+			return NULL;
+	} else if (asprintf(&k, "%c%s", img->kind == OP_IMG_FILE ? 'f' : 'k',
+			    img->path) < 0) {
+		return NULL;
+	}
+	return k;
+}
+
+static struct pp_entry *new_entry(struct pp_symview *v)
+{
+	struct pp_entry *e;
+
+	if (v->nr_entries % 256 == 0) {
+		e = realloc(v->entries, (v->nr_entries + 256) * sizeof(*e));
+		if (!e)
+			return NULL;
+		v->entries = e;
+	}
+	e = &v->entries[v->nr_entries];
+	memset(e, 0, sizeof(*e));
+	e->counts = calloc(v->nc, sizeof(*e->counts));
+	if (!e->counts)
+		return NULL;
+	v->nr_entries++;
+	return e;
+}
+
+static int entry_add_addr(struct pp_entry *e, size_t idx)
+{
+	if (e->nr_addrs == e->alloc_addrs) {
+		size_t na = e->alloc_addrs ? e->alloc_addrs * 2 : 8;
+		size_t *a = realloc(e->addrs, na * sizeof(*a));
+
+		if (!a)
+			return -ENOMEM;
+		e->addrs = a;
+		e->alloc_addrs = na;
+	}
+	e->addrs[e->nr_addrs++] = idx;
+	return 0;
+}
+
+static int build_image(struct pp_symview *v, const struct pp_profile *p,
+		       size_t i, const struct pp_report_opts *o)
+{
+	const struct pp_image *im = &p->images[i];
+	const struct pp_symtab *st = NULL;
+	size_t *sym_entry = NULL, none = SIZE_MAX;
+	size_t nsyms = 0;
+
+	if (v->img_tab[i] != SIZE_MAX && !v->tabs[v->img_tab[i]].status)
+		st = &v->tabs[v->img_tab[i]].st;
+	if (st) {
+		nsyms = st->nr_syms;
+		sym_entry = malloc((nsyms ? nsyms : 1) * sizeof(*sym_entry));
+		if (!sym_entry)
+			return -ENOMEM;
+		for (size_t k = 0; k < nsyms; k++)
+			sym_entry[k] = SIZE_MAX;
+	}
+	v->vmas[i] = malloc((im->nr_addrs ? im->nr_addrs : 1) * sizeof(uint64_t));
+	if (!v->vmas[i])
+		goto err_nomem;
+	for (size_t j = 0; j < im->nr_addrs; j++) {
+		uint64_t vma = st ? pp_symtab_off_to_vma(st, im->offs[j]) : im->offs[j];
+		const struct pp_sym *sym = st ? pp_symtab_lookup(st, vma) : NULL;
+		size_t *slot = sym ? &sym_entry[sym - st->syms] : &none;
+		struct pp_entry *e;
+
+		v->vmas[i][j] = vma;
+		if (*slot == SIZE_MAX) {
+			e = new_entry(v);
+			if (!e)
+				goto err_nomem;
+			e->image = i;
+			e->sym = sym;
+			e->vma = sym ? sym->start : vma;
+			if (sym && o->demangle)
+				e->name = pp_demangle(sym->name);
+			if (!e->name)
+				e->name = strdup(sym ? sym->name : NO_SYMBOLS);
+			if (!e->name)
+				goto err_nomem;
+			if (o->debug_info && st)
+				pp_symtab_line(st, e->vma, &e->src, &e->line);
+			*slot = v->nr_entries - 1;
+		}
+		e = &v->entries[*slot];
+		for (size_t c = 0; c < v->nc; c++) {
+			e->counts[c] += im->counts[j * v->nc + c];
+			e->sum += im->counts[j * v->nc + c];
+		}
+		if (o->details && entry_add_addr(e, j))
+			goto err_nomem;
+	}
+	free(sym_entry);
+	return 0;
+
+err_nomem:
+	free(sym_entry);
+	return -ENOMEM;
+}
+
+struct pp_symview *pp_symview_build(const struct pp_profile *p,
+				    const struct pp_report_opts *o,
+				    const struct op_logger *lg,
+				    struct pp_report_status *st)
+{
+	struct pp_symview *v = calloc(1, sizeof(*v));
+	size_t n = p->nr_images;
+	bool want_syms = o->symbols || o->details;
+
+	if (!v)
+		return NULL;
+	v->nc = p->fs.nr_classes ? p->fs.nr_classes : 1;
+	v->nr_images = n;
+	v->img_tab = malloc((n ? n : 1) * sizeof(*v->img_tab));
+	v->vmas = calloc(n ? n : 1, sizeof(*v->vmas));
+	v->img_names = calloc(n ? n : 1, sizeof(char *));
+	v->app_names = calloc(n ? n : 1, sizeof(char *));
+	v->img_long = calloc(n ? n : 1, sizeof(char *));
+	v->app_long = calloc(n ? n : 1, sizeof(char *));
+	v->tabs = calloc(n ? n : 1, sizeof(*v->tabs));
+	if (!v->img_tab || !v->vmas || !v->img_names || !v->app_names ||
+	    !v->img_long || !v->app_long || !v->tabs)
+		goto err_view;
+	for (size_t i = 0; i < n; i++) {
+		const struct pp_image *im = &p->images[i];
+
+		v->img_tab[i] = SIZE_MAX;
+		v->img_names[i] = img_name(&im->img, o->long_filenames);
+		v->app_names[i] = img_name(&im->app, o->long_filenames);
+		v->img_long[i] = img_name(&im->img, true);
+		v->app_long[i] = img_name(&im->app, true);
+		if (!v->img_names[i] || !v->app_names[i] || !v->img_long[i] ||
+		    !v->app_long[i])
+			goto err_view;
+		if (!pp_img_equal(&im->img, &im->app))
+			v->separated = true;
+		if (i && strcmp(v->img_long[i], v->img_long[0]))
+			v->multiple_images = true;
+		if (i && strcmp(v->app_long[i], v->app_long[0]))
+			v->multiple_apps = true;
+	}
+	if (!v->separated)
+		v->multiple_apps = false;
+	/* symbol tables, one per distinct binary; FILE images are checked
+	 * (missing, changed) even for the summary */
+	for (size_t i = 0; i < n; i++) {
+		const struct pp_image *im = &p->images[i];
+		char *key;
+		size_t t;
+
+		if (!want_syms && im->img.kind != OP_IMG_FILE)
+			continue;
+		key = tab_key(&im->img);
+		if (!key)
+			goto err_view;
+		for (t = 0; t < v->nr_tabs; t++)
+			if (!strcmp(v->tabs[t].key, key))
+				break;
+		if (t == v->nr_tabs) {
+			struct img_tab *tab = &v->tabs[v->nr_tabs++];
+
+			tab->key = key;
+			if (want_syms) {
+				load_tab(tab, im, o, lg, st);
+			} else {
+				/* summary: only the existence and mtime check */
+				char *path = locate_binary(im->img.path, o);
+				struct stat sb;
+
+				tab->status = -ENODATA;
+				if (path && stat(path, &sb)) {
+					op_log(lg, OP_LOG_WARN,
+					       "%s could not be found", path);
+					st->nr_missing++;
+				} else if (path && im->mtime &&
+					   (uint64_t)sb.st_mtime != im->mtime) {
+					op_log(lg, OP_LOG_WARN,
+					       "the last modified time of %s does not match its sample files",
+					       path);
+					st->nr_changed++;
+				}
+				free(path);
+			}
+		} else {
+			free(key);
+		}
+		v->img_tab[i] = t;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (build_image(v, p, i, o))
+			goto err_view;
+	return v;
+
+err_view:
+	pp_symview_free(v);
+	errno = ENOMEM;
+	return NULL;
+}
+
+void pp_symview_free(struct pp_symview *v)
+{
+	if (!v)
+		return;
+	for (size_t i = 0; i < v->nr_entries; i++) {
+		free(v->entries[i].name);
+		free(v->entries[i].counts);
+		free(v->entries[i].addrs);
+	}
+	free(v->entries);
+	for (size_t i = 0; i < v->nr_tabs; i++) {
+		free(v->tabs[i].key);
+		pp_symtab_release(&v->tabs[i].st);
+	}
+	free(v->tabs);
+	free(v->img_tab);
+	for (size_t i = 0; i < v->nr_images; i++) {
+		if (v->vmas)
+			free(v->vmas[i]);
+		if (v->img_names)
+			free(v->img_names[i]);
+		if (v->app_names)
+			free(v->app_names[i]);
+		if (v->img_long)
+			free(v->img_long[i]);
+		if (v->app_long)
+			free(v->app_long[i]);
+	}
+	free(v->vmas);
+	free(v->img_names);
+	free(v->app_names);
+	free(v->img_long);
+	free(v->app_long);
+	free(v);
+}
+
+/* ---- header ---- */
+
+static const char *cpu_name(uint32_t cpu_type)
+{
+	switch (cpu_type) {
+	case ODB_CPU_TIMER_INT: return "CPU with timer interrupt";
+	default: return NULL;
+	}
+}
+
+static uint64_t read_stat(const char *dir, const char *name, bool *found)
+{
+	char path[PATH_MAX * 2];
+	unsigned long long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/stats/%s", dir, name);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu", &v) == 1)
+		*found = true;
+	fclose(f);
+	return v;
+}
+
+static void print_loss_block(FILE *out, const struct pp_profile *p)
+{
+	static const char *const names[] = {
+		"event_lost_overflow", "lost_no_mapping", "lost_samplefile",
+		"lost_records_by_kernel", "bad_escape",
+	};
+	uint64_t vals[sizeof(names) / sizeof(names[0]) + 1] = { 0 };
+	uint64_t total = 0, cpu_lost = 0, lost = 0;
+	bool found = false;
+
+	for (size_t s = 0; s < p->fs.nr_sessions; s++) {
+		const char *dir = p->fs.sessions[s];
+
+		total += read_stat(dir, "total_samples", &found);
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			vals[i] += read_stat(dir, names[i], &found);
+		for (int cpu = 0; cpu < 4096; cpu++) {
+			char name[64];
+			bool f = false;
+
+			snprintf(name, sizeof(name), "cpu%d/sample_lost_overflow", cpu);
+			cpu_lost += read_stat(dir, name, &f);
+			if (!f)
+				break;
+		}
+	}
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		lost += vals[i];
+	lost += cpu_lost;
+	if (!lost)
+		return;
+	if (!total)
+		for (size_t c = 0; c < (p->fs.nr_classes ? p->fs.nr_classes : 1); c++)
+			total += p->total[c];
+	fprintf(out, "WARNING: %" PRIu64 " samples were lost while profiling "
+		"(%.4f%% of %" PRIu64 " samples); the report may be skewed:\n",
+		lost, percent(lost, total + lost), total + lost);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (vals[i])
+			fprintf(out, "  %-24s %" PRIu64 " (%.4f%%)\n", names[i],
+				vals[i], percent(vals[i], total + lost));
+	if (cpu_lost)
+		fprintf(out, "  %-24s %" PRIu64 " (%.4f%%)\n",
+			"sample_lost_overflow", cpu_lost,
+			percent(cpu_lost, total + lost));
+}
+
+void pp_report_header(FILE *out, const struct pp_profile *p,
+		      const struct pp_report_opts *opts)
+{
+	const char *cpu = cpu_name(p->hdr.cpu_type);
+	bool timer = p->hdr.cpu_type == ODB_CPU_TIMER_INT;
+
+	if (cpu)
+		fprintf(out, "CPU: %s, speed %g MHz (estimated)\n", cpu,
+			p->hdr.cpu_speed);
+	else
+		fprintf(out, "CPU: cpu type %u, speed %g MHz (estimated)\n",
+			p->hdr.cpu_type, p->hdr.cpu_speed);
+	if (timer) {
+		fprintf(out, "Profiling through timer interrupt\n");
+	} else {
+		/* one line per distinct event */
+		for (size_t c = 0; c < p->fs.nr_classes; c++) {
+			const struct pp_class *k = &p->fs.classes[c];
+			bool seen = false;
+
+			for (size_t d = 0; d < c; d++)
+				if (!strcmp(p->fs.classes[d].event, k->event) &&
+				    p->fs.classes[d].count == k->count)
+					seen = true;
+			if (seen)
+				continue;
+			fprintf(out, "Counted %s events with a unit mask of 0x%02x (%s) count %lu\n",
+				k->event, k->unit_mask,
+				k->unit_mask ? "multiple flags" : "No unit mask",
+				k->count);
+		}
+	}
+	print_loss_block(out, p);
+	if (p->fs.axis != PP_AXIS_NONE && p->fs.axis != PP_AXIS_EVENT)
+		for (size_t c = 0; c < p->fs.nr_classes; c++)
+			fprintf(out, "%s\n", p->fs.classes[c].longname);
+}
+
+/* ---- image summary ---- */
+
+struct app_row {
+	size_t first;		/* images of this app: idx[first .. first+n) */
+	size_t n;
+	uint64_t *total;
+	uint64_t sum;
+};
+
+struct sum_ctx {
+	const struct pp_profile *p;
+	const struct pp_symview *v;
+	bool reverse;
+};
+
+static int cmp_counts(uint64_t a, uint64_t b, const char *na, const char *nb,
+		      bool reverse)
+{
+	int c = (a < b) - (a > b);	/* descending */
+
+	if (!c)
+		c = strcmp(na, nb);
+	return reverse ? -c : c;
+}
+
+static uint64_t image_sum(const struct pp_image *im, size_t nc)
+{
+	uint64_t s = 0;
+
+	for (size_t c = 0; c < nc; c++)
+		s += im->total[c];
+	return s;
+}
+
+static int img_cmp(const void *a, const void *b, void *vctx)
+{
+	const struct sum_ctx *ctx = vctx;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	size_t nc = ctx->v->nc;
+	int c = strcmp(ctx->v->app_long[x], ctx->v->app_long[y]);
+
+	if (c)
+		return c;	/* grouped by app first; apps sorted later */
+	return cmp_counts(image_sum(&ctx->p->images[x], nc),
+			  image_sum(&ctx->p->images[y], nc),
+			  ctx->v->img_long[x], ctx->v->img_long[y], ctx->reverse);
+}
+
+static void print_class_header(FILE *out, const struct pp_profile *p,
+			       const char *prefix)
+{
+	size_t nc = p->fs.nr_classes ? p->fs.nr_classes : 1;
+
+	fputs(prefix, out);
+	for (size_t c = 0; c < nc; c++) {
+		const char *l = p->fs.nr_classes ? p->fs.classes[c].label : "samples";
+
+		if (strlen(l) > 17)
+			fprintf(out, "%.14s...|", l);
+		else
+			fprintf(out, "%17s|", l);
+	}
+	fputc('\n', out);
+	fputs(prefix, out);
+	for (size_t c = 0; c < nc; c++)
+		fputs("  samples|      %|", out);
+	fputc('\n', out);
+	fputs(prefix, out);
+	for (size_t c = 0; c < nc; c++)
+		fputs("------------------", out);
+	fputc('\n', out);
+}
+
+static void print_count_cols(FILE *out, const uint64_t *counts,
+			     const uint64_t *totals, size_t nc)
+{
+	char pct[32];
+
+	for (size_t c = 0; c < nc; c++) {
+		pp_format_percent(pct, sizeof(pct), percent(counts[c], totals[c]));
+		fprintf(out, "%9" PRIu64 " %7s ", counts[c], pct);
+	}
+}
+
+static bool below_threshold(const uint64_t *counts, const uint64_t *totals,
+			    size_t nc, double threshold)
+{
+	if (threshold <= 0)
+		return false;
+	for (size_t c = 0; c < nc; c++)
+		if (percent(counts[c], totals[c]) >= threshold)
+			return false;
+	return true;
+}
+
+static int app_cmp(const struct app_row *x, const struct app_row *y,
+		   bool reverse)
+{
+	return cmp_counts(x->sum, y->sum, "", "", reverse);
+}
+
+static int print_summary(FILE *out, const struct pp_profile *p,
+			 const struct pp_symview *v,
+			 const struct pp_report_opts *o)
+{
+	size_t n = p->nr_images, nc = v->nc, nr_apps = 0;
+	size_t *idx = malloc((n ? n : 1) * sizeof(*idx));
+	struct app_row *apps = calloc(n ? n : 1, sizeof(*apps));
+	uint64_t *app_totals = calloc((n ? n : 1) * nc, sizeof(uint64_t));
+	struct sum_ctx ctx = { p, v, o->reverse };
+	bool deps = v->separated && !o->exclude_dependent;
+
+	if (!idx || !apps || !app_totals) {
+		free(idx);
+		free(apps);
+		free(app_totals);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		idx[i] = i;
+	qsort_r(idx, n, sizeof(*idx), img_cmp, &ctx);
+	for (size_t i = 0; i < n; i++) {
+		struct app_row *a;
+
+		if (!i || strcmp(v->app_long[idx[i]], v->app_long[idx[i - 1]])) {
+			a = &apps[nr_apps];
+			a->first = i;
+			a->total = &app_totals[nr_apps * nc];
+			nr_apps++;
+		}
+		a = &apps[nr_apps - 1];
+		a->n++;
+		for (size_t c = 0; c < nc; c++) {
+			a->total[c] += p->images[idx[i]].total[c];
+			a->sum += p->images[idx[i]].total[c];
+		}
+	}
+	/* insertion sort keeps equal sums in app-name order */
+	for (size_t i = 1; i < nr_apps; i++) {
+		struct app_row t = apps[i];
+		size_t j = i;
+
+		while (j > 0 && app_cmp(&apps[j - 1], &t, o->reverse) > 0) {
+			apps[j] = apps[j - 1];
+			j--;
+		}
+		apps[j] = t;
+	}
+	print_class_header(out, p, "");
+	for (size_t a = 0; a < nr_apps; a++) {
+		const struct app_row *r = &apps[a];
+
+		if (below_threshold(r->total, p->total, nc, o->threshold))
+			continue;
+		print_count_cols(out, r->total, p->total, nc);
+		fprintf(out, "%s\n", v->app_names[idx[r->first]]);
+		if (!deps)
+			continue;
+		print_class_header(out, p, "\t");
+		for (size_t k = 0; k < r->n; k++) {
+			const struct pp_image *im = &p->images[idx[r->first + k]];
+			const uint64_t *tot = o->global_percent ? p->total : r->total;
+
+			if (below_threshold(im->total, tot, nc, o->threshold))
+				continue;
+			fputc('\t', out);
+			print_count_cols(out, im->total, tot, nc);
+			fprintf(out, "%s\n", v->img_names[idx[r->first + k]]);
+		}
+	}
+	free(idx);
+	free(apps);
+	free(app_totals);
+	return 0;
+}
+
+/* ---- symbol list ---- */
+
+struct sym_sort_ctx {
+	const struct pp_symview *v;
+	const struct pp_report_opts *o;
+};
+
+static int entry_cmp(const void *a, const void *b, void *vctx)
+{
+	const struct sym_sort_ctx *ctx = vctx;
+	const struct pp_entry *x = *(const struct pp_entry *const *)a;
+	const struct pp_entry *y = *(const struct pp_entry *const *)b;
+	enum pp_sort_key def[] = { PP_SORT_SAMPLE, PP_SORT_IMAGE, PP_SORT_VMA };
+	const enum pp_sort_key *keys = ctx->o->nr_sort ? ctx->o->sort : def;
+	size_t nk = ctx->o->nr_sort ? ctx->o->nr_sort : 3;
+	int c = 0;
+
+	for (size_t k = 0; k < nk && !c; k++) {
+		switch (keys[k]) {
+		case PP_SORT_SAMPLE:
+			c = (x->sum < y->sum) - (x->sum > y->sum);
+			break;
+		case PP_SORT_VMA:
+			c = (x->vma > y->vma) - (x->vma < y->vma);
+			break;
+		case PP_SORT_SYMBOL:
+			c = strcmp(x->name, y->name);
+			break;
+		case PP_SORT_DEBUG:
+			c = strcmp(x->src ? x->src : "", y->src ? y->src : "");
+			if (!c)
+				c = (x->line > y->line) - (x->line < y->line);
+			break;
+		case PP_SORT_IMAGE:
+			c = strcmp(ctx->v->img_long[x->image],
+				   ctx->v->img_long[y->image]);
+			break;
+		}
+	}
+	if (ctx->o->reverse)
+		c = -c;
+	if (!c)	/* total order whatever the keys */
+		c = strcmp(ctx->v->app_long[x->image], ctx->v->app_long[y->image]);
+	if (!c)
+		c = strcmp(ctx->v->img_long[x->image], ctx->v->img_long[y->image]);
+	if (!c)
+		c = (x->vma > y->vma) - (x->vma < y->vma);
+	return c;
+}
+
+static bool name_in(char *const *list, const char *name)
+{
+	for (; list && *list; list++)
+		if (!strcmp(*list, name))
+			return true;
+	return false;
+}
+
+/* The entries to print, sorted, filtered by -i/-e and the threshold. */
+static const struct pp_entry **selected_entries(const struct pp_profile *p,
+						const struct pp_symview *v,
+						const struct pp_report_opts *o,
+						size_t *nr)
+{
+	const struct pp_entry **sel = malloc((v->nr_entries ? v->nr_entries : 1) *
+					     sizeof(*sel));
+	struct sym_sort_ctx ctx = { v, o };
+	size_t n = 0;
+
+	if (!sel)
+		return NULL;
+	for (size_t i = 0; i < v->nr_entries; i++) {
+		const struct pp_entry *e = &v->entries[i];
+
+		if (o->include_symbols && !name_in(o->include_symbols, e->name))
+			continue;
+		if (name_in(o->exclude_symbols, e->name))
+			continue;
+		if (below_threshold(e->counts, p->total, v->nc, o->threshold))
+			continue;
+		sel[n++] = e;
+	}
+	qsort_r(sel, n, sizeof(*sel), entry_cmp, &ctx);
+	*nr = n;
+	return sel;
+}
+
+static void format_line(char *buf, size_t len, const char *src, int line,
+			bool long_names)
+{
+	const char *base;
+
+	if (!src) {
+		snprintf(buf, len, NO_LOCATION);
+		return;
+	}
+	base = long_names ? NULL : strrchr(src, '/');
+	snprintf(buf, len, "%s:%d", base ? base + 1 : src, line);
+}
+
+static void print_sym_cols(FILE *out, const uint64_t *counts,
+			   const uint64_t *totals, uint64_t *cum, size_t nc,
+			   bool accumulated, bool last_bare)
+{
+	char num[32], pct[32];
+
+	for (size_t c = 0; c < nc; c++) {
+		snprintf(num, sizeof(num), "%" PRIu64, counts[c]);
+		put_col(out, num, 9);
+		if (accumulated) {
+			cum[c] += counts[c];
+			snprintf(num, sizeof(num), "%" PRIu64, cum[c]);
+			put_col(out, num, 14);
+		}
+		pp_format_percent(pct, sizeof(pct), percent(counts[c], totals[c]));
+		if (last_bare && c + 1 == nc && !accumulated) {
+			fprintf(out, "%7s", pct);
+			continue;
+		}
+		fprintf(out, "%7s  ", pct);
+		if (accumulated) {
+			pp_format_percent(pct, sizeof(pct), percent(cum[c], totals[c]));
+			fprintf(out, "%7s    ", pct);
+		}
+	}
+}
+
+static int print_symbols(FILE *out, const struct pp_profile *p,
+			 const struct pp_symview *v,
+			 const struct pp_report_opts *o)
+{
+	size_t nr, nc = v->nc;
+	const struct pp_entry **sel = selected_entries(p, v, o, &nr);
+	uint64_t *cum = calloc(nc, sizeof(*cum));
+	uint64_t *dcum = calloc(nc, sizeof(*dcum));
+	bool vma_col = o->show_address || o->details;
+	bool image_col = v->multiple_images;
+	bool app_col = v->multiple_apps;
+	char buf[PATH_MAX + 32];
+
+	if (!sel || !cum || !dcum) {
+		free(sel);
+		free(cum);
+		free(dcum);
+		return -ENOMEM;
+	}
+	if (vma_col)
+		put_col(out, "vma", 9);
+	for (size_t c = 0; c < nc; c++) {
+		put_col(out, "samples", 9);
+		if (o->accumulated)
+			put_col(out, "cum. samples", 14);
+		put_col(out, "%", 9);
+		if (o->accumulated)
+			put_col(out, "cum. %", 11);
+	}
+	if (o->debug_info)
+		put_col(out, "linenr info", 28);
+	if (image_col)
+		put_col(out, "image name", 25);
+	if (app_col)
+		put_col(out, "app name", 25);
+	fputs("symbol name\n", out);
+	for (size_t i = 0; i < nr; i++) {
+		const struct pp_entry *e = sel[i];
+
+		if (vma_col) {
+			snprintf(buf, sizeof(buf), "%08" PRIx64, e->vma);
+			put_col(out, buf, 9);
+		}
+		print_sym_cols(out, e->counts, p->total, cum, nc,
+			       o->accumulated, false);
+		if (o->debug_info) {
+			format_line(buf, sizeof(buf), e->src, e->line,
+				    o->long_filenames);
+			put_col(out, buf, 28);
+		}
+		if (image_col)
+			put_col(out, v->img_names[e->image], 25);
+		if (app_col)
+			put_col(out, v->app_names[e->image], 25);
+		fprintf(out, "%s\n", e->name);
+		if (!o->details)
+			continue;
+		memset(dcum, 0, nc * sizeof(*dcum));
+		for (size_t k = 0; k < e->nr_addrs; k++) {
+			size_t j = e->addrs[k];
+			const struct pp_image *im = &p->images[e->image];
+			const struct pp_symtab *st = NULL;
+
+			fprintf(out, "  %08" PRIx64 " ", v->vmas[e->image][j]);
+			print_sym_cols(out, &im->counts[j * nc], e->counts, dcum,
+				       nc, o->accumulated, !o->debug_info);
+			if (o->debug_info) {
+				const char *src = NULL;
+				int line = 0;
+
+				if (v->img_tab[e->image] != SIZE_MAX &&
+				    !v->tabs[v->img_tab[e->image]].status)
+					st = &v->tabs[v->img_tab[e->image]].st;
+				if (st)
+					pp_symtab_line(st, v->vmas[e->image][j],
+						       &src, &line);
+				format_line(buf, sizeof(buf), src, line,
+					    o->long_filenames);
+				fputs(buf, out);
+			}
+			fputc('\n', out);
+		}
+	}
+	free(sel);
+	free(cum);
+	free(dcum);
+	return 0;
+}
+
+/* ---- XML ---- */
+
+static void xml_escape(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&': fputs("&amp;", out); break;
+		case '<': fputs("&lt;", out); break;
+		case '>': fputs("&gt;", out); break;
+		case '"': fputs("&quot;", out); break;
+		default:
+			if ((unsigned char)*s < 0x20)
+				fprintf(out, "&#%d;", *s);
+			else
+				fputc(*s, out);
+		}
+	}
+}
+
+static void xml_counts(FILE *out, const uint64_t *counts, size_t nc)
+{
+	if (nc == 1) {
+		fprintf(out, "<count>\n%" PRIu64 "</count>\n", counts[0]);
+		return;
+	}
+	for (size_t c = 0; c < nc; c++)
+		fprintf(out, "<count class=\"c%zu\">\n%" PRIu64 "</count>\n", c,
+			counts[c]);
+}
+
+static void xml_symbols(FILE *out, const struct pp_entry **sel, size_t nr,
+			size_t image, size_t nc, size_t *next_id,
+			const struct pp_entry **ids)
+{
+	for (size_t i = 0; i < nr; i++) {
+		if (sel[i]->image != image)
+			continue;
+		ids[*next_id] = sel[i];
+		fprintf(out, "<symbol  idref=\"%zu\">\n", (*next_id)++);
+		xml_counts(out, sel[i]->counts, nc);
+		fputs("</symbol>\n", out);
+	}
+}
+
+static int print_xml(FILE *out, const struct pp_profile *p,
+		     const struct pp_symview *v, const struct pp_report_opts *o)
+{
+	size_t nr = 0, nc = v->nc, next_id = 0;
+	const struct pp_entry **sel = selected_entries(p, v, o, &nr);
+	const struct pp_entry **ids = calloc(nr ? nr : 1, sizeof(*ids));
+	bool timer = p->hdr.cpu_type == ODB_CPU_TIMER_INT;
+	bool *done = calloc(p->nr_images ? p->nr_images : 1, sizeof(bool));
+	uint64_t *tmp = calloc(nc, sizeof(*tmp));
+
+	if (!sel || !ids || !done || !tmp) {
+		free(sel);
+		free(ids);
+		free(done);
+		free(tmp);
+		return -ENOMEM;
+	}
+	fputs("<?xml version=\"1.0\" ?>\n", out);
+	fprintf(out, "<profile  schemaversion=\"3.1\" cputype=\"%s\"\n",
+		timer ? "timer" : "x86-64");
+	fprintf(out, " processor=\"%s\"\n", timer ? "timer" : "generic");
+	fprintf(out, " mhz=\"%g\"\n", p->hdr.cpu_speed);
+	fputs(" title=\"", out);
+	xml_escape(out, o->title ? o->title : "opreport ");
+	fputs("\">\n", out);
+	fputs("<options  session=\"", out);
+	xml_escape(out, o->spec_text ? o->spec_text : "");
+	fputs("\"/>\n", out);
+	fputs("<setup>\n", out);
+	for (size_t c = 0; c < p->fs.nr_classes; c++) {
+		const struct pp_class *k = &p->fs.classes[c];
+
+		fprintf(out, "<eventsetup  id=\"%zu\" eventname=\"", c);
+		xml_escape(out, k->event);
+		fprintf(out, "\" unitmask=\"%u\" setupcount=\"%lu\"/>\n",
+			k->unit_mask, k->count);
+	}
+	fputs("</setup>\n\n", out);
+	if (nc > 1) {
+		fputs("<classes>\n", out);
+		for (size_t c = 0; c < nc; c++) {
+			fprintf(out, "<class  name=\"c%zu\" label=\"", c);
+			xml_escape(out, p->fs.classes[c].label);
+			fputs("\"/>\n", out);
+		}
+		fputs("</classes>\n", out);
+	}
+	/* one <binary> per application, in the order of its first symbol */
+	for (size_t pass = 0; pass < p->nr_images; pass++) {
+		size_t app_img = SIZE_MAX;
+
+		for (size_t i = 0; i < p->nr_images; i++)
+			if (!done[i] && (app_img == SIZE_MAX ||
+			    image_sum(&p->images[i], nc) >
+			    image_sum(&p->images[app_img], nc)))
+				app_img = i;
+		if (app_img == SIZE_MAX)
+			break;
+		/* the app's own image first, then its modules */
+		const char *app = v->app_long[app_img];
+
+		fputs("<binary  name=\"", out);
+		xml_escape(out, app);
+		fputs("\">\n", out);
+		memset(tmp, 0, nc * sizeof(*tmp));
+		for (size_t i = 0; i < p->nr_images; i++)
+			if (!strcmp(v->app_long[i], app) &&
+			    pp_img_equal(&p->images[i].img, &p->images[i].app))
+				for (size_t c = 0; c < nc; c++)
+					tmp[c] += p->images[i].total[c];
+		xml_counts(out, tmp, nc);
+		for (size_t i = 0; i < p->nr_images; i++)
+			if (!strcmp(v->app_long[i], app) &&
+			    pp_img_equal(&p->images[i].img, &p->images[i].app)) {
+				done[i] = true;
+				if (o->symbols)
+					xml_symbols(out, sel, nr, i, nc, &next_id, ids);
+			}
+		for (size_t i = 0; i < p->nr_images; i++) {
+			if (done[i] || strcmp(v->app_long[i], app))
+				continue;
+			done[i] = true;
+			fputs("<module  name=\"", out);
+			xml_escape(out, v->img_long[i]);
+			fputs("\">\n", out);
+			xml_counts(out, p->images[i].total, nc);
+			if (o->symbols)
+				xml_symbols(out, sel, nr, i, nc, &next_id, ids);
+			fputs("</module>\n", out);
+		}
+		fputs("</binary>\n", out);
+	}
+	if (o->symbols) {
+		fputs("<symboltable>\n", out);
+		for (size_t i = 0; i < next_id; i++) {
+			fprintf(out, "<symboldata  id=\"%zu\"  name=\"", i);
+			xml_escape(out, ids[i]->name);
+			fprintf(out, "\"  startingaddr=\"%08" PRIx64 "\"", ids[i]->vma);
+			if (o->debug_info && ids[i]->src) {
+				fputs("  file=\"", out);
+				xml_escape(out, ids[i]->src);
+				fprintf(out, "\"  line=\"%d\"", ids[i]->line);
+			}
+			fputs("/>\n", out);
+		}
+		fputs("</symboltable>\n", out);
+	}
+	fputs("</profile>\n", out);
+	free(sel);
+	free(ids);
+	free(done);
+	free(tmp);
+	return 0;
+}
+
+int pp_report_print(FILE *out, const struct pp_profile *p,
+		    const struct pp_symview *v,
+		    const struct pp_report_opts *o)
+{
+	if (o->xml)
+		return print_xml(out, p, v, o);
+	if (!o->no_header)
+		pp_report_header(out, p, o);
+	if (o->symbols || o->details)
+		return print_symbols(out, p, v, o);
+	return print_summary(out, p, v, o);
+}
+
+/* ---- differential ---- */
+
+struct diff_row {
+	const struct pp_entry *a, *b;
+	const struct pp_symview *va, *vb;
+	uint64_t na, nb;
+};
+
+static const char *row_img(const struct diff_row *r)
+{
+	return r->b ? r->vb->img_long[r->b->image] : r->va->img_long[r->a->image];
+}
+
+static const char *row_app(const struct diff_row *r)
+{
+	return r->b ? r->vb->app_long[r->b->image] : r->va->app_long[r->a->image];
+}
+
+static const char *row_name(const struct diff_row *r)
+{
+	return r->b ? r->b->name : r->a->name;
+}
+
+static int diff_key_cmp(const struct diff_row *x, const struct diff_row *y)
+{
+	int c = strcmp(row_app(x), row_app(y));
+
+	if (!c)
+		c = strcmp(row_img(x), row_img(y));
+	if (!c)
+		c = strcmp(row_name(x), row_name(y));
+	return c;
+}
+
+static int diff_key_qcmp(const void *a, const void *b)
+{
+	return diff_key_cmp(a, b);
+}
+
+static int diff_out_cmp(const void *a, const void *b)
+{
+	const struct diff_row *x = a, *y = b;
+	int c = (x->nb < y->nb) - (x->nb > y->nb);
+
+	if (!c)
+		c = (x->na < y->na) - (x->na > y->na);
+	return c ? c : diff_key_cmp(x, y);
+}
+
+static uint64_t sum_all(const uint64_t *v, size_t n)
+{
+	uint64_t s = 0;
+
+	for (size_t i = 0; i < n; i++)
+		s += v[i];
+	return s;
+}
+
+int pp_report_diff(FILE *out, const struct pp_profile *a,
+		   const struct pp_symview *va, const struct pp_profile *b,
+		   const struct pp_symview *vb,
+		   const struct pp_report_opts *o)
+{
+	size_t na = va->nr_entries, nb = vb->nr_entries, n = 0;
+	struct diff_row *rows = calloc(na + nb + 1, sizeof(*rows));
+	uint64_t ta = sum_all(a->total, va->nc), tb = sum_all(b->total, vb->nc);
+	bool image_col = va->multiple_images || vb->multiple_images || !o->symbols;
+	bool app_col = va->multiple_apps || vb->multiple_apps;
+	char pct[32], num[32], diff[32];
+
+	if (!rows)
+		return -ENOMEM;
+	for (size_t i = 0; i < na; i++) {
+		rows[n].a = &va->entries[i];
+		rows[n].va = va;
+		rows[n].vb = vb;
+		rows[n].na = va->entries[i].sum;
+		n++;
+	}
+	for (size_t i = 0; i < nb; i++) {
+		rows[n].b = &vb->entries[i];
+		rows[n].va = va;
+		rows[n].vb = vb;
+		rows[n].nb = vb->entries[i].sum;
+		n++;
+	}
+	/* pair rows with the same (app, image, symbol) */
+	qsort(rows, n, sizeof(*rows), diff_key_qcmp);
+	{
+		size_t k = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			if (k && !diff_key_cmp(&rows[k - 1], &rows[i])) {
+				if (rows[i].a) {
+					rows[k - 1].a = rows[i].a;
+					rows[k - 1].na += rows[i].na;
+				}
+				if (rows[i].b) {
+					rows[k - 1].b = rows[i].b;
+					rows[k - 1].nb += rows[i].nb;
+				}
+				continue;
+			}
+			rows[k++] = rows[i];
+		}
+		n = k;
+	}
+	qsort(rows, n, sizeof(*rows), diff_out_cmp);
+	if (!o->no_header)
+		pp_report_header(out, b, o);
+	put_col(out, "samples", 9);
+	put_col(out, "%", 9);
+	put_col(out, "diff %", 10);
+	if (image_col)
+		put_col(out, "image name", 25);
+	if (app_col)
+		put_col(out, "app name", 25);
+	fputs(o->symbols ? "symbol name\n" : "\n", out);
+	for (size_t i = 0; i < n; i++) {
+		const struct diff_row *r = &rows[i];
+		double pa = percent(r->na, ta), pb = percent(r->nb, tb);
+
+		if (o->threshold > 0 && pa < o->threshold && pb < o->threshold)
+			continue;
+		snprintf(num, sizeof(num), "%" PRIu64, r->nb);
+		put_col(out, num, 9);
+		pp_format_percent(pct, sizeof(pct), pb);
+		fprintf(out, "%7s  ", pct);
+		if (!r->na)
+			snprintf(diff, sizeof(diff), "+++");
+		else if (!r->nb)
+			snprintf(diff, sizeof(diff), "---");
+		else
+			snprintf(diff, sizeof(diff), "%+.4f", (pb - pa) * 100.0 / pa);
+		put_col(out, diff, 10);
+		if (image_col)
+			put_col(out, o->long_filenames ? row_img(r) :
+				(r->b ? vb->img_names[r->b->image] :
+				 va->img_names[r->a->image]), 25);
+		if (app_col)
+			put_col(out, o->long_filenames ? row_app(r) :
+				(r->b ? vb->app_names[r->b->image] :
+				 va->app_names[r->a->image]), 25);
+		fprintf(out, "%s\n", o->symbols ? row_name(r) : "");
+	}
+	free(rows);
+	return 0;
+}

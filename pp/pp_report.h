@@ -1,0 +1,89 @@
+/* opreport's output: the image summary, symbol lists (-l, -g, -d), XML and
+ * the differential report, laid out column for column like OProfile 1.x's
+ * opreport so that scripts written for it keep working.
+ *
+ * Layout facts (see ../shared/reference/opreport-output.txt):
+ *   summary    per class "%9llu %7s " after a "LABEL|" / "  samples|      %|"
+ *              header (labels right-aligned in 17 columns, cut to 14 + "...")
+ *              and a dashed line; dependent images tab-indented below
+ *   symbols    per class samples left-aligned in 9 then percent in 7 and two
+ *              spaces; "linenr info" 28 wide; image and app names 25 wide
+ *   percents   fixed with 4 decimals in 7 columns, fewer decimals when that
+ *              does not fit ("100.000"), and a bare "0" for zero
+ */
+#ifndef PP_REPORT_H
+#define PP_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "op_log.h"
+#include "pp_profile.h"
+
+enum pp_sort_key {
+	PP_SORT_SAMPLE,
+	PP_SORT_VMA,
+	PP_SORT_SYMBOL,
+	PP_SORT_DEBUG,
+	PP_SORT_IMAGE,
+};
+
+struct pp_report_opts {
+	bool symbols, debug_info, details, xml;
+	bool exclude_dependent, global_percent, long_filenames;
+	bool show_address, accumulated, no_header, reverse, demangle;
+	double threshold;		/* percent; 0: none */
+	enum pp_sort_key sort[5];
+	size_t nr_sort;			/* 0: by samples */
+	char **include_symbols;		/* NULL-terminated, or NULL */
+	char **exclude_symbols;
+	const char *image_path;		/* comma list of directories */
+	const char *root;		/* prefix for binaries, or NULL */
+	const char *vmlinux;		/* kernel symbols from this ELF */
+	const char *kallsyms;		/* default /proc/kallsyms */
+	const char *debug_dirs;		/* libdwfl debuginfo path, NULL: default */
+	const char *jit_dir;		/* where perf-PID.map live, default /tmp */
+	const char *title;		/* command line, for XML */
+	const char *spec_text;		/* profile specification, for XML */
+};
+
+/* Result flags of a report, beyond the text. */
+struct pp_report_status {
+	size_t nr_missing;	/* binaries not found (warned) */
+	size_t nr_changed;	/* binaries newer than their samples (warned) */
+};
+
+/* Symbol-level view of a profile, built once and printed by the
+ * formatters. Owns its strings and arrays. */
+struct pp_symview;
+
+/* Build the view: resolve every image's addresses into symbols (only when
+ * opts->symbols or details or xml; else one entry per image). Warnings
+ * about missing or changed binaries go to lg, once per binary. */
+struct pp_symview *pp_symview_build(const struct pp_profile *p,
+				    const struct pp_report_opts *opts,
+				    const struct op_logger *lg,
+				    struct pp_report_status *st);
+void pp_symview_free(struct pp_symview *v);
+
+/* Header lines (CPU, event, class names, the lost-samples block).
+ * stats_dirs: the sessions' stats directories. */
+void pp_report_header(FILE *out, const struct pp_profile *p,
+		      const struct pp_report_opts *opts);
+
+/* The whole report in the mode opts selects (summary, -l, XML). */
+int pp_report_print(FILE *out, const struct pp_profile *p,
+		    const struct pp_symview *v,
+		    const struct pp_report_opts *opts);
+
+/* Differential report of b against a (`opreport { A } { B }`). */
+int pp_report_diff(FILE *out, const struct pp_profile *a,
+		   const struct pp_symview *va, const struct pp_profile *b,
+		   const struct pp_symview *vb,
+		   const struct pp_report_opts *opts);
+
+/* OProfile's percentage format, into buf (at least 16 bytes). */
+void pp_format_percent(char *buf, size_t len, double value);
+
+#endif /* PP_REPORT_H */

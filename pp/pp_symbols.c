@@ -1,0 +1,434 @@
+/* Symbol tables for opreport: libdwfl for ELF files (so separate debug
+ * files, build-ids and debuglinks are found the way the rest of the system
+ * finds them), small parsers for kallsyms and JIT maps. All three end in
+ * the same sorted array so lookups are one binary search. */
+#include "config.h"
+#include "pp_symbols.h"
+
+#include <dlfcn.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* libdwfl keeps a pointer to its callbacks and to the debuginfo path for
+ * the life of the Dwfl: they live here, next to it. */
+struct dw_state {
+	Dwfl_Callbacks cb;
+	char *debuginfo_path;
+	Dwfl *dwfl;
+};
+
+struct sym_in {
+	struct pp_sym s;
+	int rank;		/* tie-break between aliases: lower wins */
+};
+
+static int sym_in_cmp(const void *a, const void *b)
+{
+	const struct sym_in *x = a, *y = b;
+
+	if (x->s.start != y->s.start)
+		return x->s.start < y->s.start ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank - y->rank;
+	return strcmp(x->s.name, y->s.name);
+}
+
+struct sym_vec {
+	struct sym_in *v;
+	size_t n, alloc;
+};
+
+static int sym_vec_add(struct sym_vec *sv, uint64_t start, uint64_t size,
+		       const char *name, int rank)
+{
+	if (sv->n == sv->alloc) {
+		size_t na = sv->alloc ? sv->alloc * 2 : 256;
+		struct sym_in *v = realloc(sv->v, na * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		sv->v = v;
+		sv->alloc = na;
+	}
+	sv->v[sv->n].s.start = start;
+	sv->v[sv->n].s.size = size;
+	sv->v[sv->n].s.name = strdup(name);
+	sv->v[sv->n].rank = rank;
+	if (!sv->v[sv->n].s.name)
+		return -ENOMEM;
+	sv->n++;
+	return 0;
+}
+
+static void sym_vec_free(struct sym_vec *sv)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		free(sv->v[i].s.name);
+	free(sv->v);
+	memset(sv, 0, sizeof(*sv));
+}
+
+/* Sort, drop aliases at one address, give zero-sized symbols the room up to
+ * the next one (limit bounds the last), and hand the array to st. */
+static int symtab_finish(struct pp_symtab *st, struct sym_vec *sv,
+			 uint64_t limit)
+{
+	size_t n = 0;
+
+	qsort(sv->v, sv->n, sizeof(*sv->v), sym_in_cmp);
+	st->syms = malloc((sv->n ? sv->n : 1) * sizeof(*st->syms));
+	if (!st->syms) {
+		sym_vec_free(sv);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < sv->n; i++) {
+		if (n && st->syms[n - 1].start == sv->v[i].s.start) {
+			free(sv->v[i].s.name);
+			continue;
+		}
+		st->syms[n++] = sv->v[i].s;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (st->syms[i].size)
+			continue;
+		if (i + 1 < n)
+			st->syms[i].size = st->syms[i + 1].start - st->syms[i].start;
+		else if (limit > st->syms[i].start)
+			st->syms[i].size = limit - st->syms[i].start;
+		else
+			st->syms[i].size = 1;
+	}
+	st->nr_syms = n;
+	free(sv->v);
+	memset(sv, 0, sizeof(*sv));
+	return 0;
+}
+
+int pp_symtab_load_elf(struct pp_symtab *st, const char *path,
+		       const char *debug_dirs, const struct op_logger *lg)
+{
+	struct sym_vec sv = { 0 };
+	struct dw_state *dw;
+	Dwfl_Module *mod;
+	Elf *elf;
+	GElf_Addr bias = 0;
+	size_t nphdr = 0;
+	uint64_t limit = 0;
+	int nsyms, ret, fd;
+
+	memset(st, 0, sizeof(*st));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	dw = calloc(1, sizeof(*dw));
+	if (!dw)
+		return -ENOMEM;
+	dw->debuginfo_path = strdup(debug_dirs ? debug_dirs : ":.debug:/usr/lib/debug");
+	if (!dw->debuginfo_path) {
+		ret = -ENOMEM;
+		goto err_dw;
+	}
+	dw->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	dw->cb.section_address = dwfl_offline_section_address;
+	dw->cb.debuginfo_path = &dw->debuginfo_path;
+	dw->dwfl = dwfl_begin(&dw->cb);
+	if (!dw->dwfl) {
+		ret = -ENOMEM;
+		goto err_dw;
+	}
+	mod = dwfl_report_offline(dw->dwfl, path, path, -1);
+	dwfl_report_end(dw->dwfl, NULL, NULL);
+	if (!mod) {
+		op_log(lg, OP_LOG_DEBUG, "symbols: %s: %s", path, dwfl_errmsg(-1));
+		ret = -ENOEXEC;
+		goto err_dwfl;
+	}
+	elf = dwfl_module_getelf(mod, &bias);
+	if (!elf) {
+		ret = -ENOEXEC;
+		goto err_dwfl;
+	}
+	st->is_elf = true;
+	st->bias = bias;
+	if (!elf_getphdrnum(elf, &nphdr) && nphdr) {
+		st->segs = calloc(nphdr, sizeof(*st->segs));
+		if (!st->segs) {
+			ret = -ENOMEM;
+			goto err_dwfl;
+		}
+		for (size_t i = 0; i < nphdr; i++) {
+			GElf_Phdr ph;
+
+			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+				continue;
+			st->segs[st->nr_segs].offset = ph.p_offset;
+			st->segs[st->nr_segs].filesz = ph.p_filesz;
+			st->segs[st->nr_segs].vaddr = ph.p_vaddr;
+			st->nr_segs++;
+			if (ph.p_flags & PF_X && ph.p_vaddr + ph.p_memsz > limit)
+				limit = ph.p_vaddr + ph.p_memsz;
+		}
+	}
+	nsyms = dwfl_module_getsymtab(mod);
+	for (int i = 1; i < nsyms; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		Elf *selv;
+		Dwarf_Addr sbias;
+		const char *name;
+		int type, rank;
+
+		name = dwfl_module_getsym_info(mod, i, &sym, &addr, &shndx,
+					       &selv, &sbias);
+		if (!name || !*name || sym.st_shndx == SHN_UNDEF)
+			continue;
+		type = GELF_ST_TYPE(sym.st_info);
+		if (type != STT_FUNC && type != STT_GNU_IFUNC)
+			continue;
+		switch (GELF_ST_BIND(sym.st_info)) {
+		case STB_GLOBAL: rank = 0; break;
+		case STB_WEAK: rank = 1; break;
+		default: rank = 2; break;
+		}
+		ret = sym_vec_add(&sv, addr - bias, sym.st_size, name, rank);
+		if (ret)
+			goto err_syms;
+	}
+	ret = symtab_finish(st, &sv, limit);
+	if (ret)
+		goto err_dwfl;
+	st->dwfl = dw;
+	st->mod = mod;
+	return 0;
+
+err_syms:
+	sym_vec_free(&sv);
+err_dwfl:
+	dwfl_end(dw->dwfl);
+err_dw:
+	free(dw->debuginfo_path);
+	free(dw);
+	free(st->segs);
+	memset(st, 0, sizeof(*st));
+	return ret;
+}
+
+int pp_symtab_load_kallsyms(struct pp_symtab *st, const char *path,
+			    const char *module)
+{
+	struct sym_vec sv = { 0 };
+	uint64_t base = UINT64_MAX, text = 0, etext = 0;
+	bool have_text = false;
+	char line[1024];
+	FILE *f;
+	int ret = 0;
+
+	memset(st, 0, sizeof(*st));
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		char type, name[512], mod[128] = "";
+		unsigned long long addr;
+		int n = sscanf(line, "%llx %c %511s [%127[^]]]", &addr, &type,
+			       name, mod);
+
+		if (n < 3)
+			continue;
+		if (!module && n == 3) {
+			if (!strcmp(name, "_text") ||
+			    (!have_text && !strcmp(name, "_stext"))) {
+				text = addr;
+				have_text = true;
+			}
+			if (!strcmp(name, "_etext"))
+				etext = addr;
+		}
+		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+			continue;
+		if (module ? (n < 4 || strcmp(mod, module)) : n != 3)
+			continue;
+		if (module && addr < base)
+			base = addr;
+		ret = sym_vec_add(&sv, addr, 0, name, type == 'T' ? 0 : 1);
+		if (ret)
+			goto err_file;
+	}
+	fclose(f);
+	if (!module)
+		base = text;
+	if ((!module && !have_text) || (module && !sv.n)) {
+		sym_vec_free(&sv);
+		return -ENODATA;
+	}
+	/* relative addresses; the kernel's symbols before _text are dropped */
+	{
+		size_t k = 0;
+
+		for (size_t i = 0; i < sv.n; i++) {
+			if (sv.v[i].s.start < base) {
+				free(sv.v[i].s.name);
+				continue;
+			}
+			sv.v[i].s.start -= base;
+			sv.v[k++] = sv.v[i];
+		}
+		sv.n = k;
+	}
+	return symtab_finish(st, &sv, etext > base ? etext - base : 0);
+
+err_file:
+	fclose(f);
+	sym_vec_free(&sv);
+	return ret;
+}
+
+int pp_symtab_load_perfmap(struct pp_symtab *st, const char *path,
+			   uint64_t start, uint64_t end, size_t *nr_bad)
+{
+	struct sym_vec sv = { 0 };
+	char line[4096];
+	size_t bad = 0;
+	FILE *f;
+	int ret;
+
+	memset(st, 0, sizeof(*st));
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long a, sz;
+		int pos = 0;
+		size_t len;
+
+		if (sscanf(line, "%llx %llx %n", &a, &sz, &pos) < 2 || !pos) {
+			bad++;
+			continue;
+		}
+		len = strlen(line + pos);
+		while (len && (line[pos + len - 1] == '\n' ||
+			       line[pos + len - 1] == '\r'))
+			line[pos + --len] = '\0';
+		if (!len) {
+			bad++;
+			continue;
+		}
+		if (a < start || a >= end)
+			continue;
+		ret = sym_vec_add(&sv, a - start, sz, line + pos, 0);
+		if (ret) {
+			fclose(f);
+			sym_vec_free(&sv);
+			return ret;
+		}
+	}
+	fclose(f);
+	if (nr_bad)
+		*nr_bad = bad;
+	return symtab_finish(st, &sv, end - start);
+}
+
+uint64_t pp_symtab_off_to_vma(const struct pp_symtab *st, uint64_t off)
+{
+	for (size_t i = 0; i < st->nr_segs; i++) {
+		const struct pp_load_seg *s = &st->segs[i];
+
+		if (off >= s->offset && off < s->offset + s->filesz)
+			return off - s->offset + s->vaddr;
+	}
+	return off;
+}
+
+const struct pp_sym *pp_symtab_lookup(const struct pp_symtab *st, uint64_t vma)
+{
+	size_t lo = 0, hi = st->nr_syms;
+
+	/* first symbol starting above vma */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (st->syms[mid].start <= vma)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	if (vma - st->syms[lo - 1].start < st->syms[lo - 1].size)
+		return &st->syms[lo - 1];
+	return NULL;
+}
+
+bool pp_symtab_line(const struct pp_symtab *st, uint64_t vma,
+		    const char **file, int *line)
+{
+	Dwfl_Line *l;
+	const char *src;
+	int lineno = 0;
+
+	if (!st->mod)
+		return false;
+	l = dwfl_module_getsrc(st->mod, vma + st->bias);
+	if (!l)
+		return false;
+	src = dwfl_lineinfo(l, NULL, &lineno, NULL, NULL, NULL);
+	if (!src || lineno <= 0)
+		return false;
+	*file = src;
+	*line = lineno;
+	return true;
+}
+
+void pp_symtab_release(struct pp_symtab *st)
+{
+	struct dw_state *dw = st->dwfl;
+
+	for (size_t i = 0; i < st->nr_syms; i++)
+		free(st->syms[i].name);
+	free(st->syms);
+	free(st->segs);
+	if (dw) {
+		dwfl_end(dw->dwfl);
+		free(dw->debuginfo_path);
+		free(dw);
+	}
+	memset(st, 0, sizeof(*st));
+}
+
+typedef char *(*cxa_demangle_fn)(const char *, char *, size_t *, int *);
+
+char *pp_demangle(const char *name)
+{
+	/* resolved once per process; the handle stays open for its life */
+	static cxa_demangle_fn fn;
+	static int tried;
+	int status = 0;
+	char *out;
+
+	if (strncmp(name, "_Z", 2))
+		return NULL;
+	if (!tried) {
+		void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+
+		tried = 1;
+		if (h)
+			*(void **)&fn = dlsym(h, "__cxa_demangle");
+	}
+	if (!fn)
+		return NULL;
+	out = fn(name, NULL, NULL, &status);
+	if (status) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}

@@ -1,0 +1,85 @@
+/* Symbols and source lines of one image, for opreport -l/-g/-d.
+ *
+ * Three sources, one shape: a table of symbols sorted by start address and
+ * looked up by binary search, so naming N distinct sample addresses costs
+ * O(N log S) whatever the number of samples.
+ *   - ELF files through libdwfl: .symtab (or .dynsym), from the file itself
+ *     or a separate debug file found by build-id or .gnu_debuglink under the
+ *     debug directories (default /usr/lib/debug). Sample offsets are file
+ *     offsets: pp_symtab_off_to_vma() maps them through the PT_LOAD headers.
+ *   - the kernel from a kallsyms file: addresses relative to _text for the
+ *     kernel image, relative to the module's lowest symbol for a module.
+ *   - anonymous regions from a JIT map (/tmp/perf-PID.map: "START SIZE
+ *     name", hex): addresses relative to the region start.
+ * Addresses in a pp_sym are in the space that opreport prints (ELF virtual
+ * addresses for files, offsets for the kernel and anonymous regions).
+ */
+#ifndef PP_SYMBOLS_H
+#define PP_SYMBOLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "op_log.h"
+
+struct pp_sym {
+	uint64_t start;
+	uint64_t size;		/* never 0 after loading: extended to the next symbol */
+	char *name;
+};
+
+struct pp_load_seg {
+	uint64_t offset, filesz, vaddr;
+};
+
+struct pp_symtab {
+	struct pp_sym *syms;	/* sorted by start, no duplicates */
+	size_t nr_syms;
+	struct pp_load_seg *segs;
+	size_t nr_segs;
+	void *dwfl;		/* Dwfl *, for source lines; NULL without */
+	void *mod;		/* Dwfl_Module * */
+	uint64_t bias;		/* dwfl address = vma + bias */
+	bool is_elf;
+};
+
+/* Load the symbols of an ELF file. debug_dirs is a libdwfl debuginfo path
+ * ("/usr/lib/debug" style, NULL for the default). Returns 0, -ENOENT
+ * (missing), -ENOEXEC (not ELF), -ENOMEM. A file without symbols loads with
+ * nr_syms 0. */
+int pp_symtab_load_elf(struct pp_symtab *st, const char *path,
+		       const char *debug_dirs, const struct op_logger *lg);
+
+/* Kernel symbols from a kallsyms-format file. module NULL: the kernel (text
+ * symbols without a [module] suffix, relative to _text); else the module's
+ * symbols relative to its lowest one. 0, -ENOENT, -ENODATA (no _text or no
+ * symbol of the module), -ENOMEM. */
+int pp_symtab_load_kallsyms(struct pp_symtab *st, const char *path,
+			    const char *module);
+
+/* Symbols of an anonymous region [start, end) from a JIT map file; lines
+ * that do not parse are skipped and counted in *nr_bad (may be NULL). */
+int pp_symtab_load_perfmap(struct pp_symtab *st, const char *path,
+			   uint64_t start, uint64_t end, size_t *nr_bad);
+
+/* Map a sample offset to the printed address: for ELF through PT_LOAD
+ * (offsets outside every segment are returned unchanged), else identity. */
+uint64_t pp_symtab_off_to_vma(const struct pp_symtab *st, uint64_t off);
+
+/* The symbol containing vma, or NULL. */
+const struct pp_sym *pp_symtab_lookup(const struct pp_symtab *st, uint64_t vma);
+
+/* Source file (basename unless long_names) and line of vma; false when
+ * there is no line information. *file points into libdw's data or buf. */
+bool pp_symtab_line(const struct pp_symtab *st, uint64_t vma,
+		    const char **file, int *line);
+
+void pp_symtab_release(struct pp_symtab *st);
+
+/* Demangle a C++ name through the C++ runtime's __cxa_demangle when it can
+ * be loaded; returns a malloc'd string or NULL (not mangled, or no
+ * demangler here). */
+char *pp_demangle(const char *name);
+
+#endif /* PP_SYMBOLS_H */
