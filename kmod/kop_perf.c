@@ -1,0 +1,84 @@
+/* The real source: perf_event_open(2), mmap(2) and ioctl(2). Everything
+ * that talks to the kernel about events is here, behind kop_source_ops,
+ * so the rest of the pipeline runs the same over the tests' fake rings.
+ * The handle is the event's file descriptor, which the sync thread also
+ * polls for watermark wakeups. */
+#include "config.h"
+#include "kop_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static int perf_open(void *ctx, struct perf_event_attr *attr, pid_t pid,
+		     int cpu)
+{
+	long fd = syscall(SYS_perf_event_open, attr, pid, cpu, -1,
+			  PERF_FLAG_FD_CLOEXEC);
+
+	return fd < 0 ? -errno : (int)fd;
+}
+
+static void *perf_map(void *ctx, int handle, size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, handle, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void perf_unmap(void *ctx, int handle, void *base, size_t len)
+{
+	munmap(base, len);
+}
+
+static int perf_enable(void *ctx, int handle)
+{
+	return ioctl(handle, PERF_EVENT_IOC_ENABLE, 0) ? -errno : 0;
+}
+
+static int perf_disable(void *ctx, int handle)
+{
+	return ioctl(handle, PERF_EVENT_IOC_DISABLE, 0) ? -errno : 0;
+}
+
+static void perf_close(void *ctx, int handle)
+{
+	close(handle);
+}
+
+static int perf_nr_cpus(void *ctx)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+
+	return n > 0 ? (int)n : 1;
+}
+
+static bool perf_cpu_online(void *ctx, int cpu)
+{
+	char path[64], c = '1';
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	f = fopen(path, "re");
+	if (!f)		/* no file: not hot-pluggable (cpu0), always online */
+		return true;
+	if (fread(&c, 1, 1, f) != 1)
+		c = '0';
+	fclose(f);
+	return c == '1';
+}
+
+const struct kop_source_ops kop_perf_ops = {
+	.open = perf_open,
+	.map = perf_map,
+	.unmap = perf_unmap,
+	.enable = perf_enable,
+	.disable = perf_disable,
+	.close = perf_close,
+	.nr_cpus = perf_nr_cpus,
+	.cpu_online = perf_cpu_online,
+};

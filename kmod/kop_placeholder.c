@@ -1,4 +1,0 @@
-#include "config.h"
-#include "kop.h"
-/* placeholder until the collection layer lands */
-int kop_placeholder_unused;

@@ -1,0 +1,465 @@
+/* The session: what kop.h promises the daemon, built from the stages.
+ * It owns the events and their rings, starts and stops the sync thread,
+ * and publishes the counters. kop_session_* run on the daemon's control
+ * thread; kop_evbuf_read on its reader; lookups and stats anywhere. */
+#include "config.h"
+#include "kop_int.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "op_proto.h"
+
+#define DEFAULT_CPU_BUFFER (256 * 1024)
+#define DEFAULT_EVBUF_WORDS (1u << 20)
+#define DEFAULT_SYNC_MS 250
+
+int kop_session_new(const struct kop_config *cfg, struct kop_session **out)
+{
+	struct kop_session *s;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	int err = -ENOMEM;
+
+	*out = NULL;
+	if (!cfg || !cfg->events || !cfg->nr_events)
+		return -EINVAL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->cfg = *cfg;
+	s->wake_fd = -1;
+	if (!s->cfg.cpu_buffer_size)
+		s->cfg.cpu_buffer_size = DEFAULT_CPU_BUFFER;
+	if (s->cfg.cpu_buffer_size < page ||
+	    (s->cfg.cpu_buffer_size & (s->cfg.cpu_buffer_size - 1)) ||
+	    s->cfg.cpu_buffer_size % page) {
+		op_log(&cfg->log, OP_LOG_ERR,
+		       "kmod: cpu buffer size %zu is not a power of two number of pages",
+		       s->cfg.cpu_buffer_size);
+		free(s);
+		return -EINVAL;
+	}
+	if (!s->cfg.evbuf_words)
+		s->cfg.evbuf_words = DEFAULT_EVBUF_WORDS;
+	if (!s->cfg.sync_interval_ms)
+		s->cfg.sync_interval_ms = DEFAULT_SYNC_MS;
+	s->ops = cfg->ops ? cfg->ops : &kop_perf_ops;
+	s->ops_ctx = cfg->ops_ctx;
+	s->real_source = s->ops == &kop_perf_ops;
+	s->proc_root = strdup(cfg->proc_root ? cfg->proc_root : "/proc");
+	s->events = malloc(cfg->nr_events * sizeof(*s->events));
+	if (!s->proc_root || !s->events)
+		goto err_session;
+	memcpy(s->events, cfg->events, cfg->nr_events * sizeof(*s->events));
+	s->cfg.events = s->events;
+	s->cfg.proc_root = s->proc_root;
+	s->nr_cpus = s->ops->nr_cpus(s->ops_ctx);
+	if (s->nr_cpus <= 0) {
+		err = -EINVAL;
+		goto err_session;
+	}
+	s->out = calloc((size_t)s->nr_cpus, sizeof(*s->out));
+	s->lost_cpu = calloc((size_t)s->nr_cpus, sizeof(uint64_t));
+	s->samples_cpu = calloc((size_t)s->nr_cpus, sizeof(uint64_t));
+	s->pub_lost_cpu = calloc((size_t)s->nr_cpus, sizeof(uint64_t));
+	s->pub_samples_cpu = calloc((size_t)s->nr_cpus, sizeof(uint64_t));
+	if (!s->out || !s->lost_cpu || !s->samples_cpu || !s->pub_lost_cpu ||
+	    !s->pub_samples_cpu)
+		goto err_session;
+	err = kop_tasks_init(&s->tasks);
+	if (err)
+		goto err_session;
+	err = kop_dcookies_init(&s->dcookies);
+	if (err)
+		goto err_tasks;
+	err = kop_evbuf_init(&s->evbuf, s->cfg.evbuf_words,
+			     s->cfg.evbuf_watershed);
+	if (err)
+		goto err_dcookies;
+	s->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (s->wake_fd < 0) {
+		err = -errno;
+		goto err_evbuf;
+	}
+	pthread_mutex_init(&s->sync_lock, NULL);
+	pthread_cond_init(&s->sync_done, NULL);
+	pthread_mutex_init(&s->stats_lock, NULL);
+	*out = s;
+	return 0;
+
+err_evbuf:
+	kop_evbuf_release(&s->evbuf);
+err_dcookies:
+	kop_dcookies_release(&s->dcookies);
+err_tasks:
+	kop_tasks_release(&s->tasks);
+err_session:
+	free(s->out);
+	free(s->lost_cpu);
+	free(s->samples_cpu);
+	free(s->pub_lost_cpu);
+	free(s->pub_samples_cpu);
+	free(s->events);
+	free(s->proc_root);
+	free(s);
+	return err;
+}
+
+static void fill_attr(const struct kop_session *s, struct perf_event_attr *a,
+		      unsigned int ev, bool build_id, bool clock)
+{
+	*a = s->events[ev];
+	a->size = sizeof(*a);
+	a->sample_type = KOP_SAMPLE_TYPE;
+	a->read_format = 0;
+	a->disabled = 1;
+	a->sample_id_all = 1;
+	a->inherit = s->cfg.pid != -1;
+	a->watermark = 1;
+	a->wakeup_watermark = (uint32_t)(s->cfg.cpu_buffer_size / 4);
+	if (clock) {
+		a->use_clockid = 1;
+		a->clockid = CLOCK_MONOTONIC;
+	}
+	if (ev == 0) {
+		/* side-band once per CPU, on the first event's ring */
+		a->mmap = 1;
+		a->mmap2 = 1;
+		a->comm = 1;
+		a->comm_exec = 1;
+		a->task = 1;
+		a->context_switch = 1;
+		a->build_id = build_id;
+	}
+}
+
+/* Open one (event, cpu), falling back from features the kernel lacks:
+ * build-id in MMAP2 (5.12), then the clock (4.1). */
+static int open_one(struct kop_session *s, unsigned int ev, int cpu,
+		    bool *clock_ok)
+{
+	struct perf_event_attr a;
+	int h;
+
+	fill_attr(s, &a, ev, true, *clock_ok);
+	h = s->ops->open(s->ops_ctx, &a, s->cfg.pid, cpu);
+	if (h == -EINVAL && ev == 0) {
+		fill_attr(s, &a, ev, false, *clock_ok);
+		h = s->ops->open(s->ops_ctx, &a, s->cfg.pid, cpu);
+	}
+	if (h == -EINVAL && *clock_ok) {
+		*clock_ok = false;
+		fill_attr(s, &a, ev, false, false);
+		h = s->ops->open(s->ops_ctx, &a, s->cfg.pid, cpu);
+	}
+	return h;
+}
+
+static void close_rings(struct kop_session *s)
+{
+	size_t len = (size_t)sysconf(_SC_PAGESIZE) + s->cfg.cpu_buffer_size;
+
+	for (size_t i = 0; i < s->nr_rings; i++) {
+		struct kop_ring *r = &s->rings[i];
+
+		kop_ring_release(r);
+		if (r->base)
+			s->ops->unmap(s->ops_ctx, r->handle, r->base, len);
+		s->ops->close(s->ops_ctx, r->handle);
+	}
+	free(s->rings);
+	s->rings = NULL;
+	s->nr_rings = 0;
+}
+
+static int open_rings(struct kop_session *s)
+{
+	size_t len = (size_t)sysconf(_SC_PAGESIZE) + s->cfg.cpu_buffer_size;
+	size_t max = (size_t)s->nr_cpus * s->cfg.nr_events;
+	bool clock_ok = true;
+	int err;
+
+	s->rings = calloc(max, sizeof(*s->rings));
+	s->merge_h = calloc(max, sizeof(*s->merge_h));
+	s->merge_t = calloc(max, sizeof(*s->merge_t));
+	if (!s->rings || !s->merge_h || !s->merge_t)
+		return -ENOMEM;
+	for (int cpu = 0; cpu < s->nr_cpus; cpu++) {
+		if (!s->ops->cpu_online(s->ops_ctx, cpu))
+			continue;
+		for (unsigned int ev = 0; ev < s->cfg.nr_events; ev++) {
+			struct kop_ring *r = &s->rings[s->nr_rings];
+			int h = open_one(s, ev, cpu, &clock_ok);
+
+			if (h < 0) {
+				op_log(&s->cfg.log, OP_LOG_ERR,
+				       "kmod: cannot open event %u (type %u config %#llx) on cpu %d: %s",
+				       ev, s->events[ev].type,
+				       (unsigned long long)s->events[ev].config,
+				       cpu, strerror(-h));
+				return h;
+			}
+			r->handle = h;
+			r->cpu = cpu;
+			r->event = ev;
+			s->nr_rings++;
+			r->base = s->ops->map(s->ops_ctx, h, len);
+			if (!r->base) {
+				err = errno ? -errno : -ENOMEM;
+				op_log(&s->cfg.log, OP_LOG_ERR,
+				       "kmod: cannot map the ring of event %u on cpu %d (%zu bytes): %s",
+				       ev, cpu, len, strerror(-err));
+				return err;
+			}
+			err = kop_ring_init(r, r->base, len);
+			if (err) {
+				op_log(&s->cfg.log, OP_LOG_ERR,
+				       "kmod: bad ring layout for event %u on cpu %d",
+				       ev, cpu);
+				return err;
+			}
+		}
+	}
+	s->clock_ok = clock_ok;
+	if (!clock_ok)
+		op_log(&s->cfg.log, OP_LOG_WARN,
+		       "kmod: kernel cannot stamp records with CLOCK_MONOTONIC; cross-CPU order holds within each sync only");
+	return 0;
+}
+
+/* Processes that exist before the first sample: PROC/PID/maps. */
+static void read_existing(struct kop_session *s)
+{
+	DIR *d;
+	struct dirent *de;
+
+	if (s->cfg.pid != -1) {
+		struct kop_task *k = kop_task_new(&s->tasks, s->cfg.pid);
+
+		if (k && kop_task_read_proc(k, s->proc_root, &s->dcookies,
+					    &s->cfg.log) == -ENOENT)
+			k->unknown = true;
+		return;
+	}
+	d = opendir(s->proc_root);
+	if (!d) {
+		op_log(&s->cfg.log, OP_LOG_WARN,
+		       "kmod: cannot list %s: %s; processes will be read at their first sample",
+		       s->proc_root, strerror(errno));
+		return;
+	}
+	while ((de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+		struct kop_task *k;
+
+		if (*end || pid <= 0 || pid > INT32_MAX ||
+		    kop_task_find(&s->tasks, (pid_t)pid))
+			continue;
+		k = kop_task_new(&s->tasks, (pid_t)pid);
+		if (!k)
+			break;
+		if (kop_task_read_proc(k, s->proc_root, &s->dcookies,
+				       &s->cfg.log) == -ENOENT)
+			k->unknown = true;
+	}
+	closedir(d);
+}
+
+static int enable_all(struct kop_session *s, bool on)
+{
+	int first = 0;
+
+	for (size_t i = 0; i < s->nr_rings; i++) {
+		int h = s->rings[i].handle;
+		int err = on ? s->ops->enable(s->ops_ctx, h) :
+			       s->ops->disable(s->ops_ctx, h);
+
+		if (err && !first) {
+			first = err;
+			op_log(&s->cfg.log, OP_LOG_ERR,
+			       "kmod: cannot %s event %u on cpu %d: %s",
+			       on ? "enable" : "disable", s->rings[i].event,
+			       s->rings[i].cpu, strerror(-err));
+		}
+	}
+	return first;
+}
+
+int kop_session_start(struct kop_session *s)
+{
+	int err;
+
+	if (s->started)
+		return -EBUSY;
+	if (op_kernel_map_read(&s->kmap, s->proc_root, &s->cfg.log) == 0)
+		s->have_kmap = true;
+	else
+		op_log(&s->cfg.log, OP_LOG_WARN,
+		       "kmod: no kernel text range; module loads will not be noticed");
+	err = open_rings(s);
+	if (err)
+		goto err_rings;
+	/* enable before reading /proc: a mapping made in between is in both
+	 * the ring and the maps file, and applying it twice is harmless */
+	err = enable_all(s, true);
+	if (err)
+		goto err_rings;
+	read_existing(s);
+	err = -pthread_create(&s->thread, NULL, kop_sync_thread, s);
+	if (err) {
+		op_log(&s->cfg.log, OP_LOG_ERR,
+		       "kmod: cannot start the sync thread: %s", strerror(-err));
+		goto err_enabled;
+	}
+	s->thread_running = true;
+	s->started = true;
+	return 0;
+
+err_enabled:
+	enable_all(s, false);
+err_rings:
+	close_rings(s);
+	op_kernel_map_release(&s->kmap);
+	s->have_kmap = false;
+	return err;
+}
+
+int kop_session_pause(struct kop_session *s)
+{
+	if (!s->started || s->stopped)
+		return -EINVAL;
+	return enable_all(s, false);
+}
+
+int kop_session_resume(struct kop_session *s)
+{
+	if (!s->started || s->stopped)
+		return -EINVAL;
+	return enable_all(s, true);
+}
+
+static void wake(struct kop_session *s)
+{
+	uint64_t one = 1;
+
+	(void)!write(s->wake_fd, &one, sizeof(one));
+}
+
+int kop_session_sync(struct kop_session *s)
+{
+	uint64_t mine;
+
+	if (!s->thread_running)
+		return -EINVAL;
+	pthread_mutex_lock(&s->sync_lock);
+	mine = ++s->sync_req;
+	wake(s);
+	while (s->sync_seen < mine)
+		pthread_cond_wait(&s->sync_done, &s->sync_lock);
+	pthread_mutex_unlock(&s->sync_lock);
+	return 0;
+}
+
+int kop_session_stop(struct kop_session *s)
+{
+	if (!s->started)
+		return -EINVAL;
+	if (s->stopped)
+		return 0;
+	enable_all(s, false);
+	pthread_mutex_lock(&s->sync_lock);
+	s->stop_req = true;
+	wake(s);
+	pthread_mutex_unlock(&s->sync_lock);
+	pthread_join(s->thread, NULL);	/* its last sync takes everything */
+	s->thread_running = false;
+	s->stopped = true;
+	pthread_mutex_lock(&s->evbuf.lock);
+	kop_evbuf_stop(&s->evbuf);
+	pthread_mutex_unlock(&s->evbuf.lock);
+	return 0;
+}
+
+void kop_session_free(struct kop_session *s)
+{
+	if (!s)
+		return;
+	if (s->started && !s->stopped)
+		kop_session_stop(s);
+	close_rings(s);
+	for (int cpu = 0; cpu < s->nr_cpus; cpu++)
+		free(s->out[cpu].v);
+	free(s->out);
+	free(s->merge_h);
+	free(s->merge_t);
+	op_kernel_map_release(&s->kmap);
+	kop_tasks_release(&s->tasks);
+	kop_dcookies_release(&s->dcookies);
+	kop_evbuf_release(&s->evbuf);
+	close(s->wake_fd);
+	pthread_mutex_destroy(&s->sync_lock);
+	pthread_cond_destroy(&s->sync_done);
+	pthread_mutex_destroy(&s->stats_lock);
+	free(s->lost_cpu);
+	free(s->samples_cpu);
+	free(s->pub_lost_cpu);
+	free(s->pub_samples_cpu);
+	free(s->events);
+	free(s->proc_root);
+	free(s);
+}
+
+ssize_t kop_evbuf_read(struct kop_session *s, uint64_t *buf, size_t max,
+		       int timeout_ms)
+{
+	return kop_evbuf_read_words(&s->evbuf, buf, max, timeout_ms);
+}
+
+int kop_dcookie_lookup(struct kop_session *s, uint64_t cookie,
+		       struct kop_dcookie_info *info)
+{
+	return kop_dcookies_lookup(&s->dcookies, cookie, info);
+}
+
+int kop_stats_get(struct kop_session *s, struct kop_stats *st)
+{
+	size_t bytes = (size_t)s->nr_cpus * sizeof(uint64_t);
+
+	memset(st, 0, sizeof(*st));
+	st->nr_lost_ring_cpu = malloc(bytes);
+	st->nr_samples_cpu = malloc(bytes);
+	if (!st->nr_lost_ring_cpu || !st->nr_samples_cpu) {
+		kop_stats_release(st);
+		return -ENOMEM;
+	}
+	pthread_mutex_lock(&s->stats_lock);
+	st->nr_samples = s->pub.nr_samples;
+	st->nr_kernel_samples = s->pub.nr_kernel_samples;
+	st->nr_user_samples = s->pub.nr_user_samples;
+	st->nr_anon_samples = s->pub.nr_anon_samples;
+	st->nr_lost_ring = s->pub.nr_lost_ring;
+	st->nr_lost_evbuf = s->pub.nr_lost_evbuf;
+	st->nr_lost_no_mapping = s->pub.nr_lost_no_mapping;
+	st->nr_bad_records = s->pub.nr_bad_records;
+	st->nr_module_loads = s->pub.nr_module_loads;
+	st->throttled = s->pub.throttled;
+	memcpy(st->nr_lost_ring_cpu, s->pub_lost_cpu, bytes);
+	memcpy(st->nr_samples_cpu, s->pub_samples_cpu, bytes);
+	pthread_mutex_unlock(&s->stats_lock);
+	st->nr_cpus = (unsigned int)s->nr_cpus;
+	return 0;
+}
+
+void kop_stats_release(struct kop_stats *st)
+{
+	free(st->nr_lost_ring_cpu);
+	free(st->nr_samples_cpu);
+	st->nr_lost_ring_cpu = NULL;
+	st->nr_samples_cpu = NULL;
+}

@@ -1,0 +1,672 @@
+/* Buffer sync: the one thread that turns ring records into the event
+ * stream (OProfile's buffer_sync.c).
+ *
+ * Ordering. A thread may mmap a library on CPU 0 and take a sample in it
+ * on CPU 1 a microsecond later; an exec on CPU 1 changes what the same
+ * addresses mean for samples on every CPU. Syncing CPU by CPU would apply
+ * CPU 1's records after CPU 0's samples and get both wrong. So a sync works
+ * in two passes:
+ *
+ *   1. Merge: every ring's records up to a cutoff time are taken in
+ *      timestamp order across all rings (each ring is already in order;
+ *      the merge picks the ring whose next record is oldest). Side-band
+ *      records (MMAP2, COMM exec, FORK, EXIT) change the task table as they
+ *      come; a sample is resolved against the table as it is at that
+ *      moment into a small per-CPU list of (tid, cookies, offset).
+ *   2. Emit: under the event-buffer lock, CPU by CPU, the resolved samples
+ *      are written as CPU_SWITCH(cpu) followed by each sample with the
+ *      context changes it needs.
+ *
+ * The cutoff is the sync's start time on the clock the events stamp with
+ * (CLOCK_MONOTONIC through use_clockid): a ring's records after it stay
+ * for the next sync, so no sample is resolved before a side-band record
+ * of an earlier time that another CPU has not written yet. A record
+ * stamped before the cutoff but published just after it (in flight) is
+ * taken by the next sync; a sample among those still finds the mapping
+ * table it needs, because exec and exit retire tables rather than free
+ * them, and a retired table is freed only one sync after a cutoff has
+ * passed its retirement on every ring.
+ *
+ * Stream contract, per CPU block: ESCAPE CPU_SWITCH cpu; ESCAPE DROPPED n
+ * when the ring lost n samples since the last block; then samples. Before a
+ * sample: ESCAPE CTX_SWITCH tid app_cookie, ESCAPE CTX_TGID tgid when the
+ * thread differs from the previous sample's in the block (always for the
+ * first); KERNEL_ENTER / USER_ENTER after a CTX_SWITCH or on a mode change;
+ * COOKIE_SWITCH before a user sample after a CTX_SWITCH, a USER_ENTER, or
+ * when the image changes; MODULE_LOADED before the first kernel sample
+ * after a module-set change. Then the offset and the event index.
+ */
+#include "config.h"
+#include "kop_int.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "op_proto.h"
+
+enum {
+	LOG_BAD_RECORD = 1 << 0,
+	LOG_UNKNOWN_TYPE = 1 << 1,
+	LOG_NO_MAPPING = 1 << 2,
+	LOG_EVBUF_FULL = 1 << 3,
+	LOG_NOMEM = 1 << 4,
+	LOG_RING_LOST = 1 << 5,
+};
+
+/* Module-list re-reads are rate-limited to one a second of sample time. */
+#define MODULE_REREAD_NS 1000000000ULL
+
+uint64_t kop_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static bool log_once(struct kop_session *s, unsigned int bit)
+{
+	if (s->log_once & bit)
+		return false;
+	s->log_once |= bit;
+	return true;
+}
+
+static void bad_record(struct kop_session *s, const struct kop_ring *r,
+		       const char *what, unsigned int type)
+{
+	s->counts.nr_bad_records++;
+	if (log_once(s, LOG_BAD_RECORD))
+		op_log(&s->cfg.log, OP_LOG_WARN,
+		       "kmod: bad ring record on cpu %d (%s, type %u), counted in nr_bad_records",
+		       r->cpu, what, type);
+}
+
+/* The timestamp a record sorts by; false when it is too short to have one. */
+static bool record_time(const struct perf_event_header *h, uint64_t *time)
+{
+	const struct kop_sample_id *id;
+
+	if (h->type == PERF_RECORD_SAMPLE) {
+		if (h->size < sizeof(struct kop_sample_rec))
+			return false;
+		*time = ((const struct kop_sample_rec *)h)->time;
+		return true;
+	}
+	if (h->size < sizeof(*h) + sizeof(*id))
+		return false;
+	id = (const void *)((const unsigned char *)h + h->size - sizeof(*id));
+	*time = id->time;
+	return true;
+}
+
+/* The task of tgid, created from PROC/tgid/maps when it is a live process
+ * we have not heard of (started before us, or seen only by its samples).
+ * A process that is gone is remembered as unknown so we read /proc once. */
+static struct kop_task *get_task(struct kop_session *s, pid_t tgid)
+{
+	struct kop_task *k = kop_task_find(&s->tasks, tgid);
+	int err;
+
+	if (k || tgid <= 0)
+		return k;
+	k = kop_task_new(&s->tasks, tgid);
+	if (!k)
+		return NULL;
+	err = kop_task_read_proc(k, s->proc_root, &s->dcookies, &s->cfg.log);
+	if (err == -ENOENT)
+		k->unknown = true;
+	return k;
+}
+
+static struct kop_resolved *out_slot(struct kop_session *s, int cpu)
+{
+	struct kop_cpu_out *o = &s->out[cpu];
+
+	if (o->nr == o->cap) {
+		size_t ncap = o->cap ? o->cap * 2 : 4096;
+		struct kop_resolved *v = realloc(o->v, ncap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		o->v = v;
+		o->cap = ncap;
+	}
+	return &o->v[o->nr++];
+}
+
+static void kernel_ranges(struct kop_session *s, uint64_t pc, uint64_t time,
+			  struct kop_resolved *e)
+{
+	int changed;
+
+	if (!s->have_kmap || op_kernel_map_in_text(&s->kmap, pc) ||
+	    op_kernel_map_find_module(&s->kmap, pc))
+		return;
+	if (s->last_module_reread &&
+	    time - s->last_module_reread < MODULE_REREAD_NS)
+		return;
+	s->last_module_reread = time ? time : 1;
+	changed = op_kernel_map_reread_modules(&s->kmap, s->proc_root,
+					       &s->cfg.log);
+	if (changed > 0) {
+		e->module_loaded = 1;
+		s->counts.nr_module_loads++;
+	}
+}
+
+static void do_sample(struct kop_session *s, const struct kop_ring *r,
+		      const struct perf_event_header *h)
+{
+	const struct kop_sample_rec *rec = (const void *)h;
+	unsigned int mode = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	bool kernel = mode != PERF_RECORD_MISC_USER &&
+		      mode != PERF_RECORD_MISC_GUEST_USER;
+	pid_t tgid = (pid_t)rec->pid;
+	struct kop_task *k;
+	struct kop_resolved e = { 0 };
+	struct kop_resolved *slot;
+
+	if (rec->ip == OP_ESCAPE_CODE) {
+		bad_record(s, r, "sample pc is the escape code", h->type);
+		return;
+	}
+	e.tid = (int32_t)rec->tid;
+	e.tgid = (int32_t)rec->pid;
+	e.event = r->event;
+	e.kernel = kernel;
+	k = kop_task_find(&s->tasks, tgid);
+	if ((!k || k->since > rec->time) && s->tasks.retired) {
+		/* taken before an exec or exit we have already applied */
+		struct kop_task *old = kop_task_retired_at(&s->tasks, tgid,
+							   rec->time);
+		if (old)
+			k = old;
+	}
+	if (!k)
+		k = get_task(s, tgid);
+	if (k && k->unknown)
+		k = NULL;
+	e.app_cookie = k ? k->app_cookie : OP_NO_COOKIE;
+	if (kernel) {
+		e.offset = rec->ip;
+		kernel_ranges(s, rec->ip, rec->time, &e);
+	} else {
+		const struct kop_map *m = k ? kop_task_lookup(k, rec->ip) : NULL;
+
+		if (m) {
+			e.cookie = m->cookie;
+			e.offset = rec->ip - m->start + (m->pgoff & ~KOP_MAP_ANON);
+			e.anon = !!(m->pgoff & KOP_MAP_ANON);
+		} else if (k) {
+			/* in no mapping we know: the process's anonymous image */
+			if (k->anon_cookie == OP_NO_COOKIE)
+				k->anon_cookie = kop_dcookie_anon(&s->dcookies,
+								  "anon", tgid,
+								  0, UINT64_MAX);
+			e.cookie = k->anon_cookie;
+			e.offset = rec->ip;
+			e.anon = 1;
+		}
+		if (e.cookie == OP_NO_COOKIE) {
+			s->counts.nr_lost_no_mapping++;
+			if (log_once(s, LOG_NO_MAPPING))
+				op_log(&s->cfg.log, OP_LOG_INFO,
+				       "kmod: user sample of unknown process %d, counted in nr_lost_no_mapping",
+				       (int)tgid);
+			return;
+		}
+	}
+	slot = out_slot(s, r->cpu);
+	if (!slot) {
+		s->counts.nr_lost_evbuf++;
+		if (log_once(s, LOG_NOMEM))
+			op_log(&s->cfg.log, OP_LOG_ERR,
+			       "kmod: out of memory resolving samples, counted in nr_lost_evbuf");
+		return;
+	}
+	*slot = e;
+}
+
+static void do_mmap2(struct kop_session *s, const struct kop_ring *r,
+		     const struct perf_event_header *h)
+{
+	/* header, pid tid, addr len pgoff, maj min ino ino_gen | build-id,
+	 * prot flags, filename, sample_id */
+	const unsigned char *p = (const unsigned char *)(h + 1);
+	size_t fixed = sizeof(*h) + 64, name_max;
+	uint32_t pid, maj, min, prot;
+	uint64_t addr, len, pgoff, ino, cookie;
+	const uint8_t *bid = NULL;
+	uint8_t bid_size = 0;
+	const char *name;
+	struct kop_task *k;
+	bool anon;
+
+	if (h->size < fixed + sizeof(struct kop_sample_id) + 8) {
+		bad_record(s, r, "short MMAP2", h->type);
+		return;
+	}
+	name_max = h->size - fixed - sizeof(struct kop_sample_id);
+	name = (const char *)h + fixed;
+	if (!memchr(name, '\0', name_max)) {
+		bad_record(s, r, "MMAP2 name not terminated", h->type);
+		return;
+	}
+	memcpy(&pid, p, 4);
+	memcpy(&addr, p + 8, 8);
+	memcpy(&len, p + 16, 8);
+	memcpy(&pgoff, p + 24, 8);
+	memcpy(&maj, p + 32, 4);
+	memcpy(&min, p + 36, 4);
+	memcpy(&ino, p + 40, 8);
+	memcpy(&prot, p + 56, 4);
+	if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+		bid_size = p[32];
+		bid = p + 36;
+		if (bid_size > 20)
+			bid_size = 20;
+		maj = min = 0;
+		ino = 0;
+	}
+	if (!(prot & 0x4 /* PROT_EXEC */) || !len || addr + len < addr)
+		return;		/* data mappings take no samples */
+	k = get_task(s, (pid_t)pid);
+	if (!k)
+		goto nomem;
+	if (k->unknown) {
+		/* gone from /proc already, but a record names it: it exists,
+		 * and its first file mapping is as good a guess at its
+		 * executable as we will get */
+		k->unknown = false;
+		k->app_pending = true;
+	}
+	anon = kop_name_is_anon(name) || (!bid_size && !ino);
+	if (anon) {
+		cookie = kop_dcookie_anon(&s->dcookies, name[0] ? name : "anon",
+					  (pid_t)pid, addr, addr + len);
+		pgoff = KOP_MAP_ANON;
+	} else {
+		cookie = kop_dcookie_file(&s->dcookies, name,
+					  makedev(maj, min), (ino_t)ino, bid,
+					  bid_size);
+		pgoff &= ~KOP_MAP_ANON;
+	}
+	if (cookie == OP_NO_COOKIE || kop_task_map(k, addr, addr + len, pgoff,
+						   cookie))
+		goto nomem;
+	if (!anon && k->app_pending) {
+		k->app_cookie = cookie;
+		k->app_pending = false;
+	}
+	return;
+nomem:
+	if (log_once(s, LOG_NOMEM))
+		op_log(&s->cfg.log, OP_LOG_ERR,
+		       "kmod: out of memory recording a mapping of %d",
+		       (int)pid);
+}
+
+static void do_comm(struct kop_session *s, const struct kop_ring *r,
+		    const struct perf_event_header *h, uint64_t time)
+{
+	const uint32_t *p = (const void *)(h + 1);
+	struct kop_task *k;
+
+	if (h->size < sizeof(*h) + 8 + 8 + sizeof(struct kop_sample_id)) {
+		bad_record(s, r, "short COMM", h->type);
+		return;
+	}
+	if (!(h->misc & PERF_RECORD_MISC_COMM_EXEC))
+		return;		/* a rename (prctl): nothing maps differently */
+	/* exec: the old image's table is retired as of now */
+	k = kop_task_find(&s->tasks, (pid_t)p[0]);
+	if (k && !k->unknown && kop_task_retire_maps(&s->tasks, k, time))
+		return;
+	if (!k)
+		k = kop_task_new(&s->tasks, (pid_t)p[0]);
+	if (!k)
+		return;
+	k->unknown = false;
+	k->since = time;
+	k->app_cookie = OP_NO_COOKIE;
+	k->app_pending = true;
+}
+
+static void do_fork_exit(struct kop_session *s, const struct kop_ring *r,
+			 const struct perf_event_header *h, uint64_t time)
+{
+	/* pid, ppid, tid, ptid, time */
+	const uint32_t *p = (const void *)(h + 1);
+	pid_t pid, ppid, tid;
+	struct kop_task *k, *parent;
+
+	if (h->size < sizeof(*h) + 24 + sizeof(struct kop_sample_id)) {
+		bad_record(s, r, "short FORK/EXIT", h->type);
+		return;
+	}
+	pid = (pid_t)p[0];
+	ppid = (pid_t)p[1];
+	tid = (pid_t)p[2];
+	if (pid != tid)
+		return;		/* a thread: samples carry the tgid */
+	k = kop_task_find(&s->tasks, pid);
+	if (h->type == PERF_RECORD_EXIT) {
+		if (k)
+			kop_task_exit(&s->tasks, k, time);
+		return;
+	}
+	if (pid == ppid)
+		return;
+	if (k)		/* pid reused without an exit we saw */
+		kop_task_exit(&s->tasks, k, time);
+	parent = kop_task_find(&s->tasks, ppid);
+	if (!parent || parent->unknown)
+		return;		/* read lazily from /proc at its first sample */
+	k = kop_task_new(&s->tasks, pid);
+	if (!k || kop_task_copy_maps(k, parent)) {
+		if (log_once(s, LOG_NOMEM))
+			op_log(&s->cfg.log, OP_LOG_ERR,
+			       "kmod: out of memory copying the mappings of %d",
+			       (int)ppid);
+		return;
+	}
+	k->since = time;
+}
+
+static void do_record(struct kop_session *s, struct kop_ring *r,
+		      const struct perf_event_header *h, uint64_t time)
+{
+	const uint64_t *p = (const void *)(h + 1);
+
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE:
+		do_sample(s, r, h);
+		break;
+	case PERF_RECORD_MMAP2:
+		do_mmap2(s, r, h);
+		break;
+	case PERF_RECORD_COMM:
+		do_comm(s, r, h, time);
+		break;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		do_fork_exit(s, r, h, time);
+		break;
+	case PERF_RECORD_LOST:
+		/* id, lost */
+		if (h->size < sizeof(*h) + 16 + sizeof(struct kop_sample_id)) {
+			bad_record(s, r, "short LOST", h->type);
+			break;
+		}
+		s->counts.nr_lost_ring += p[1];
+		s->lost_cpu[r->cpu] += p[1];
+		s->out[r->cpu].nr_lost += p[1];
+		if (log_once(s, LOG_RING_LOST))
+			op_log(&s->cfg.log, OP_LOG_WARN,
+			       "kmod: cpu %d ring lost %" PRIu64 " records (ring too small for the rate?), counted in nr_lost_ring",
+			       r->cpu, p[1]);
+		break;
+	case PERF_RECORD_LOST_SAMPLES:
+		if (h->size < sizeof(*h) + 8 + sizeof(struct kop_sample_id)) {
+			bad_record(s, r, "short LOST_SAMPLES", h->type);
+			break;
+		}
+		s->counts.nr_lost_ring += p[0];
+		s->lost_cpu[r->cpu] += p[0];
+		s->out[r->cpu].nr_lost += p[0];
+		break;
+	case PERF_RECORD_THROTTLE:
+		s->counts.throttled = true;
+		break;
+	case PERF_RECORD_MMAP:		/* we ask for MMAP2 */
+	case PERF_RECORD_UNTHROTTLE:
+	case PERF_RECORD_READ:
+	case PERF_RECORD_AUX:
+	case PERF_RECORD_ITRACE_START:
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+	case PERF_RECORD_NAMESPACES:
+	case PERF_RECORD_KSYMBOL:
+	case PERF_RECORD_BPF_EVENT:
+	case PERF_RECORD_CGROUP:
+	case PERF_RECORD_TEXT_POKE:
+		/* context switches: task changes show in the samples' tids */
+		break;
+	default:
+		s->counts.nr_bad_records++;
+		if (log_once(s, LOG_UNKNOWN_TYPE))
+			op_log(&s->cfg.log, OP_LOG_WARN,
+			       "kmod: unknown ring record type %u on cpu %d skipped, counted in nr_bad_records",
+			       h->type, r->cpu);
+		break;
+	}
+}
+
+/* Next record of r not after cutoff, its time in *time; NULL if none. A
+ * corrupt ring is counted and skipped to its head: the kernel writes whole
+ * records, so there is nothing to resynchronise on inside it. */
+static const struct perf_event_header *next_record(struct kop_session *s,
+						   struct kop_ring *r,
+						   uint64_t *time)
+{
+	bool bad;
+	const struct perf_event_header *h = kop_ring_peek(r, &bad);
+
+	if (bad) {
+		bad_record(s, r, "impossible header", 0);
+		kop_ring_skip_all(r);
+		return NULL;
+	}
+	if (!h)
+		return NULL;
+	if (!record_time(h, time)) {
+		/* too short for its trailer: count, skip, sort it first */
+		*time = 0;
+	}
+	return h;
+}
+
+static void merge(struct kop_session *s, uint64_t cutoff)
+{
+	size_t n = s->nr_rings;
+	const struct perf_event_header **hs = s->merge_h;
+	uint64_t *ts = s->merge_t;
+
+	for (size_t i = 0; i < n; i++) {
+		kop_ring_snapshot(&s->rings[i]);
+		hs[i] = next_record(s, &s->rings[i], &ts[i]);
+	}
+	for (;;) {
+		size_t best = n;
+		uint64_t bt = UINT64_MAX;
+		struct kop_ring *r;
+
+		for (size_t i = 0; i < n; i++)
+			if (hs[i] && ts[i] <= cutoff && (best == n || ts[i] < bt)) {
+				best = i;
+				bt = ts[i];
+			}
+		if (best == n)
+			break;
+		r = &s->rings[best];
+		if (hs[best]->type != PERF_RECORD_SAMPLE &&
+		    hs[best]->size < sizeof(*hs[best]) + sizeof(struct kop_sample_id) &&
+		    hs[best]->type <= PERF_RECORD_TEXT_POKE)
+			bad_record(s, r, "record too short", hs[best]->type);
+		else if (hs[best]->type == PERF_RECORD_SAMPLE &&
+			 hs[best]->size < sizeof(struct kop_sample_rec))
+			bad_record(s, r, "short SAMPLE", hs[best]->type);
+		else
+			do_record(s, r, hs[best], bt);
+		kop_ring_consume(r, hs[best]->size);
+		hs[best] = next_record(s, r, &ts[best]);
+	}
+	for (size_t i = 0; i < n; i++)
+		kop_ring_publish_tail(&s->rings[i]);
+}
+
+/* Write CPU cpu's resolved samples as one block. evbuf->lock held. */
+static void emit_cpu(struct kop_session *s, int cpu)
+{
+	struct kop_evbuf *b = &s->evbuf;
+	struct kop_cpu_out *o = &s->out[cpu];
+	int32_t last_tid = -1, last_tgid = -1;
+	int last_kernel = -1;
+	uint64_t last_cookie = OP_NO_COOKIE;
+	bool pending_module = false;
+	size_t nr_written = 0, nr_kernel = 0, nr_anon = 0;
+
+	if (!o->nr && !o->nr_lost)
+		return;
+	if (!kop_evbuf_room(b, 3 + (o->nr_lost ? 3 : 0))) {
+		s->counts.nr_lost_evbuf += o->nr;
+		goto out_full;
+	}
+	kop_evbuf_put(b, OP_ESCAPE_CODE);
+	kop_evbuf_put(b, OP_CPU_SWITCH);
+	kop_evbuf_put(b, (uint64_t)cpu);
+	if (o->nr_lost) {
+		kop_evbuf_put(b, OP_ESCAPE_CODE);
+		kop_evbuf_put(b, OP_DROPPED);
+		kop_evbuf_put(b, o->nr_lost);
+		o->nr_lost = 0;
+	}
+	for (size_t i = 0; i < o->nr; i++) {
+		const struct kop_resolved *e = &o->v[i];
+		bool ctx = e->tid != last_tid || e->tgid != last_tgid;
+		bool mode = ctx || e->kernel != last_kernel;
+		bool cookie = !e->kernel &&
+			      (mode || e->cookie != last_cookie);
+		bool module = e->module_loaded || pending_module;
+		size_t need = OP_SAMPLE_WORDS + (ctx ? 7 : 0) + (mode ? 2 : 0) +
+			      (cookie ? 3 : 0) + (module ? 2 : 0);
+
+		if (!kop_evbuf_room(b, need)) {
+			s->counts.nr_lost_evbuf++;
+			pending_module = module;
+			continue;
+		}
+		if (module) {
+			kop_evbuf_put(b, OP_ESCAPE_CODE);
+			kop_evbuf_put(b, OP_MODULE_LOADED);
+			pending_module = false;
+		}
+		if (ctx) {
+			kop_evbuf_put(b, OP_ESCAPE_CODE);
+			kop_evbuf_put(b, OP_CTX_SWITCH);
+			kop_evbuf_put(b, (uint64_t)(uint32_t)e->tid);
+			kop_evbuf_put(b, e->app_cookie);
+			kop_evbuf_put(b, OP_ESCAPE_CODE);
+			kop_evbuf_put(b, OP_CTX_TGID);
+			kop_evbuf_put(b, (uint64_t)(uint32_t)e->tgid);
+			last_tid = e->tid;
+			last_tgid = e->tgid;
+		}
+		if (mode) {
+			kop_evbuf_put(b, OP_ESCAPE_CODE);
+			kop_evbuf_put(b, e->kernel ? OP_KERNEL_ENTER : OP_USER_ENTER);
+			last_kernel = e->kernel;
+		}
+		if (cookie) {
+			kop_evbuf_put(b, OP_ESCAPE_CODE);
+			kop_evbuf_put(b, OP_COOKIE_SWITCH);
+			kop_evbuf_put(b, e->cookie);
+			last_cookie = e->cookie;
+		}
+		kop_evbuf_put(b, e->offset);
+		kop_evbuf_put(b, e->event);
+		nr_written++;
+		nr_kernel += e->kernel;
+		nr_anon += e->anon;
+	}
+	s->counts.nr_samples += nr_written;
+	s->counts.nr_kernel_samples += nr_kernel;
+	s->counts.nr_user_samples += nr_written - nr_kernel;
+	s->counts.nr_anon_samples += nr_anon;
+	s->samples_cpu[cpu] += nr_written;
+	if (nr_written == o->nr)
+		goto out;
+out_full:
+	if (log_once(s, LOG_EVBUF_FULL))
+		op_log(&s->cfg.log, OP_LOG_WARN,
+		       "kmod: event buffer full, samples dropped and counted in nr_lost_evbuf (reader too slow or buffer too small)");
+out:
+	o->nr = 0;
+	kop_evbuf_check_watershed(b);
+}
+
+static void publish_stats(struct kop_session *s)
+{
+	size_t bytes = (size_t)s->nr_cpus * sizeof(uint64_t);
+
+	pthread_mutex_lock(&s->stats_lock);
+	s->pub = s->counts;
+	memcpy(s->pub_lost_cpu, s->lost_cpu, bytes);
+	memcpy(s->pub_samples_cpu, s->samples_cpu, bytes);
+	pthread_mutex_unlock(&s->stats_lock);
+}
+
+void kop_sync_once(struct kop_session *s, uint64_t cutoff)
+{
+	merge(s, cutoff);
+	for (int cpu = 0; cpu < s->nr_cpus; cpu++) {
+		pthread_mutex_lock(&s->evbuf.lock);
+		emit_cpu(s, cpu);
+		pthread_mutex_unlock(&s->evbuf.lock);
+	}
+	pthread_mutex_lock(&s->evbuf.lock);
+	kop_evbuf_sync_end(&s->evbuf);
+	pthread_mutex_unlock(&s->evbuf.lock);
+	/* every ring is consumed up to the previous cutoff and this one:
+	 * tables retired before the previous one can have nothing left */
+	kop_tasks_free_retired(&s->tasks, s->prev_cutoff);
+	s->prev_cutoff = cutoff;
+	publish_stats(s);
+}
+
+void *kop_sync_thread(void *arg)
+{
+	struct kop_session *s = arg;
+	size_t nfds = 1 + (s->real_source ? s->nr_rings : 0);
+	struct pollfd *fds = calloc(nfds, sizeof(*fds));
+	int timeout = (int)s->cfg.sync_interval_ms;
+
+	if (!fds)
+		nfds = 0;
+	for (size_t i = 0; i < nfds; i++) {
+		fds[i].fd = i ? s->rings[i - 1].handle : s->wake_fd;
+		fds[i].events = POLLIN;
+	}
+	for (;;) {
+		uint64_t req, v;
+		bool stop;
+
+		if (nfds) {
+			if (poll(fds, nfds, timeout) > 0 && (fds[0].revents & POLLIN))
+				(void)!read(s->wake_fd, &v, sizeof(v));
+		} else {
+			/* no memory for the poll set: fall back to the timer */
+			usleep((useconds_t)timeout * 1000);
+		}
+		pthread_mutex_lock(&s->sync_lock);
+		req = s->sync_req;
+		stop = s->stop_req;
+		pthread_mutex_unlock(&s->sync_lock);
+		kop_sync_once(s, stop || !s->clock_ok ? UINT64_MAX : kop_now_ns());
+		pthread_mutex_lock(&s->sync_lock);
+		s->sync_seen = req;
+		pthread_cond_broadcast(&s->sync_done);
+		pthread_mutex_unlock(&s->sync_lock);
+		if (stop)
+			break;
+	}
+	free(fds);
+	return NULL;
+}

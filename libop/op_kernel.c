@@ -1,0 +1,219 @@
+/* The running kernel's layout, read from PROC_ROOT/kallsyms and
+ * PROC_ROOT/modules. kallsyms is large (100k+ lines); we only want three
+ * symbols, so it is scanned line by line with a fixed buffer and no
+ * allocation per line. Both files are outside data: malformed lines are
+ * counted and reported once, never fatal. */
+#include "config.h"
+#include "op_kernel.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static FILE *open_under(const char *proc_root, const char *name)
+{
+	char path[4096];
+	int n = snprintf(path, sizeof(path), "%s/%s", proc_root, name);
+
+	if (n < 0 || (size_t)n >= sizeof(path)) {
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	return fopen(path, "re");
+}
+
+/* Skip the rest of a line that did not fit in the buffer. */
+static void skip_long_line(FILE *f, const char *line)
+{
+	int c;
+
+	if (strchr(line, '\n'))
+		return;
+	while ((c = getc(f)) != EOF && c != '\n')
+		;
+}
+
+static int read_kallsyms(struct op_kernel_map *km, const char *proc_root,
+			 const struct op_logger *lg)
+{
+	char line[512];
+	uint64_t text = 0, stext = 0, etext = 0;
+	unsigned long nr_bad = 0;
+	FILE *f = open_under(proc_root, "kallsyms");
+
+	if (!f) {
+		int err = errno;
+
+		op_log(lg, OP_LOG_ERR, "kernel: cannot open %s/kallsyms: %s",
+		       proc_root, strerror(err));
+		return -err;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char type, name[256];
+		unsigned long long addr;
+
+		skip_long_line(f, line);
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3) {
+			nr_bad++;
+			continue;
+		}
+		if (!strcmp(name, "_text"))
+			text = addr;
+		else if (!strcmp(name, "_stext"))
+			stext = addr;
+		else if (!strcmp(name, "_etext"))
+			etext = addr;
+	}
+	fclose(f);
+	if (nr_bad)
+		op_log(lg, OP_LOG_WARN,
+		       "kernel: %s/kallsyms: %lu malformed lines ignored",
+		       proc_root, nr_bad);
+	if (!text)
+		text = stext;
+	if (!text || !etext || etext <= text) {
+		op_log(lg, OP_LOG_ERR,
+		       "kernel: %s/kallsyms shows no text range (kptr_restrict?)",
+		       proc_root);
+		return -ENODATA;
+	}
+	km->text_start = text;
+	km->text_end = etext;
+	return 0;
+}
+
+static int cmp_module(const void *a, const void *b)
+{
+	const struct op_kmodule *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Parse PROC_ROOT/modules into a new sorted array. A missing file is a
+ * kernel without loadable modules: no modules, not an error. */
+static int read_modules(const char *proc_root, const struct op_logger *lg,
+			struct op_kmodule **out, size_t *nr_out)
+{
+	char line[1024];
+	struct op_kmodule *mods = NULL;
+	size_t nr = 0, cap = 0;
+	unsigned long nr_bad = 0;
+	FILE *f = open_under(proc_root, "modules");
+
+	*out = NULL;
+	*nr_out = 0;
+	if (!f)
+		return errno == ENOENT ? 0 : -errno;
+	while (fgets(line, sizeof(line), f)) {
+		char name[64], state[32], deps[512];
+		unsigned long long size, addr;
+		int refs;
+
+		skip_long_line(f, line);
+		/* "name size refcount deps state address [taint]" */
+		if (sscanf(line, "%63s %llu %d %511s %31s %llx", name, &size,
+			   &refs, deps, state, &addr) != 6 || !size || !addr ||
+		    addr + size < addr) {
+			nr_bad++;
+			continue;
+		}
+		if (nr == cap) {
+			size_t ncap = cap ? cap * 2 : 32;
+			struct op_kmodule *n = realloc(mods, ncap * sizeof(*n));
+
+			if (!n) {
+				free(mods);
+				fclose(f);
+				return -ENOMEM;
+			}
+			mods = n;
+			cap = ncap;
+		}
+		memset(&mods[nr], 0, sizeof(mods[nr]));
+		snprintf(mods[nr].name, sizeof(mods[nr].name), "%s", name);
+		mods[nr].start = addr;
+		mods[nr].end = addr + size;
+		nr++;
+	}
+	fclose(f);
+	if (nr_bad)
+		op_log(lg, OP_LOG_WARN,
+		       "kernel: %s/modules: %lu malformed lines ignored",
+		       proc_root, nr_bad);
+	if (nr)
+		qsort(mods, nr, sizeof(*mods), cmp_module);
+	*out = mods;
+	*nr_out = nr;
+	return 0;
+}
+
+int op_kernel_map_read(struct op_kernel_map *km, const char *proc_root,
+		       const struct op_logger *lg)
+{
+	int err;
+
+	memset(km, 0, sizeof(*km));
+	err = read_kallsyms(km, proc_root, lg);
+	if (err)
+		return err;
+	err = read_modules(proc_root, lg, &km->modules, &km->nr_modules);
+	if (err) {
+		op_log(lg, OP_LOG_ERR, "kernel: cannot read %s/modules: %s",
+		       proc_root, strerror(-err));
+		memset(km, 0, sizeof(*km));
+	}
+	return err;
+}
+
+int op_kernel_map_reread_modules(struct op_kernel_map *km,
+				 const char *proc_root,
+				 const struct op_logger *lg)
+{
+	struct op_kmodule *mods;
+	size_t nr;
+	int changed;
+	int err = read_modules(proc_root, lg, &mods, &nr);
+
+	if (err)
+		return err;
+	changed = nr != km->nr_modules ||
+		  (nr && memcmp(mods, km->modules, nr * sizeof(*mods)));
+	free(km->modules);
+	km->modules = mods;
+	km->nr_modules = nr;
+	return changed;
+}
+
+const struct op_kmodule *op_kernel_map_find_module(const struct op_kernel_map *km,
+						  uint64_t pc)
+{
+	size_t lo = 0, hi = km->nr_modules;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct op_kmodule *m = &km->modules[mid];
+
+		if (pc < m->start)
+			hi = mid;
+		else if (pc >= m->end)
+			lo = mid + 1;
+		else
+			return m;
+	}
+	return NULL;
+}
+
+int op_kernel_map_in_text(const struct op_kernel_map *km, uint64_t pc)
+{
+	return pc >= km->text_start && pc < km->text_end;
+}
+
+void op_kernel_map_release(struct op_kernel_map *km)
+{
+	if (!km)
+		return;
+	free(km->modules);
+	memset(km, 0, sizeof(*km));
+}

@@ -1,0 +1,755 @@
+/* kmod unit tests: the real sync code driven through kop_source_ops with
+ * in-memory rings of the exact perf layout. Each case writes records into
+ * the rings of a 2-CPU fake source, syncs, stops, and compares the event
+ * stream word by word (and the counters) with what it expects. */
+#include "config.h"
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "fake_ring.h"
+#include "kop.h"
+#include "kop_int.h"
+#include "op_kernel.h"
+#include "op_proto.h"
+#include "testutil.h"
+
+#define ESC OP_ESCAPE_CODE
+#define CPU(n) ESC, OP_CPU_SWITCH, (n)
+#define CTX(tid, app, tgid) ESC, OP_CTX_SWITCH, (tid), (app), ESC, OP_CTX_TGID, (tgid)
+#define USER ESC, OP_USER_ENTER
+#define KERN ESC, OP_KERNEL_ENTER
+#define COOKIE(c) ESC, OP_COOKIE_SWITCH, (c)
+#define DROPPED(n) ESC, OP_DROPPED, (n)
+#define MODLOAD ESC, OP_MODULE_LOADED
+#define END 0x5a5a5a5a5a5a5a5aULL
+
+#define KTEXT 0xffffffff81000000ULL
+static const char kallsyms[] =
+	"ffffffff81000000 T _text\n"
+	"ffffffff81000100 t do_something\n"
+	"ffffffff82000000 T _etext\n"
+	"ffffffffc0002000 t mod_fn\t[ext4]\n";
+
+enum step_op {
+	S_END,
+	W_SAMPLE,	/* user sample: cpu pid tid time addr */
+	W_KSAMPLE,	/* kernel sample */
+	W_MMAP,		/* cpu pid time addr len pgoff name ino */
+	W_EXEC,		/* cpu pid time name */
+	W_FORK,		/* cpu pid ppid time */
+	W_EXIT,		/* cpu pid time */
+	W_LOST,		/* cpu len(=count) time */
+	W_RAW,		/* cpu ppid(=type) len(=size) time */
+	W_FILL,		/* cpu: len kernel samples of pid 0 */
+	W_FILLU,	/* cpu: len user samples of pid at addr */
+	SYNC,
+	DRAIN,		/* read and discard what the event buffer holds */
+	PROC_ADD,	/* pid, name = maps text, exe = exe link */
+	PROC_RM,	/* pid */
+	PROC_FILE,	/* name = file under proc root, exe = content */
+};
+
+struct step {
+	enum step_op op;
+	int cpu;
+	uint32_t pid, tid, ppid;
+	uint64_t time, addr, len, pgoff, ino;
+	const char *name, *exe;
+};
+
+struct cookie_want {
+	uint64_t cookie;
+	enum kop_image_kind kind;
+	const char *path;
+	uint64_t start;		/* ANON */
+};
+
+struct kcase {
+	const char *name;
+	size_t evbuf_words;
+	struct step procs[4];	/* PROC_ADD steps done before start */
+	struct step steps[24];
+	uint64_t expect[160];	/* END-terminated */
+	struct kop_stats want;	/* compared: the nr_* below */
+	struct cookie_want cookies[4];
+};
+
+static const struct kcase cases[] = {
+	{
+		.name = "cross-CPU: mmap on cpu0 applies to a later sample on cpu1, whatever the write order",
+		.steps = {
+			{ W_SAMPLE, 1, 100, 100, 0, 20, 0x400010 },
+			{ W_SAMPLE, 0, 100, 100, 0, 5, 0x400010 },
+			{ W_MMAP, 0, 100, 100, 0, 10, 0x400000, 0x1000, 0, 11, "/bin/a" },
+		},
+		.expect = { CPU(1), CTX(100, 1, 100), USER, COOKIE(1), 0x10, 0, END },
+		.want = { .nr_samples = 1, .nr_user_samples = 1, .nr_lost_no_mapping = 1 },
+		.cookies = { { 1, KOP_IMAGE_FILE, "/bin/a" } },
+	},
+	{
+		.name = "exec on cpu1 while an older sample is queued on cpu0",
+		.procs = { { PROC_ADD, 0, 200, .name = "00400000-00401000 r-xp 00000000 08:01 1234 /usr/bin/old\n", .exe = "/usr/bin/old" } },
+		.steps = {
+			{ W_EXEC, 1, 200, 200, 0, 20, .name = "new" },
+			{ W_MMAP, 1, 200, 200, 0, 21, 0x400000, 0x1000, 0, 99, "/usr/bin/new" },
+			{ W_SAMPLE, 1, 200, 200, 0, 30, 0x400020 },
+			{ W_SAMPLE, 0, 200, 200, 0, 10, 0x400020 },
+		},
+		.expect = { CPU(0), CTX(200, 1, 200), USER, COOKIE(1), 0x20, 0,
+			    CPU(1), CTX(200, 2, 200), USER, COOKIE(2), 0x20, 0, END },
+		.want = { .nr_samples = 2, .nr_user_samples = 2 },
+		.cookies = { { 1, KOP_IMAGE_FILE, "/usr/bin/old" }, { 2, KOP_IMAGE_FILE, "/usr/bin/new" } },
+	},
+	{
+		.name = "exec synced before an older sample arrives: the retired table answers",
+		.procs = { { PROC_ADD, 0, 200, .name = "00400000-00401000 r-xp 00000000 08:01 1234 /usr/bin/old\n", .exe = "/usr/bin/old" } },
+		.steps = {
+			{ W_EXEC, 1, 200, 200, 0, 20, .name = "new" },
+			{ W_MMAP, 1, 200, 200, 0, 21, 0x400000, 0x1000, 0, 99, "/usr/bin/new" },
+			{ W_SAMPLE, 1, 200, 200, 0, 30, 0x400020 },
+			{ SYNC },
+			{ W_SAMPLE, 0, 200, 200, 0, 10, 0x400020 },
+		},
+		.expect = { CPU(1), CTX(200, 2, 200), USER, COOKIE(2), 0x20, 0,
+			    CPU(0), CTX(200, 1, 200), USER, COOKIE(1), 0x20, 0, END },
+		.want = { .nr_samples = 2, .nr_user_samples = 2 },
+	},
+	{
+		.name = "exit synced before an older sample arrives; the process is gone from /proc",
+		.procs = { { PROC_ADD, 0, 300, .name = "00400000-00401000 r-xp 00000000 08:01 55 /usr/bin/short\n", .exe = "/usr/bin/short" } },
+		.steps = {
+			{ W_EXIT, 1, 300, 300, 0, 20 },
+			{ SYNC },
+			{ PROC_RM, 0, 300 },
+			{ W_SAMPLE, 0, 300, 300, 0, 10, 0x400040 },
+			{ W_SAMPLE, 0, 300, 300, 0, 25, 0x400040 },
+		},
+		.expect = { CPU(0), CTX(300, 1, 300), USER, COOKIE(1), 0x40, 0, END },
+		.want = { .nr_samples = 1, .nr_user_samples = 1, .nr_lost_no_mapping = 1 },
+	},
+	{
+		.name = "address reuse after munmap+mmap attributes to the new file",
+		.steps = {
+			{ W_MMAP, 0, 400, 400, 0, 10, 0x7000, 0x2000, 0, 1, "/lib/a" },
+			{ W_SAMPLE, 0, 400, 400, 0, 15, 0x7010 },
+			{ W_MMAP, 1, 400, 400, 0, 20, 0x7000, 0x1000, 0x3000, 2, "/lib/b" },
+			{ W_SAMPLE, 0, 400, 400, 0, 25, 0x7010 },
+			{ W_SAMPLE, 0, 400, 400, 0, 26, 0x8010 },
+		},
+		.expect = { CPU(0), CTX(400, 1, 400), USER, COOKIE(1), 0x10, 0,
+			    COOKIE(2), 0x3010, 0, COOKIE(1), 0x1010, 0, END },
+		.want = { .nr_samples = 3, .nr_user_samples = 3 },
+		.cookies = { { 1, KOP_IMAGE_FILE, "/lib/a" }, { 2, KOP_IMAGE_FILE, "/lib/b" } },
+	},
+	{
+		.name = "a task seen only by its samples is read from /proc/PID/maps",
+		.steps = {
+			{ PROC_ADD, 0, 500, .name = "00400000-00402000 r-xp 00001000 08:01 77 /opt/only\n", .exe = "/opt/only" },
+			{ W_SAMPLE, 0, 500, 501, 0, 5, 0x400100 },
+			{ W_SAMPLE, 0, 500, 500, 0, 6, 0x400104 },
+		},
+		.expect = { CPU(0), CTX(501, 1, 500), USER, COOKIE(1), 0x1100, 0,
+			    CTX(500, 1, 500), USER, COOKIE(1), 0x1104, 0, END },
+		.want = { .nr_samples = 2, .nr_user_samples = 2 },
+		.cookies = { { 1, KOP_IMAGE_FILE, "/opt/only" } },
+	},
+	{
+		.name = "lost records are counted per CPU and passed on as DROPPED",
+		.steps = {
+			{ W_LOST, 0, .time = 5, .len = 7 },
+			{ W_KSAMPLE, 0, 0, 0, 0, 6, KTEXT + 0x40 },
+		},
+		.expect = { CPU(0), DROPPED(7), CTX(0, 0, 0), KERN, KTEXT + 0x40, 0, END },
+		.want = { .nr_samples = 1, .nr_kernel_samples = 1, .nr_lost_ring = 7 },
+	},
+	{
+		.name = "an unknown record type is counted and skipped",
+		.steps = {
+			{ W_RAW, 0, .ppid = 99, .len = 40, .time = 5 },
+			{ W_RAW, 0, .ppid = PERF_RECORD_SAMPLE, .len = 16, .time = 5 },
+			{ W_KSAMPLE, 0, 0, 0, 0, 6, KTEXT + 0x80 },
+		},
+		.expect = { CPU(0), CTX(0, 0, 0), KERN, KTEXT + 0x80, 0, END },
+		.want = { .nr_samples = 1, .nr_kernel_samples = 1, .nr_bad_records = 2 },
+	},
+	{
+		.name = "an existing process's maps are read at start; [vdso] and unmapped pcs are anonymous",
+		.procs = { { PROC_ADD, 0, 600, .name =
+			"00400000-00401000 r--p 00000000 08:01 10 /usr/bin/six\n"
+			"00401000-00402000 r-xp 00001000 08:01 10 /usr/bin/six\n"
+			"7fff0000-7fff2000 r-xp 00000000 00:00 0                          [vdso]\n"
+			"garbage line\n",
+			.exe = "/usr/bin/six" } },
+		.steps = {
+			{ W_SAMPLE, 0, 600, 600, 0, 5, 0x401010 },
+			{ W_SAMPLE, 0, 600, 600, 0, 6, 0x7fff0100 },
+			{ W_SAMPLE, 0, 600, 600, 0, 7, 0x12345 },
+		},
+		.expect = { CPU(0), CTX(600, 1, 600), USER, COOKIE(1), 0x1010, 0,
+			    COOKIE(2), 0x100, 0, COOKIE(3), 0x12345, 0, END },
+		.want = { .nr_samples = 3, .nr_user_samples = 3, .nr_anon_samples = 2 },
+		.cookies = { { 1, KOP_IMAGE_FILE, "/usr/bin/six" },
+			     { 2, KOP_IMAGE_ANON, "[vdso]", 0x7fff0000 },
+			     { 3, KOP_IMAGE_ANON, "anon", 0 } },
+	},
+	{
+		.name = "a kernel sample outside every range re-reads modules and emits MODULE_LOADED",
+		.steps = {
+			{ PROC_FILE, .name = "modules", .exe = "ext4 8192 1 - Live 0xffffffffc0001000\n" },
+			{ W_KSAMPLE, 0, 0, 0, 0, 5, 0xffffffffc0001010 },
+			{ W_KSAMPLE, 0, 0, 0, 0, 6, 0xffffffffc0001020 },
+		},
+		.expect = { CPU(0), MODLOAD, CTX(0, 0, 0), KERN, 0xffffffffc0001010, 0,
+			    0xffffffffc0001020, 0, END },
+		.want = { .nr_samples = 2, .nr_kernel_samples = 2, .nr_module_loads = 1 },
+	},
+	{
+		.name = "fork copies the parent's mappings and executable",
+		.procs = { { PROC_ADD, 0, 700, .name = "00400000-00401000 r-xp 00000000 08:01 5 /usr/bin/sh\n", .exe = "/usr/bin/sh" } },
+		.steps = {
+			{ W_FORK, 0, 701, 701, 700, 10 },
+			{ W_SAMPLE, 1, 701, 701, 0, 20, 0x400010 },
+			{ W_KSAMPLE, 1, 701, 701, 0, 21, KTEXT + 8 },
+		},
+		.expect = { CPU(1), CTX(701, 1, 701), USER, COOKIE(1), 0x10, 0,
+			    KERN, KTEXT + 8, 0, END },
+		.want = { .nr_samples = 2, .nr_user_samples = 1, .nr_kernel_samples = 1 },
+	},
+	{
+		.name = "records that wrap the end of the ring are copied out whole",
+		.steps = {
+			{ W_FILL, 0, .len = 341 },	/* 341 * 48 = 16368 of 16384 */
+			{ SYNC },
+			{ DRAIN },
+			{ W_MMAP, 0, 800, 800, 0, 10, 0x400000, 0x1000, 0, 3, "/usr/lib/a-rather-long-library-name.so" },
+			{ W_SAMPLE, 0, 800, 800, 0, 11, 0x400010 },
+		},
+		.expect = { CPU(0), CTX(800, 1, 800), USER, COOKIE(1), 0x10, 0, END },
+		.want = { .nr_samples = 342, .nr_user_samples = 1, .nr_kernel_samples = 341 },
+	},
+	{
+		.name = "a full event buffer drops whole samples and counts them",
+		.evbuf_words = 64,
+		.steps = {
+			{ W_MMAP, 0, 900, 900, 0, 1, 0x400000, 0x1000, 0, 3, "/bin/x" },
+			{ W_FILLU, 0, 900, 900, 0, 2, 0x400010, 40 },
+		},
+		/* 3 + 14 + 23 * 2 = 63 words hold 24 samples */
+		.expect = { CPU(0), CTX(900, 1, 900), USER, COOKIE(1),
+			    0x10, 0, 0x10, 0, 0x10, 0, 0x10, 0, 0x10, 0, 0x10, 0,
+			    0x10, 0, 0x10, 0, 0x10, 0, 0x10, 0, 0x10, 0, 0x10, 0,
+			    0x10, 0, 0x10, 0, 0x10, 0, 0x10, 0, 0x10, 0, 0x10, 0,
+			    0x10, 0, 0x10, 0, 0x10, 0, 0x10, 0, 0x10, 0, 0x10, 0,
+			    END },
+		.want = { .nr_samples = 24, .nr_user_samples = 24, .nr_lost_evbuf = 16 },
+	},
+};
+
+struct fixture {
+	const struct kcase *c;
+	char *dir;
+	struct fake_src src;
+	struct kop_session *s;
+	char log[4096];
+};
+
+static void capture(void *ctx, enum op_log_level level, const char *msg)
+{
+	struct fixture *fx = ctx;
+	size_t n = strlen(fx->log);
+
+	snprintf(fx->log + n, sizeof(fx->log) - n, "%s\n", msg);
+}
+
+static void write_under(const char *dir, const char *name, const char *text)
+{
+	char *p = tu_path(dir, name);
+
+	assert_int_equal(tu_write_file(p, text, strlen(text)), 0);
+	free(p);
+}
+
+static void proc_add(const char *dir, const struct step *st)
+{
+	char name[64], *p;
+
+	snprintf(name, sizeof(name), "%u", st->pid);
+	p = tu_path(dir, name);
+	assert_int_equal(mkdir(p, 0755), 0);
+	free(p);
+	snprintf(name, sizeof(name), "%u/maps", st->pid);
+	write_under(dir, name, st->name);
+	if (st->exe) {
+		snprintf(name, sizeof(name), "%u/exe", st->pid);
+		p = tu_path(dir, name);
+		assert_int_equal(symlink(st->exe, p), 0);
+		free(p);
+	}
+}
+
+static void proc_rm(const char *dir, uint32_t pid)
+{
+	char name[64], *p;
+
+	snprintf(name, sizeof(name), "%u", pid);
+	p = tu_path(dir, name);
+	assert_int_equal(tu_rm_rf(p), 0);
+	free(p);
+}
+
+static struct perf_event_attr cpu_clock(void)
+{
+	struct perf_event_attr a = { 0 };
+
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_CPU_CLOCK;
+	a.sample_period = 1000000;
+	return a;
+}
+
+static int fx_setup(void **state)
+{
+	struct fixture *fx = calloc(1, sizeof(*fx));
+
+	assert_non_null(fx);
+	fx->c = *state;
+	fx->dir = tu_mkdtemp();
+	assert_non_null(fx->dir);
+	write_under(fx->dir, "kallsyms", kallsyms);
+	fx->src.nr_cpus = 2;
+	*state = fx;
+	return 0;
+}
+
+static int fx_teardown(void **state)
+{
+	struct fixture *fx = *state;
+
+	kop_session_free(fx->s);
+	for (int i = 0; i < fx->src.nr_rings; i++)
+		assert_null(fx->src.rings[i].mem);	/* every ring unmapped */
+	tu_rm_rf(fx->dir);
+	free(fx->dir);
+	free(fx);
+	return 0;
+}
+
+static void fx_start(struct fixture *fx, const struct perf_event_attr *ev,
+		     unsigned int nr_ev, size_t evbuf_words)
+{
+	struct kop_config cfg = {
+		.events = ev, .nr_events = nr_ev, .pid = -1,
+		.cpu_buffer_size = 16384, .evbuf_words = evbuf_words,
+		.sync_interval_ms = 600000, .proc_root = fx->dir,
+		.ops = &fake_ops, .ops_ctx = &fx->src,
+		.log = { capture, fx, OP_LOG_DEBUG },
+	};
+
+	assert_int_equal(kop_session_new(&cfg, &fx->s), 0);
+	assert_int_equal(kop_session_start(fx->s), 0);
+}
+
+static void put(struct fixture *fx, int cpu, const void *rec, size_t size)
+{
+	struct fake_ring *r = fake_find(&fx->src, cpu, 0);
+
+	assert_non_null(r);
+	assert_true(fake_write(r, rec, size));
+}
+
+static void drain(struct fixture *fx)
+{
+	uint64_t buf[4096];
+
+	while (kop_evbuf_read(fx->s, buf, 4096, 0) > 0)
+		;
+}
+
+static void run_step(struct fixture *fx, const struct step *st)
+{
+	unsigned char rec[4096];
+	char name[64];
+
+	switch (st->op) {
+	case W_SAMPLE:
+	case W_KSAMPLE:
+		put(fx, st->cpu, rec, fake_sample(rec, st->op == W_KSAMPLE,
+						  st->pid, st->tid, st->time,
+						  (uint32_t)st->cpu, st->addr));
+		break;
+	case W_MMAP:
+		put(fx, st->cpu, rec, fake_mmap2(rec, st->pid, st->addr, st->len,
+						 st->pgoff, 8, 1, st->ino,
+						 st->name, st->time,
+						 (uint32_t)st->cpu));
+		break;
+	case W_EXEC:
+		put(fx, st->cpu, rec, fake_comm(rec, true, st->pid, st->name,
+						st->time, (uint32_t)st->cpu));
+		break;
+	case W_FORK:
+	case W_EXIT:
+		put(fx, st->cpu, rec, fake_task(rec, st->op == W_EXIT, st->pid,
+						st->op == W_FORK ? st->ppid : st->pid,
+						st->time, (uint32_t)st->cpu));
+		break;
+	case W_LOST:
+		put(fx, st->cpu, rec, fake_lost(rec, st->len, st->time,
+						(uint32_t)st->cpu));
+		break;
+	case W_RAW:
+		put(fx, st->cpu, rec, fake_raw(rec, st->ppid, st->len, st->time,
+					       (uint32_t)st->cpu));
+		break;
+	case W_FILL:
+		for (uint64_t i = 0; i < st->len; i++)
+			put(fx, st->cpu, rec, fake_sample(rec, true, 0, 0, 1 + i,
+							  (uint32_t)st->cpu,
+							  KTEXT + 0x10));
+		break;
+	case W_FILLU:
+		for (uint64_t i = 0; i < st->len; i++)
+			put(fx, st->cpu, rec, fake_sample(rec, false, st->pid,
+							  st->tid, st->time + i,
+							  (uint32_t)st->cpu,
+							  st->addr));
+		break;
+	case SYNC:
+		assert_int_equal(kop_session_sync(fx->s), 0);
+		break;
+	case DRAIN:
+		drain(fx);
+		break;
+	case PROC_ADD:
+		proc_add(fx->dir, st);
+		break;
+	case PROC_RM:
+		proc_rm(fx->dir, st->pid);
+		break;
+	case PROC_FILE:
+		snprintf(name, sizeof(name), "%s", st->name);
+		write_under(fx->dir, name, st->exe);
+		break;
+	case S_END:
+		break;
+	}
+}
+
+static void run_case(void **state)
+{
+	struct fixture *fx = *state;
+	struct perf_event_attr ev = cpu_clock();
+	const struct kcase *c = fx->c;
+	uint64_t got[4096];
+	size_t nr_got = 0, nr_want = 0;
+	ssize_t n;
+	struct kop_stats st;
+
+	for (size_t i = 0; i < 4 && c->procs[i].op; i++)
+		run_step(fx, &c->procs[i]);
+	fx_start(fx, &ev, 1, c->evbuf_words);
+	for (size_t i = 0; i < 24 && c->steps[i].op; i++)
+		run_step(fx, &c->steps[i]);
+	assert_int_equal(kop_session_sync(fx->s), 0);
+	assert_int_equal(kop_session_stop(fx->s), 0);
+	while ((n = kop_evbuf_read(fx->s, got + nr_got, 4096 - nr_got, 0)) > 0)
+		nr_got += (size_t)n;
+	assert_int_equal(n, -EPIPE);
+	while (c->expect[nr_want] != END)
+		nr_want++;
+	for (size_t i = 0; i < nr_want && i < nr_got; i++)
+		if (got[i] != c->expect[i])
+			fail_msg("%s: word %zu is %#llx, want %#llx\nlog:\n%s",
+				 c->name, i, (unsigned long long)got[i],
+				 (unsigned long long)c->expect[i], fx->log);
+	if (nr_got != nr_want)
+		fail_msg("%s: %zu words, want %zu\nlog:\n%s", c->name, nr_got,
+			 nr_want, fx->log);
+	assert_int_equal(kop_stats_get(fx->s, &st), 0);
+	assert_int_equal(st.nr_samples, c->want.nr_samples);
+	assert_int_equal(st.nr_kernel_samples, c->want.nr_kernel_samples);
+	assert_int_equal(st.nr_user_samples, c->want.nr_user_samples);
+	assert_int_equal(st.nr_anon_samples, c->want.nr_anon_samples);
+	assert_int_equal(st.nr_lost_ring, c->want.nr_lost_ring);
+	assert_int_equal(st.nr_lost_evbuf, c->want.nr_lost_evbuf);
+	assert_int_equal(st.nr_lost_no_mapping, c->want.nr_lost_no_mapping);
+	assert_int_equal(st.nr_bad_records, c->want.nr_bad_records);
+	assert_int_equal(st.nr_module_loads, c->want.nr_module_loads);
+	assert_int_equal(st.nr_cpus, 2);
+	assert_int_equal(st.nr_lost_ring_cpu[0], c->want.nr_lost_ring);
+	assert_int_equal(st.nr_samples_cpu[0] + st.nr_samples_cpu[1],
+			 c->want.nr_samples);
+	kop_stats_release(&st);
+	for (size_t i = 0; i < 4 && c->cookies[i].cookie; i++) {
+		const struct cookie_want *w = &c->cookies[i];
+		struct kop_dcookie_info info;
+
+		assert_int_equal(kop_dcookie_lookup(fx->s, w->cookie, &info), 0);
+		assert_int_equal(info.kind, w->kind);
+		assert_string_equal(info.path, w->path);
+		if (w->kind == KOP_IMAGE_ANON)
+			assert_int_equal(info.start, w->start);
+		else
+			assert_int_equal(info.dev, makedev(8, 1));
+	}
+}
+
+/* ---- the event buffer's read contract ---- */
+
+static void test_read_never_splits(void **state)
+{
+	struct fixture *fx = *state;
+	struct perf_event_attr ev = cpu_clock();
+	unsigned char rec[4096];
+	uint64_t buf[64];
+	ssize_t n;
+
+	fx_start(fx, &ev, 1, 0);
+	put(fx, 0, rec, fake_mmap2(rec, 42, 0x1000, 0x1000, 0, 8, 1, 9, "/bin/z", 1, 0));
+	put(fx, 0, rec, fake_sample(rec, false, 42, 42, 2, 0, 0x1008));
+	assert_int_equal(kop_session_sync(fx->s), 0);
+	/* CPU(0) is 3 words, CTX 4 + TGID 3: max 5 takes only CPU_SWITCH */
+	assert_int_equal(kop_evbuf_read(fx->s, buf, 3, 0), -EINVAL);
+	n = kop_evbuf_read(fx->s, buf, 5, 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(buf[1], OP_CPU_SWITCH);
+	n = kop_evbuf_read(fx->s, buf, 6, 0);
+	assert_int_equal(n, 4);		/* CTX_SWITCH, not half of TGID */
+	assert_int_equal(buf[1], OP_CTX_SWITCH);
+	n = kop_evbuf_read(fx->s, buf, 64, 0);
+	assert_int_equal(n, 3 + 2 + 3 + 2);
+	assert_int_equal(buf[n - 2], 8);
+	/* nothing left: a timed read times out with 0 */
+	assert_int_equal(kop_evbuf_read(fx->s, buf, 64, 20), 0);
+	assert_int_equal(kop_session_stop(fx->s), 0);
+	assert_int_equal(kop_evbuf_read(fx->s, buf, 64, -1), -EPIPE);
+}
+
+struct reader_arg {
+	struct kop_session *s;
+	ssize_t n;
+	uint64_t buf[64];
+};
+
+static void *blocking_reader(void *p)
+{
+	struct reader_arg *a = p;
+
+	a->n = kop_evbuf_read(a->s, a->buf, 64, -1);
+	return NULL;
+}
+
+static void test_blocking_read_wakes_at_sync_end(void **state)
+{
+	struct fixture *fx = *state;
+	struct perf_event_attr ev = cpu_clock();
+	unsigned char rec[4096];
+	struct reader_arg a = { 0 };
+	pthread_t t;
+
+	fx_start(fx, &ev, 1, 0);
+	a.s = fx->s;
+	assert_int_equal(pthread_create(&t, NULL, blocking_reader, &a), 0);
+	put(fx, 1, rec, fake_sample(rec, true, 0, 0, 2, 1, KTEXT + 4));
+	assert_int_equal(kop_session_sync(fx->s), 0);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_int_equal(a.n, 3 + 7 + 2 + 2);
+	assert_int_equal(a.buf[2], 1);
+	assert_int_equal(a.buf[a.n - 2], KTEXT + 4);
+}
+
+/* ---- what is asked of the kernel ---- */
+
+static void test_attrs_and_offline_cpu(void **state)
+{
+	struct fixture *fx = *state;
+	struct perf_event_attr ev[2] = { cpu_clock(), cpu_clock() };
+	struct fake_ring *r;
+
+	ev[1].config = PERF_COUNT_SW_TASK_CLOCK;
+	fx->src.nr_cpus = 3;
+	fx->src.offline = 1UL << 1;
+	fx_start(fx, ev, 2, 0);
+	assert_int_equal(fx->src.nr_rings, 4);
+	assert_null(fake_find(&fx->src, 1, 0));
+	r = fake_find(&fx->src, 2, 0);
+	assert_non_null(r);
+	assert_true(r->enabled);
+	assert_int_equal(r->attr.sample_type, PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD);
+	assert_true(r->attr.mmap2 && r->attr.comm && r->attr.comm_exec &&
+		    r->attr.task && r->attr.context_switch &&
+		    r->attr.sample_id_all && r->attr.use_clockid &&
+		    r->attr.build_id && r->attr.watermark);
+	assert_int_equal(r->attr.sample_period, 1000000);
+	r = fake_find(&fx->src, 2, 1);
+	assert_non_null(r);
+	assert_int_equal(r->attr.config, PERF_COUNT_SW_TASK_CLOCK);
+	assert_false(r->attr.mmap2 || r->attr.comm || r->attr.task);
+	assert_int_equal(kop_session_pause(fx->s), 0);
+	assert_false(r->enabled);
+	assert_int_equal(kop_session_resume(fx->s), 0);
+	assert_true(r->enabled);
+	assert_int_equal(kop_session_stop(fx->s), 0);
+	assert_false(r->enabled);
+}
+
+static void test_open_failure_is_reported(void **state)
+{
+	struct fixture *fx = *state;
+	struct perf_event_attr ev = cpu_clock();
+	struct kop_config cfg = {
+		.events = &ev, .nr_events = 1, .pid = -1,
+		.proc_root = fx->dir, .ops = &fake_ops, .ops_ctx = &fx->src,
+		.log = { capture, fx, OP_LOG_DEBUG },
+	};
+
+	fx->src.fail_open_errno = EACCES;
+	assert_int_equal(kop_session_new(&cfg, &fx->s), 0);
+	assert_int_equal(kop_session_start(fx->s), -EACCES);
+	assert_non_null(strstr(fx->log, "cannot open event 0"));
+	assert_non_null(strstr(fx->log, "on cpu 0"));
+	cfg.cpu_buffer_size = 12345;
+	kop_session_free(fx->s);
+	fx->s = NULL;
+	assert_int_equal(kop_session_new(&cfg, &fx->s), -EINVAL);
+	assert_null(fx->s);
+}
+
+/* ---- op_kernel: kallsyms and modules fixtures ---- */
+
+struct kernel_case {
+	const char *name;
+	const char *kallsyms;	/* NULL: no file */
+	const char *modules;	/* NULL: no file (normal) */
+	int want_err;
+	uint64_t text_start, text_end;
+	size_t nr_modules;
+	const char *first_module;
+};
+
+static const struct kernel_case kernel_cases[] = {
+	{ "no modules file is normal", kallsyms, NULL, 0, KTEXT, 0xffffffff82000000ULL, 0, NULL },
+	{ "modules sorted by address, malformed lines skipped", kallsyms,
+	  "zlib 4096 0 - Live 0xffffffffc0200000\n"
+	  "junk\n"
+	  "ext4 8192 1 - Live 0xffffffffc0001000 (E)\n",
+	  0, KTEXT, 0xffffffff82000000ULL, 2, "ext4" },
+	{ "_stext when there is no _text",
+	  "ffffffff81001000 T _stext\nffffffff81800000 T _etext\n", "",
+	  0, 0xffffffff81001000ULL, 0xffffffff81800000ULL, 0, NULL },
+	{ "kptr_restrict zeros give no text range",
+	  "0000000000000000 T _text\n0000000000000000 T _etext\n", NULL,
+	  -ENODATA, 0, 0, 0, NULL },
+	{ "no kallsyms is an error", NULL, NULL, -ENOENT, 0, 0, 0, NULL },
+};
+
+static void test_kernel_map(void **state)
+{
+	struct fixture *fx = *state;
+	struct op_kernel_map km;
+	struct op_logger lg = { capture, fx, OP_LOG_DEBUG };
+	char *p = tu_path(fx->dir, "kallsyms");
+
+	for (size_t i = 0; i < sizeof(kernel_cases) / sizeof(kernel_cases[0]); i++) {
+		const struct kernel_case *c = &kernel_cases[i];
+		char *m = tu_path(fx->dir, "modules");
+
+		unlink(p);
+		unlink(m);
+		free(m);
+		if (c->kallsyms)
+			write_under(fx->dir, "kallsyms", c->kallsyms);
+		if (c->modules)
+			write_under(fx->dir, "modules", c->modules);
+		if (op_kernel_map_read(&km, fx->dir, &lg) != c->want_err)
+			fail_msg("%s: wrong result", c->name);
+		if (c->want_err)
+			continue;
+		assert_int_equal(km.text_start, c->text_start);
+		assert_int_equal(km.text_end, c->text_end);
+		assert_int_equal(km.nr_modules, c->nr_modules);
+		if (c->first_module) {
+			assert_string_equal(km.modules[0].name, c->first_module);
+			assert_int_equal(km.modules[0].end - km.modules[0].start, 8192);
+			assert_ptr_equal(op_kernel_map_find_module(&km, 0xffffffffc0001fffULL),
+					 &km.modules[0]);
+			assert_null(op_kernel_map_find_module(&km, 0xffffffffc0003000ULL));
+		}
+		assert_true(op_kernel_map_in_text(&km, c->text_start));
+		assert_false(op_kernel_map_in_text(&km, c->text_end));
+		op_kernel_map_release(&km);
+	}
+	/* a module appears: reread says it changed, then that it did not */
+	write_under(fx->dir, "kallsyms", kallsyms);
+	assert_int_equal(op_kernel_map_read(&km, fx->dir, &lg), 0);
+	write_under(fx->dir, "modules", "ext4 8192 1 - Live 0xffffffffc0001000\n");
+	assert_int_equal(op_kernel_map_reread_modules(&km, fx->dir, &lg), 1);
+	assert_int_equal(op_kernel_map_reread_modules(&km, fx->dir, &lg), 0);
+	assert_int_equal(km.nr_modules, 1);
+	op_kernel_map_release(&km);
+	free(p);
+}
+
+/* ---- the task table's mapping replacement ---- */
+
+static void test_task_map_overlaps(void **state)
+{
+	struct kop_task k = { 0 };
+	const struct kop_map *m;
+
+	assert_int_equal(kop_task_map(&k, 0x1000, 0x5000, 0, 1), 0);
+	assert_int_equal(kop_task_map(&k, 0x8000, 0x9000, 0, 2), 0);
+	/* punch a hole in the first: head and tail survive, tail's offset moves */
+	assert_int_equal(kop_task_map(&k, 0x2000, 0x3000, 0x10000, 3), 0);
+	assert_int_equal(k.nr_maps, 4);
+	m = kop_task_lookup(&k, 0x1fff);
+	assert_int_equal(m->cookie, 1);
+	assert_int_equal(kop_task_lookup(&k, 0x2000)->cookie, 3);
+	m = kop_task_lookup(&k, 0x3000);
+	assert_int_equal(m->cookie, 1);
+	assert_int_equal(m->pgoff, 0x2000);
+	assert_null(kop_task_lookup(&k, 0x6000));
+	/* cover everything */
+	assert_int_equal(kop_task_map(&k, 0x0, 0x10000, 0, 4), 0);
+	assert_int_equal(k.nr_maps, 1);
+	assert_int_equal(kop_task_lookup(&k, 0x8000)->cookie, 4);
+	assert_int_equal(kop_task_map(&k, 0x10, 0x10, 0, 5), -EINVAL);
+	free(k.maps);
+	(void)state;
+}
+
+int main(void)
+{
+	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 8];
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		tests[n++] = (struct CMUnitTest){ cases[i].name, run_case,
+			fx_setup, fx_teardown, (void *)&cases[i] };
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(
+		test_read_never_splits, fx_setup, fx_teardown);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(
+		test_blocking_read_wakes_at_sync_end, fx_setup, fx_teardown);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(
+		test_attrs_and_offline_cpu, fx_setup, fx_teardown);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(
+		test_open_failure_is_reported, fx_setup, fx_teardown);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(
+		test_kernel_map, fx_setup, fx_teardown);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_task_map_overlaps);
+	return _cmocka_run_group_tests("kmod", tests, n, NULL, NULL);
+}
