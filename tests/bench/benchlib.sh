@@ -1,0 +1,208 @@
+# Sourced by the benchmark scripts that put opsampler side by side with
+# perf. Gives them the built programs, a scratch directory removed on exit,
+# medians, ratios, `BENCH <name> <value> <unit>` lines, and one function per
+# way of profiling a command: bench_op_run (opcontrol system-wide) and
+# bench_perf_run (perf record -a), both at a fixed cpu-clock period so the
+# two tools take the same number of samples.
+#
+# Environment: BENCH_RUNS (runs per measurement, default 3), top_builddir
+# (default: the build directory make runs us from), BENCH_TMPDIR.
+set -euo pipefail
+
+bench_src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+if [ -z "${top_builddir:-}" ]; then
+	# make -C tests bench runs us from the build's tests/ directory
+	if [ -x ../daemon/opcontrol ] || [ -d ../tests/workloads ]; then
+		top_builddir=$(cd .. && pwd)
+	else
+		top_builddir=$bench_src/build
+	fi
+fi
+OPCONTROL=$top_builddir/daemon/opcontrol
+OPREPORT=$top_builddir/pp/opreport
+WORKLOADS=$top_builddir/tests/workloads
+BURN=$WORKLOADS/burn
+BENCH_RUNS=${BENCH_RUNS:-3}
+NCPU=$(nproc)
+CLK_TCK=$(getconf CLK_TCK)
+
+bench_die() { echo "bench: $*" >&2; exit 1; }
+
+[ "$(id -u)" -eq 0 ] || bench_die "needs root (system-wide profiling)"
+"$bench_src/scripts/install-deps.sh" --bench >&2 || bench_die "cannot install linux-perf"
+command -v perf >/dev/null || bench_die "perf not found after install-deps.sh --bench"
+[ -x "$BURN" ] || bench_die "$BURN not built (make first)"
+
+BENCH_TMP=$(mktemp -d "${BENCH_TMPDIR:-/tmp}/opsampler-bench.XXXXXX")
+SESSION_DIR=$BENCH_TMP/session
+bench_cleanup() {
+	if [ -x "$OPCONTROL" ] && [ -f "$SESSION_DIR/lock" ]; then
+		"$OPCONTROL" --session-dir="$SESSION_DIR" --shutdown >/dev/null 2>&1 || true
+		local pid
+		pid=$(cat "$SESSION_DIR/lock" 2>/dev/null || true)
+		[ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null || true
+	fi
+	rm -rf "$BENCH_TMP"
+}
+trap bench_cleanup EXIT
+
+# True when opsampler's collection and report commands are built. A
+# benchmark prints only perf's side, and says so, when they are not.
+bench_have_op() { [ -x "$OPCONTROL" ] && [ -x "$OPREPORT" ]; }
+
+bench_line() { printf 'BENCH %s %s %s\n' "$1" "$2" "$3"; }
+bench_note() { printf '# %s\n' "$*"; }
+
+# median V...: the median of the numbers given (mean of the middle two).
+median() {
+	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 }
+		END { if (NR == 0) { print "nan"; exit }
+		      if (NR % 2) print v[(NR + 1) / 2];
+		      else printf "%.6g\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# calc EXPR: floating-point arithmetic, six significant digits; "nan" when
+# the expression divides by zero.
+calc() { awk "BEGIN { d = 0; r = ($1); printf \"%.6g\n\", r }" 2>/dev/null || echo nan; }
+
+# cpu_of_pid PID: user+system seconds the process has used so far.
+cpu_of_pid() {
+	# fields after the ")" that ends comm: utime is the 12th, stime the 13th
+	awk -v tck="$CLK_TCK" '{ sub(/.*\) /, ""); printf "%.3f\n", ($12 + $13) / tck }' "/proc/$1/stat"
+}
+
+# --- perf -----------------------------------------------------------------
+
+# bench_perf_run PERIOD_NS OUT CMD...: perf record -a at a fixed cpu-clock
+# period while CMD runs. Sets PERF_CPU (perf record's user+sys seconds),
+# PERF_SAMPLES (samples written, from perf's own summary), PERF_LOST (lost
+# records perf counted, from perf report --stats), PERF_BYTES (perf.data
+# size), PERF_WINDOW (seconds from CMD's start to perf's stop) and leaves
+# CMD's stdout in $BENCH_TMP/cmd.out.
+bench_perf_run() {
+	local period=$1 out=$2 tpid ppid i
+	shift 2
+	rm -f "$out"
+	# perf records in the background, not as CMD's parent, so that time(1)
+	# measures perf alone (its final build-id pass included)
+	/usr/bin/time -f '%U %S' -o "$BENCH_TMP/perf.time" \
+		perf record -q -a -e cpu-clock -c "$period" -o "$out" \
+		2>"$BENCH_TMP/perf.err" &
+	tpid=$!
+	ppid=
+	for i in $(seq 50); do
+		ppid=$(pgrep -P "$tpid" -x perf || true)
+		[ -n "$ppid" ] && [ -s "$out" ] && break
+		sleep 0.1
+	done
+	[ -n "$ppid" ] || { cat "$BENCH_TMP/perf.err" >&2; bench_die "perf record did not start"; }
+	sleep 0.3
+	local t0
+	t0=$(date +%s.%N)
+	"$@" >"$BENCH_TMP/cmd.out"
+	kill -INT "$ppid"
+	PERF_WINDOW=$(calc "$(date +%s.%N) - $t0")
+	wait "$tpid" || true
+	[ -s "$BENCH_TMP/perf.time" ] || { cat "$BENCH_TMP/perf.err" >&2; bench_die "perf record failed"; }
+	PERF_CPU=$(awk 'END { printf "%.3f\n", $1 + $2 }' "$BENCH_TMP/perf.time")
+	PERF_BYTES=$(stat -c %s "$out")
+	perf report -i "$out" --stats >"$BENCH_TMP/perf.stats" 2>>"$BENCH_TMP/perf.err" || true
+	PERF_SAMPLES=$(awk '$1 == "SAMPLE" && $2 == "events:" { print $3; exit }' "$BENCH_TMP/perf.stats")
+	PERF_LOST=$(awk '$1 == "LOST" && $2 == "events:" { print $3; exit }' "$BENCH_TMP/perf.stats")
+	# the samples perf knows it lost: LOST_SAMPLES in the event's own section
+	PERF_LOST_SAMPLES=$(awk '/^cpu-clock stats:/ { s = 1; next } /stats:$/ { s = 0 }
+		s && $1 == "LOST_SAMPLES" { print $3; exit }' "$BENCH_TMP/perf.stats")
+	PERF_SAMPLES=${PERF_SAMPLES:-0}
+	PERF_LOST=${PERF_LOST:-0}
+	PERF_LOST_SAMPLES=${PERF_LOST_SAMPLES:-0}
+	return 0
+}
+
+# perf_samples_of COMM DATA: sets PERF_OF to the samples perf recorded in the
+# processes named COMM, and PERF_SAID_LOST to perf report's own warning about loss ("lost N
+# chunks", "lost N%"), or "no" when it gave none.
+perf_samples_of() {
+	perf report -i "$2" --stdio --sort comm --show-nr-samples 2>"$BENCH_TMP/perf.report.err" >"$BENCH_TMP/perf.comm"
+	PERF_SAID_LOST=$(grep -i 'lost' "$BENCH_TMP/perf.report.err" | tr -s ' \n' ' ' || true)
+	PERF_SAID_LOST=${PERF_SAID_LOST:-no}
+	PERF_OF=$(awk -v c="$1" '$0 !~ /^#/ && $NF == c { print $2; f = 1; exit }
+		END { if (!f) print 0 }' "$BENCH_TMP/perf.comm")
+}
+
+# bench_perf_report DATA: seconds of wall time perf report takes to print the
+# image/symbol table (--sort dso,sym), the closest to opreport -l.
+bench_perf_report() {
+	local t0 t1
+	t0=$(date +%s.%N)
+	perf report -i "$1" --stdio --sort dso,sym >"$BENCH_TMP/perf.report" 2>/dev/null ||
+		bench_die "perf report failed on $1"
+	t1=$(date +%s.%N)
+	calc "$t1 - $t0"
+}
+
+# --- opsampler ------------------------------------------------------------
+
+op() { "$OPCONTROL" --session-dir="$SESSION_DIR" "$@"; }
+
+# bench_op_run PERIOD_NS CMD...: opcontrol system-wide at a fixed cpu-clock
+# period while CMD runs, then --dump. Sets OP_CPU (the daemon's user+sys
+# seconds, collection threads included, read after the dump), OP_SAMPLES
+# (stats/total_samples), OP_LOST (the sum of the stats loss counters),
+# OP_BYTES (bytes of samples/current), OP_WINDOW (seconds from CMD's start
+# to the end of the dump) and leaves the daemon shut down and
+# the session on disk.
+bench_op_run() {
+	local period=$1 pid
+	shift
+	op --shutdown >/dev/null 2>&1 || true
+	rm -rf "$SESSION_DIR"
+	op --setup --no-vmlinux --event="cpu-clock:$period" --separate=none >/dev/null ||
+		bench_die "opcontrol --setup failed"
+	op --start >/dev/null || bench_die "opcontrol --start failed"
+	local t0
+	t0=$(date +%s.%N)
+	"$@" >"$BENCH_TMP/cmd.out"
+	op --dump >/dev/null || bench_die "opcontrol --dump failed"
+	OP_WINDOW=$(calc "$(date +%s.%N) - $t0")
+	pid=$(cat "$SESSION_DIR/lock")
+	OP_CPU=$(cpu_of_pid "$pid")
+	op --shutdown >/dev/null || bench_die "opcontrol --shutdown failed"
+	local stats=$SESSION_DIR/samples/current/stats
+	OP_SAMPLES=$(cat "$stats/total_samples" 2>/dev/null || echo 0)
+	OP_LOST=0
+	local f
+	for f in "$stats"/event_lost_overflow "$stats"/lost_* "$stats"/cpu*/sample_lost_*; do
+		[ -f "$f" ] && OP_LOST=$((OP_LOST + $(cat "$f")))
+	done
+	OP_BYTES=$(du -sb --apparent-size "$SESSION_DIR/samples/current" | awk '{ print $1 }')
+	OP_DISK=$(du -sB1 "$SESSION_DIR/samples/current" | awk '{ print $1 }')
+	return 0
+}
+
+# op_samples_of IMAGE: samples opreport attributes to the image named IMAGE
+# (top-level lines of the default image summary).
+op_samples_of() {
+	"$OPREPORT" --session-dir="$SESSION_DIR" 2>/dev/null |
+		awk -v c="$1" '$0 !~ /^[ \t]*$/ && $0 !~ /^\t/ && $NF == c { print $1; f = 1; exit } END { if (!f) print 0 }'
+}
+
+# bench_op_report: seconds of wall time opreport -l takes on the session.
+bench_op_report() {
+	local t0 t1
+	t0=$(date +%s.%N)
+	"$OPREPORT" --session-dir="$SESSION_DIR" -l >"$BENCH_TMP/op.report" 2>/dev/null ||
+		bench_die "opreport -l failed"
+	t1=$(date +%s.%N)
+	calc "$t1 - $t0"
+}
+
+# burn_args SECONDS: burn's work size for about SECONDS of wall time on all
+# CPUs, measured once per script without a profiler.
+burn_args() {
+	if [ -z "${BURN_RATE:-}" ]; then
+		local out
+		out=$("$BURN" 500)
+		BURN_RATE=$(echo "$out" | awk '{ printf "%.6g\n", 500 / $3 }')
+	fi
+	calc "$BURN_RATE * $1"
+}
