@@ -45,7 +45,8 @@ enum {
 };
 
 /* Parse "none", "lib,kernel", "all"... Returns 0 or -EINVAL; on -EINVAL
- * *bad points at the offending token (inside spec). */
+ * *bad points at the offending token (inside spec). "library" is accepted
+ * for "lib", as OProfile's opcontrol spells it; the flags are independent. */
 int op_separate_parse(const char *spec, unsigned int *flags, const char **bad);
 /* Canonical text ("none", "lib,cpu", "all") into buf. */
 void op_separate_format(unsigned int flags, char *buf, size_t len);
@@ -71,8 +72,9 @@ struct op_settings {
  * watershed a quarter of it, 512 KiB per-CPU rings, no vmlinux. */
 void op_settings_default(struct op_settings *s);
 
-/* Read daemonrc ("KEY=VALUE" lines, '#' comments). A missing file leaves the
- * defaults and returns 0. Unknown keys and bad values are reported through
+/* Read daemonrc ("KEY=VALUE" lines, '#' comments, OProfile's key names: see
+ * op_config.c). s is first reset to op_settings_default(), so a missing file
+ * leaves the defaults and returns 0. Unknown keys and bad values are reported through
  * lg with the file name and line, and skipped. Returns 0 or -errno. */
 int op_settings_load(struct op_settings *s, const char *path,
 		     const struct op_logger *lg);

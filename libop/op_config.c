@@ -1,0 +1,463 @@
+/* Session paths, --separate and the daemonrc file: what opcontrol --setup
+ * decides and oprofiled and opreport need to agree on, kept in one place so
+ * that no program hard-codes a path or a key.
+ *
+ * daemonrc uses OProfile's key names, so a file written by either tool's
+ * opcontrol means the same to the other where the settings overlap:
+ *   NR_CHOSEN=1
+ *   CHOSEN_EVENTS_0=CPU_CLK_UNHALTED:100000:0:1:1
+ *   SEPARATE_LIB=0 SEPARATE_KERNEL=0 SEPARATE_THREAD=0 SEPARATE_CPU=0
+ *   VMLINUX=none            (none: --no-vmlinux; empty: not given)
+ *   IMAGE_FILTER=           CALLGRAPH=0  VERBOSE=0
+ *   BUF_SIZE=131072  BUF_WATERSHED=32768  CPU_BUFFER_SIZE=524288
+ * Keys OProfile writes that mean nothing here (SESSION_DIR, KERNEL_RANGE,
+ * XENIMAGE, ...) are accepted silently; anything else is reported through
+ * the logger with the file and line, and skipped.
+ */
+#include "config.h"
+#include "op_config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+static int join(char *out, size_t len, const char *dir, const char *name)
+{
+	int n = snprintf(out, len, "%s%s%s", dir, strcmp(dir, "/") ? "/" : "", name);
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+int op_paths_init(struct op_paths *p, const char *session_dir)
+{
+	struct sockaddr_un sun;
+	size_t len;
+	int ret;
+
+	memset(p, 0, sizeof(*p));
+	if (!session_dir)
+		session_dir = OP_DEFAULT_SESSION_DIR;
+	if (session_dir[0] != '/')
+		return -EINVAL;
+	len = strlen(session_dir);
+	if (len >= sizeof(p->session_dir))
+		return -ENAMETOOLONG;
+	memcpy(p->session_dir, session_dir, len + 1);
+	/* "/a/b//" -> "/a/b"; "/" stays "/" */
+	while (len > 1 && p->session_dir[len - 1] == '/')
+		p->session_dir[--len] = '\0';
+
+	ret = join(p->daemonrc, sizeof(p->daemonrc), p->session_dir, "daemonrc");
+	if (!ret)
+		ret = join(p->lock_file, sizeof(p->lock_file), p->session_dir, "lock");
+	if (!ret)
+		ret = join(p->ctl_socket, sizeof(p->ctl_socket), p->session_dir, "opd_ctl");
+	if (!ret)
+		ret = join(p->samples_dir, sizeof(p->samples_dir), p->session_dir, "samples");
+	if (!ret)
+		ret = join(p->current_dir, sizeof(p->current_dir), p->samples_dir, "current");
+	if (!ret)
+		ret = join(p->log_file, sizeof(p->log_file), p->samples_dir, "oprofiled.log");
+	if (!ret && strlen(p->ctl_socket) >= sizeof(sun.sun_path))
+		ret = -ENAMETOOLONG;
+	if (ret)
+		memset(p, 0, sizeof(*p));
+	return ret;
+}
+
+static const struct {
+	const char *name;
+	unsigned int flags;
+} sep_names[] = {
+	{ "none", 0 },
+	{ "lib", OP_SEP_LIB },
+	{ "library", OP_SEP_LIB },
+	{ "kernel", OP_SEP_KERNEL },
+	{ "thread", OP_SEP_THREAD },
+	{ "cpu", OP_SEP_CPU },
+	{ "all", OP_SEP_ALL },
+};
+
+int op_separate_parse(const char *spec, unsigned int *flags, const char **bad)
+{
+	const char *s = spec;
+	unsigned int f = 0;
+
+	if (bad)
+		*bad = spec;
+	if (!spec || !*spec)
+		return -EINVAL;
+	for (;;) {
+		const char *comma = strchr(s, ',');
+		size_t n = comma ? (size_t)(comma - s) : strlen(s), k;
+
+		for (k = 0; k < sizeof(sep_names) / sizeof(sep_names[0]); k++)
+			if (strlen(sep_names[k].name) == n && !strncmp(s, sep_names[k].name, n))
+				break;
+		if (k == sizeof(sep_names) / sizeof(sep_names[0])) {
+			if (bad)
+				*bad = s;
+			return -EINVAL;
+		}
+		f |= sep_names[k].flags;
+		if (!comma)
+			break;
+		s = comma + 1;
+	}
+	*flags = f;
+	if (bad)
+		*bad = NULL;
+	return 0;
+}
+
+void op_separate_format(unsigned int flags, char *buf, size_t len)
+{
+	static const struct {
+		unsigned int flag;
+		const char *name;
+	} order[] = {
+		{ OP_SEP_LIB, "lib" }, { OP_SEP_KERNEL, "kernel" },
+		{ OP_SEP_THREAD, "thread" }, { OP_SEP_CPU, "cpu" },
+	};
+	size_t used = 0, k;
+
+	if (!len)
+		return;
+	buf[0] = '\0';
+	flags &= OP_SEP_ALL;
+	if (flags == 0 || flags == OP_SEP_ALL) {
+		snprintf(buf, len, "%s", flags ? "all" : "none");
+		return;
+	}
+	for (k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
+		int n;
+
+		if (!(flags & order[k].flag))
+			continue;
+		n = snprintf(buf + used, len - used, "%s%s", used ? "," : "", order[k].name);
+		if (n < 0 || (size_t)n >= len - used)
+			return;	/* truncated, still terminated */
+		used += (size_t)n;
+	}
+}
+
+void op_settings_default(struct op_settings *s)
+{
+	memset(s, 0, sizeof(*s));
+	snprintf(s->events[0], sizeof(s->events[0]), "default");
+	s->nr_events = 1;
+	s->buffer_size = 131072;
+	s->buffer_watershed = s->buffer_size / 4;
+	s->cpu_buffer_size = 512 * 1024;
+}
+
+/* Where a daemonrc line is, for messages. */
+struct rc_line {
+	const struct op_logger *lg;
+	const char *path;
+	unsigned int nr;
+};
+
+static void rc_warn(const struct rc_line *at, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void rc_warn(const struct rc_line *at, const char *fmt, ...)
+{
+	char what[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	op_log(at->lg, OP_LOG_WARN, "config: %s:%u: %s, ignored", at->path, at->nr, what);
+}
+
+static bool parse_num(const char *v, unsigned long min, unsigned long max,
+		      unsigned long *out)
+{
+	unsigned long n = 0;
+
+	if (!*v)
+		return false;
+	for (; *v; v++) {
+		if (*v < '0' || *v > '9' || n > (ULONG_MAX - (unsigned long)(*v - '0')) / 10)
+			return false;
+		n = n * 10 + (unsigned long)(*v - '0');
+	}
+	if (n < min || n > max)
+		return false;
+	*out = n;
+	return true;
+}
+
+static bool copy_value(char *dst, size_t len, const char *v)
+{
+	size_t n = strlen(v);
+
+	if (n >= len)
+		return false;
+	memcpy(dst, v, n + 1);
+	return true;
+}
+
+static const char *const ignored_keys[] = {
+	"SESSION_DIR", "KERNEL_RANGE", "XENIMAGE", "XEN_RANGE", "CPU_TYPE",
+	"EVENT_NUM", "ACTIVE_DOMAINS", "NR_CHOSEN_UNITS",
+};
+
+struct rc_state {
+	bool events_seen;
+	unsigned int max_event;		/* highest CHOSEN_EVENTS_N + 1 */
+	uint32_t events_set;		/* bit N: CHOSEN_EVENTS_N seen */
+	long nr_chosen;			/* -1: not given */
+};
+
+static void apply(struct op_settings *s, struct rc_state *st,
+		  const struct rc_line *at, const char *key, const char *v)
+{
+	static const struct {
+		const char *key;
+		unsigned int flag;
+	} seps[] = {
+		{ "SEPARATE_LIB", OP_SEP_LIB }, { "SEPARATE_KERNEL", OP_SEP_KERNEL },
+		{ "SEPARATE_THREAD", OP_SEP_THREAD }, { "SEPARATE_CPU", OP_SEP_CPU },
+	};
+	unsigned long n;
+	size_t k;
+
+	if (!strncmp(key, "CHOSEN_EVENTS_", 14)) {
+		if (!parse_num(key + 14, 0, OP_MAX_EVENTS - 1, &n) ||
+		    (key[14] == '0' && key[15])) {
+			rc_warn(at, "bad event index in %s", key);
+			return;
+		}
+		if (!*v || !copy_value(s->events[n], sizeof(s->events[n]), v)) {
+			rc_warn(at, "bad value for %s '%s'", key, v);
+			return;
+		}
+		st->events_seen = true;
+		st->events_set |= 1u << n;
+		if (n + 1 > st->max_event)
+			st->max_event = (unsigned int)n + 1;
+		return;
+	}
+	if (!strcmp(key, "NR_CHOSEN")) {
+		if (!parse_num(v, 0, OP_MAX_EVENTS, &n))
+			rc_warn(at, "bad value for %s '%s'", key, v);
+		else
+			st->nr_chosen = (long)n;
+		return;
+	}
+	for (k = 0; k < sizeof(seps) / sizeof(seps[0]); k++) {
+		if (strcmp(key, seps[k].key))
+			continue;
+		if (!parse_num(v, 0, 1, &n))
+			rc_warn(at, "bad value for %s '%s'", key, v);
+		else if (n)
+			s->separate |= seps[k].flag;
+		else
+			s->separate &= ~seps[k].flag;
+		return;
+	}
+	if (!strcmp(key, "CALLGRAPH")) {
+		if (!parse_num(v, 0, 1024, &n))
+			rc_warn(at, "bad value for %s '%s'", key, v);
+		else
+			s->callgraph_depth = (unsigned int)n;
+	} else if (!strcmp(key, "BUF_SIZE")) {
+		if (!parse_num(v, 1, ULONG_MAX, &s->buffer_size))
+			rc_warn(at, "bad value for %s '%s'", key, v);
+	} else if (!strcmp(key, "BUF_WATERSHED")) {
+		if (!parse_num(v, 0, ULONG_MAX, &s->buffer_watershed))
+			rc_warn(at, "bad value for %s '%s'", key, v);
+	} else if (!strcmp(key, "CPU_BUFFER_SIZE")) {
+		if (!parse_num(v, 1, ULONG_MAX, &s->cpu_buffer_size))
+			rc_warn(at, "bad value for %s '%s'", key, v);
+	} else if (!strcmp(key, "VMLINUX")) {
+		if (!strcmp(v, "none")) {
+			s->no_vmlinux = true;
+			s->vmlinux[0] = '\0';
+		} else if (copy_value(s->vmlinux, sizeof(s->vmlinux), v)) {
+			s->no_vmlinux = false;
+		} else {
+			rc_warn(at, "value too long for %s", key);
+		}
+	} else if (!strcmp(key, "IMAGE_FILTER")) {
+		if (!copy_value(s->image, sizeof(s->image), v))
+			rc_warn(at, "value too long for %s", key);
+	} else if (!strcmp(key, "VERBOSE")) {
+		if (!parse_num(v, 0, 1, &n))
+			rc_warn(at, "bad value for %s '%s'", key, v);
+		else
+			s->verbose = n;
+	} else {
+		for (k = 0; k < sizeof(ignored_keys) / sizeof(ignored_keys[0]); k++)
+			if (!strcmp(key, ignored_keys[k]))
+				return;
+		rc_warn(at, "unknown key %s", key);
+	}
+}
+
+int op_settings_load(struct op_settings *s, const char *path,
+		     const struct op_logger *lg)
+{
+	struct rc_state st = { .nr_chosen = -1 };
+	struct rc_line at = { lg, path, 0 };
+	char *line = NULL;
+	size_t cap = 0;
+	struct stat sb;
+	ssize_t len;
+	FILE *f;
+	int ret = 0;
+
+	op_settings_default(s);
+	f = fopen(path, "re");
+	if (!f) {
+		if (errno == ENOENT)
+			return 0;
+		ret = -errno;
+		op_log(lg, OP_LOG_ERR, "config: cannot open %s: %s", path, strerror(-ret));
+		return ret;
+	}
+	if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		fclose(f);
+		op_log(lg, OP_LOG_ERR, "config: cannot read %s: %s", path, strerror(EISDIR));
+		return -EISDIR;
+	}
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		char *key = line, *eq;
+
+		at.nr++;
+		if ((size_t)len != strlen(line)) {
+			rc_warn(&at, "NUL byte in line");
+			continue;
+		}
+		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = '\0';
+		while (*key == ' ' || *key == '\t')
+			key++;
+		if (!*key || *key == '#')
+			continue;
+		eq = strchr(key, '=');
+		if (!eq || eq == key) {
+			rc_warn(&at, "not a KEY=VALUE line: '%s'", key);
+			continue;
+		}
+		*eq = '\0';
+		apply(s, &st, &at, key, eq + 1);
+	}
+	if (ferror(f)) {
+		ret = -EIO;
+		op_log(lg, OP_LOG_ERR, "config: cannot read %s", path);
+	}
+	free(line);
+	fclose(f);
+
+	if (st.events_seen || st.nr_chosen >= 0) {
+		unsigned int nr = st.events_seen ? st.max_event : 0, i;
+
+		for (i = 0; i < nr; i++)
+			if (!(st.events_set & (1u << i)))
+				break;
+		if (i < nr)
+			op_log(lg, OP_LOG_WARN, "config: %s: CHOSEN_EVENTS_%u missing, "
+			       "using the %u events before it", path, i, i);
+		nr = i;
+		if (st.nr_chosen >= 0 && (unsigned long)st.nr_chosen != nr) {
+			op_log(lg, OP_LOG_WARN, "config: %s: NR_CHOSEN=%ld but %u events given, "
+			       "using %u", path, st.nr_chosen,
+			       nr, st.nr_chosen < nr ? (unsigned int)st.nr_chosen : nr);
+			if ((unsigned long)st.nr_chosen < nr)
+				nr = (unsigned int)st.nr_chosen;
+		}
+		if (nr == 0) {
+			op_log(lg, OP_LOG_WARN, "config: %s: no events, using the default", path);
+			snprintf(s->events[0], sizeof(s->events[0]), "default");
+			nr = 1;
+		}
+		s->nr_events = nr;
+	}
+	return ret;
+}
+
+static bool has_newline(const char *s)
+{
+	return strchr(s, '\n') || strchr(s, '\r');
+}
+
+int op_settings_save(const struct op_settings *s, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *tmp;
+	unsigned int i;
+	FILE *f;
+	int fd, ret = 0;
+
+	if (s->nr_events < 1 || s->nr_events > OP_MAX_EVENTS ||
+	    has_newline(s->vmlinux) || has_newline(s->image) ||
+	    (!s->no_vmlinux && !strcmp(s->vmlinux, "none")))
+		return -EINVAL;
+	for (i = 0; i < s->nr_events; i++)
+		if (!s->events[i][0] || has_newline(s->events[i]) ||
+		    !memchr(s->events[i], '\0', sizeof(s->events[i])))
+			return -EINVAL;
+
+	if (asprintf(&tmp, "%.*s.daemonrc.XXXXXX", slash ? (int)(slash - path) + 1 : 0,
+		     path) < 0)
+		return -ENOMEM;
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		goto err_tmp;
+	}
+	if (fchmod(fd, 0644)) {
+		ret = -errno;
+		close(fd);
+		goto err_unlink;
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		ret = -errno;
+		close(fd);
+		goto err_unlink;
+	}
+	fprintf(f, "# written by opcontrol; KEY=VALUE, one per line\n");
+	fprintf(f, "NR_CHOSEN=%u\n", s->nr_events);
+	for (i = 0; i < s->nr_events; i++)
+		fprintf(f, "CHOSEN_EVENTS_%u=%s\n", i, s->events[i]);
+	fprintf(f, "SEPARATE_LIB=%d\n", !!(s->separate & OP_SEP_LIB));
+	fprintf(f, "SEPARATE_KERNEL=%d\n", !!(s->separate & OP_SEP_KERNEL));
+	fprintf(f, "SEPARATE_THREAD=%d\n", !!(s->separate & OP_SEP_THREAD));
+	fprintf(f, "SEPARATE_CPU=%d\n", !!(s->separate & OP_SEP_CPU));
+	fprintf(f, "CALLGRAPH=%u\n", s->callgraph_depth);
+	fprintf(f, "BUF_SIZE=%lu\n", s->buffer_size);
+	fprintf(f, "BUF_WATERSHED=%lu\n", s->buffer_watershed);
+	fprintf(f, "CPU_BUFFER_SIZE=%lu\n", s->cpu_buffer_size);
+	fprintf(f, "VMLINUX=%s\n", s->no_vmlinux ? "none" : s->vmlinux);
+	fprintf(f, "IMAGE_FILTER=%s\n", s->image);
+	fprintf(f, "VERBOSE=%d\n", s->verbose ? 1 : 0);
+	if (fflush(f) || fsync(fileno(f)))
+		ret = -errno;
+	if (fclose(f) && !ret)
+		ret = -errno;
+	if (ret)
+		goto err_unlink;
+	if (rename(tmp, path)) {
+		ret = -errno;
+		goto err_unlink;
+	}
+	free(tmp);
+	return 0;
+
+err_unlink:
+	unlink(tmp);
+err_tmp:
+	free(tmp);
+	return ret;
+}
