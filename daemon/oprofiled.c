@@ -28,7 +28,6 @@
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "kop.h"
@@ -164,61 +163,6 @@ static int open_log(struct opd_daemon *d)
 	d->log_file = f;
 	pthread_mutex_unlock(&d->log_lock);
 	return 0;
-}
-
-/* ---- paths ---- */
-
-/* The session layout of op_config.h. Filled here rather than through
- * op_paths_init() so the daemon does not depend on the settings module;
- * the layout is the one that header documents. */
-static int paths_fill(struct op_paths *p, const char *session_dir)
-{
-	struct sockaddr_un sun;
-	const char *dir = session_dir ? session_dir : OP_DEFAULT_SESSION_DIR;
-	size_t len = strlen(dir);
-	int n = 0;
-
-	memset(p, 0, sizeof(*p));
-	if (!len || dir[0] != '/')
-		return -EINVAL;
-	while (len > 1 && dir[len - 1] == '/')
-		len--;
-	if (len >= sizeof(p->session_dir))
-		return -ENAMETOOLONG;
-	memcpy(p->session_dir, dir, len);
-	p->session_dir[len] = '\0';
-#define FILL(field, fmt) \
-	n |= snprintf(p->field, sizeof(p->field), fmt, p->session_dir) >= (int)sizeof(p->field)
-	FILL(daemonrc, "%s/daemonrc");
-	FILL(lock_file, "%s/lock");
-	FILL(ctl_socket, "%s/opd_ctl");
-	FILL(samples_dir, "%s/samples");
-	FILL(current_dir, "%s/samples/current");
-	FILL(log_file, "%s/samples/oprofiled.log");
-#undef FILL
-	if (n || strlen(p->ctl_socket) >= sizeof(sun.sun_path))
-		return -ENAMETOOLONG;
-	return 0;
-}
-
-static void separate_format(unsigned int flags, char *buf, size_t len)
-{
-	static const struct { unsigned int flag; const char *name; } names[] = {
-		{ OP_SEP_LIB, "lib" }, { OP_SEP_KERNEL, "kernel" },
-		{ OP_SEP_THREAD, "thread" }, { OP_SEP_CPU, "cpu" },
-	};
-	size_t off = 0;
-
-	if (!flags || (flags & OP_SEP_ALL) == OP_SEP_ALL) {
-		snprintf(buf, len, "%s", flags ? "all" : "none");
-		return;
-	}
-	buf[0] = '\0';
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if ((flags & names[i].flag) && off < len)
-			off += (size_t)snprintf(buf + off, len - off, "%s%s",
-						off ? "," : "", names[i].name);
-	}
 }
 
 /* ---- options ---- */
@@ -457,7 +401,7 @@ static void log_start(struct opd_daemon *d)
 {
 	char sep[64];
 
-	separate_format(d->separate, sep, sizeof(sep));
+	op_separate_format(d->separate, sep, sizeof(sep));
 	op_log(&d->log, OP_LOG_INFO,
 	       "oprofiled %s starting: pid %d session-dir %s events %s separate %s",
 	       PACKAGE_VERSION, (int)d->pid, d->paths.session_dir,
@@ -490,7 +434,7 @@ static int startup(struct opd_daemon *d)
 	pid_t owner;
 	int ret;
 
-	ret = paths_fill(&d->paths, d->opt.session_dir);
+	ret = op_paths_init(&d->paths, d->opt.session_dir);
 	if (ret) {
 		startup_error(d, "bad session directory '%s': %s",
 			      d->opt.session_dir ? d->opt.session_dir : OP_DEFAULT_SESSION_DIR,
@@ -765,7 +709,7 @@ static char *status_reply(struct opd_daemon *d)
 
 	if (!f)
 		return NULL;
-	separate_format(d->separate, sep, sizeof(sep));
+	op_separate_format(d->separate, sep, sizeof(sep));
 	gather_stats(d, &st);
 	fprintf(f, "ok\npid %d\nstate %s\nevents %s\nseparate %s\nsession_dir %s\nsamples %llu\n",
 		(int)d->pid, d->running ? "running" : "stopped", d->events_text, sep,
