@@ -1,0 +1,77 @@
+# Sourced by the accuracy tests after tests/e2e/lib.sh: one system-wide
+# opcontrol session on $SESSION_DIR with the cpu-clock event, and helpers to
+# read opreport's tables.
+#
+# The period is 100 us (10 kHz per CPU): enough samples in a few seconds for
+# a 2-point tolerance to be several standard deviations wide, few enough for
+# the daemon under ASan to keep up.
+ACC_PERIOD=${ACC_PERIOD:-100000}
+
+op() { "$OPCONTROL" --session-dir="$SESSION_DIR" "$@"; }
+
+acc_cleanup() {
+	[ -S "$SESSION_DIR/opd_ctl" ] && op --shutdown >/dev/null 2>&1
+	e2e_cleanup
+}
+trap acc_cleanup EXIT
+
+# acc_start SEPARATE: set up and start a system-wide session.
+acc_start() {
+	op --setup --no-vmlinux --event="cpu-clock:$ACC_PERIOD" --separate="$1" ||
+		fail "opcontrol --setup --separate=$1 failed"
+	op --start || fail "opcontrol --start failed"
+}
+
+# acc_stop: flush everything to the sample files and end the daemon.
+acc_stop() {
+	op --dump || fail "opcontrol --dump failed"
+	op --shutdown || fail "opcontrol --shutdown failed"
+}
+
+# acc_report OUT ARGS...: opreport ARGS on the session into OUT; fails the
+# test when opreport fails (a crash or a refusal is a bug here).
+acc_report() {
+	local out=$1
+	shift
+	"$OPREPORT" --session-dir="$SESSION_DIR" "$@" >"$out" 2>"$out.err" || {
+		cat "$out" "$out.err" >&2
+		fail "opreport $* failed"
+	}
+}
+
+# sym_count FILE SYMBOL [FIELD]: the sum of FIELD (default 1, the samples
+# column) over the table lines of FILE whose last field is SYMBOL.
+sym_count() {
+	awk -v s="$2" -v f="${3:-1}" '$NF == s && $1 ~ /^[0-9]+$/ { n += $f }
+		END { print n + 0 }' "$1"
+}
+
+# table_total FILE [FIELD]: the sum of FIELD over every table line of FILE.
+table_total() {
+	awk -v f="${2:-1}" '$1 ~ /^[0-9]+$/ && NF >= 3 { n += $f } END { print n + 0 }' "$1"
+}
+
+# share_of FILE NAME: the "share NAME PERCENT" a workload printed.
+share_of() {
+	awk -v s="$2" '$1 == "share" && $2 == s { print $3 }' "$1"
+}
+
+# check EXPR MESSAGE: fails the test with MESSAGE unless the awk expression
+# EXPR is true; prints the comparison either way for the log.
+check() {
+	if awk "BEGIN { exit !($1) }"; then
+		echo "ok: $2"
+	else
+		fail "$2 ($1)"
+	fi
+}
+
+# cpu_seconds PID: user+system time of PID so far, in seconds.
+cpu_seconds() {
+	awk -v tck="$(getconf CLK_TCK)" '{ sub(/.*\) /, ""); printf "%.3f\n", ($12 + $13) / tck }' "/proc/$1/stat"
+}
+
+# stats_value NAME: a counter of the session's stats directory (0 if absent).
+stats_value() {
+	cat "$SESSION_DIR/samples/current/stats/$1" 2>/dev/null || echo 0
+}
