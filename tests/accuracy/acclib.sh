@@ -10,7 +10,9 @@ ACC_PERIOD=${ACC_PERIOD:-100000}
 op() { "$OPCONTROL" --session-dir="$SESSION_DIR" "$@"; }
 
 acc_cleanup() {
-	[ -S "$SESSION_DIR/opd_ctl" ] && op --shutdown >/dev/null 2>&1
+	if [ -S "$SESSION_DIR/opd_ctl" ]; then
+		op --shutdown >/dev/null 2>&1 || true
+	fi
 	e2e_cleanup
 }
 trap acc_cleanup EXIT
