@@ -36,6 +36,28 @@ pid_t opd_lock_read(const char *path)
 	return (pid_t)pid;
 }
 
+/* A zombie (killed, not yet reaped) holds nothing. */
+static bool is_zombie(pid_t pid)
+{
+	char path[64], buf[512];
+	const char *paren;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	/* "PID (COMM) STATE ...": COMM may hold spaces and parentheses */
+	paren = strrchr(buf, ')');
+	return paren && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X');
+}
+
 /* Alive and an oprofiled? A pid reused by another program after a crash
  * does not hold the lock. */
 static bool daemon_alive(pid_t pid)
@@ -45,6 +67,8 @@ static bool daemon_alive(pid_t pid)
 	int fd;
 
 	if (kill(pid, 0) < 0 && errno == ESRCH)
+		return false;
+	if (is_zombie(pid))
 		return false;
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
