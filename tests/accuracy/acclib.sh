@@ -77,3 +77,22 @@ cpu_seconds() {
 stats_value() {
 	cat "$SESSION_DIR/samples/current/stats/$1" 2>/dev/null || echo 0
 }
+
+# dep_count FILE APP IMAGE: in opreport's image summary (with
+# --separate=lib or kernel), the samples of dependent IMAGE listed under
+# application APP (the tab-indented block after APP's line).
+dep_count() {
+	awk -v app="$2" -v img="$3" '
+		/^[^\t]/ { in_app = ($1 ~ /^[0-9]+$/ && $NF == app); next }
+		in_app && $1 ~ /^[0-9]+$/ && $NF == img { n += $1 }
+		END { print n + 0 }' "$1"
+}
+
+# app_count FILE APP: the samples of application APP in the image summary.
+app_count() {
+	awk -v app="$2" '/^[^\t]/ && $1 ~ /^[0-9]+$/ && $NF == app { n += $1 }
+		END { print n + 0 }' "$1"
+}
+
+# kernel_image NAME: true for the names opreport gives the kernel itself.
+ACC_KERNEL_RE='^(kallsyms|vmlinux.*|no-vmlinux|\[kernel.*\])$'

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Short-lived processes: tests/workloads/forker forks 1,500 children that
+# each burn ~2 ms in child_burn() and exit, the case where a profiler that
+# resolves addresses late has lost the process's mappings. With
+# --separate=lib,kernel (so the kernel's part stays under the app):
+#  - at least 95 % of the app's user-mode samples (all its images but the
+#    kernel; the parent's calib_burn left out), plus every sample the run
+#    lost for want of a mapping, are child_burn samples in the forker image,
+#    not unknown, anonymous or lost;
+#  - the app's samples are at least 90 % of what the children's measured CPU
+#    time (user + system, RUSAGE_CHILDREN) stands for, so samples did not
+#    vanish without a counter;
+#  - every loss counter the run's stats show non-zero is in opreport's
+#    header with its value.
+. "$top_srcdir/tests/e2e/lib.sh"
+. "$top_srcdir/tests/accuracy/acclib.sh"
+e2e_need_perf
+
+acc_start lib,kernel
+"$WORKLOADS/forker" 1500 2 >"$E2E_TMP/forker.out" || fail "forker workload failed"
+acc_stop
+cat "$E2E_TMP/forker.out"
+acc_report "$E2E_TMP/summary"
+acc_report "$E2E_TMP/symbols" -l "image:$WORKLOADS/forker"
+head -20 "$E2E_TMP/symbols"
+
+total=$(app_count "$E2E_TMP/summary" forker)
+user=$(awk -v re="$ACC_KERNEL_RE" '
+	/^[^\t]/ { in_app = ($1 ~ /^[0-9]+$/ && $NF == "forker"); next }
+	in_app && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9.]+$/ {
+		name = $0; sub(/^[\t ]*[0-9]+[ ]+[0-9.]+[ ]+/, "", name)
+		if (name !~ re) n += $1 }
+	END { print n + 0 }' "$E2E_TMP/summary")
+burn=$(awk '$1 ~ /^[0-9]+$/ && $3 == "forker" && $4 == "child_burn" { n += $1 } END { print n + 0 }' "$E2E_TMP/symbols")
+calib=$(awk '$1 ~ /^[0-9]+$/ && $3 == "forker" && $4 == "calib_burn" { n += $1 } END { print n + 0 }' "$E2E_TMP/symbols")
+nomap=$(stats_value lost_no_mapping)
+read -r cu cs < <(awk '{ for (i = 1; i < NF; i++) {
+	if ($i == "children_user_s") u = $(i + 1); if ($i == "children_sys_s") s = $(i + 1) } }
+	END { print u, s }' "$E2E_TMP/forker.out")
+want=$(awk -v u="$cu" -v s="$cs" -v p="$ACC_PERIOD" 'BEGIN { printf "%d", (u + s) * 1e9 / p }')
+
+check "$burn >= 10000" "child_burn: $burn samples (>= 10000)"
+check "$burn >= 0.95 * ($user - $calib + $nomap)" \
+	"child_burn $burn of $user user-mode samples (less $calib calib_burn) + $nomap lost_no_mapping"
+check "$total >= 0.9 * $want" "forker: $total samples, children's CPU time stands for $want"
+
+# the loss counters in the header
+stats=$SESSION_DIR/samples/current/stats
+shown=0
+for f in "$stats"/* "$stats"/cpu*/*; do
+	[ -f "$f" ] || continue
+	name=${f##*/}
+	case $name in
+	*lost*|bad_escape|dropped_upstream) ;;
+	*) continue ;;
+	esac
+	v=$(cat "$f")
+	[ "$v" -gt 0 ] 2>/dev/null || continue
+	# per-CPU counters may be shown summed; the total of the name must appear
+	sum=0
+	for g in "$stats/$name" "$stats"/cpu*/"$name"; do
+		[ -f "$g" ] && sum=$((sum + $(cat "$g")))
+	done
+	sed -n '/samples|/q;p' "$E2E_TMP/summary" | grep -Eq "$name.*\\b($v|$sum)\\b" ||
+		fail "loss counter $name = $v is not in opreport's header"
+	shown=$((shown + 1))
+done
+echo "ok: $shown non-zero loss counters, each in the header:"
+sed -n '1,/samples|/p' "$E2E_TMP/summary" | grep -i -E 'lost|loss|escape|dropped' || true
