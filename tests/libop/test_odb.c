@@ -304,7 +304,16 @@ static void test_overflow(void **state)
 	assert_int_equal(odb_open(&db, f->file, ODB_RDWR), 0);
 	for (uint64_t i = 1; i < 300; i++)
 		assert_int_equal(odb_add(&db, i << 20, 1), 0);
+	assert_true(db.descr->size > 128);
 	assert_int_equal(odb_get(&db, 0x1000), (uint64_t)UINT32_MAX + 10);
+	/* and the node with room is still found: no third node */
+	{
+		uint32_t nr = odb_nr_nodes(&db);
+
+		assert_int_equal(odb_add(&db, 0x1000, 7), 0);
+		assert_int_equal(odb_nr_nodes(&db), nr);
+		assert_int_equal(odb_get(&db, 0x1000), (uint64_t)UINT32_MAX + 17);
+	}
 	odb_close(&db);
 }
 
