@@ -129,7 +129,8 @@ ssize_t kop_evbuf_read_words(struct kop_evbuf *b, uint64_t *buf, size_t max,
 			return 0;
 		}
 	}
-	n = whole_prefix(b, max);
+	/* the writer only writes whole sequences: all of it is whole */
+	n = b->wr - b->rd <= max ? b->wr - b->rd : whole_prefix(b, max);
 	memcpy(buf, b->words + b->rd, n * sizeof(*buf));
 	b->rd += n;
 	if (b->rd == b->wr) {

@@ -181,7 +181,13 @@ static void do_sample(struct kop_session *s, const struct kop_ring *r,
 	e.tgid = (int32_t)rec->pid;
 	e.event = r->event;
 	e.kernel = kernel;
-	k = kop_task_find(&s->tasks, tgid);
+	if (s->hot_task && s->hot_tgid == tgid) {
+		k = s->hot_task;
+	} else {
+		k = kop_task_find(&s->tasks, tgid);
+		s->hot_task = k;
+		s->hot_tgid = tgid;
+	}
 	if ((!k || k->since > rec->time) && s->tasks.retired) {
 		/* taken before an exec or exit we have already applied */
 		struct kop_task *old = kop_task_retired_at(&s->tasks, tgid,
@@ -189,8 +195,10 @@ static void do_sample(struct kop_session *s, const struct kop_ring *r,
 		if (old)
 			k = old;
 	}
-	if (!k)
+	if (!k) {
 		k = get_task(s, tgid);
+		s->hot_task = NULL;
+	}
 	if (k && k->unknown)
 		k = NULL;
 	e.app_cookie = k ? k->app_cookie : OP_NO_COOKIE;
@@ -385,6 +393,8 @@ static void do_record(struct kop_session *s, struct kop_ring *r,
 {
 	const uint64_t *p = (const void *)(h + 1);
 
+	if (h->type != PERF_RECORD_SAMPLE)
+		s->hot_task = NULL;	/* the table may change under it */
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
 		do_sample(s, r, h);
@@ -452,12 +462,12 @@ static void do_record(struct kop_session *s, struct kop_ring *r,
 /* Next record of r not after cutoff, its time in *time; NULL if none. A
  * corrupt ring is counted and skipped to its head: the kernel writes whole
  * records, so there is nothing to resynchronise on inside it. */
-static const struct perf_event_header *next_record(struct kop_session *s,
+static inline const struct perf_event_header *next_record(struct kop_session *s,
 						   struct kop_ring *r,
 						   uint64_t *time)
 {
 	bool bad;
-	const struct perf_event_header *h = kop_ring_peek(r, &bad);
+	const struct perf_event_header *h = kop_ring_peek_fast(r, &bad);
 
 	if (bad) {
 		bad_record(s, r, "impossible header", 0);
@@ -479,13 +489,15 @@ static void merge(struct kop_session *s, uint64_t cutoff)
 	const struct perf_event_header **hs = s->merge_h;
 	uint64_t *ts = s->merge_t;
 
+	s->hot_task = NULL;
 	for (size_t i = 0; i < n; i++) {
 		kop_ring_snapshot(&s->rings[i]);
 		hs[i] = next_record(s, &s->rings[i], &ts[i]);
 	}
 	for (;;) {
 		size_t best = n;
-		uint64_t bt = UINT64_MAX;
+		uint64_t bt = UINT64_MAX, limit = cutoff;
+		const struct perf_event_header *h;
 		struct kop_ring *r;
 
 		for (size_t i = 0; i < n; i++)
@@ -495,18 +507,26 @@ static void merge(struct kop_session *s, uint64_t cutoff)
 			}
 		if (best == n)
 			break;
+		/* take a run from the oldest ring: every record of it up to
+		 * the next ring's oldest time comes before anything else */
+		for (size_t i = 0; i < n; i++)
+			if (i != best && hs[i] && ts[i] < limit)
+				limit = ts[i];
 		r = &s->rings[best];
-		if (hs[best]->type != PERF_RECORD_SAMPLE &&
-		    hs[best]->size < sizeof(*hs[best]) + sizeof(struct kop_sample_id) &&
-		    hs[best]->type <= PERF_RECORD_TEXT_POKE)
-			bad_record(s, r, "record too short", hs[best]->type);
-		else if (hs[best]->type == PERF_RECORD_SAMPLE &&
-			 hs[best]->size < sizeof(struct kop_sample_rec))
-			bad_record(s, r, "short SAMPLE", hs[best]->type);
-		else
-			do_record(s, r, hs[best], bt);
-		kop_ring_consume(r, hs[best]->size);
-		hs[best] = next_record(s, r, &ts[best]);
+		h = hs[best];
+		do {
+			if (h->type == PERF_RECORD_SAMPLE
+			    ? h->size < sizeof(struct kop_sample_rec)
+			    : h->size < sizeof(*h) + sizeof(struct kop_sample_id) &&
+			      h->type <= PERF_RECORD_TEXT_POKE)
+				bad_record(s, r, "record too short", h->type);
+			else
+				do_record(s, r, h, bt);
+			kop_ring_consume(r, h->size);
+			h = next_record(s, r, &bt);
+		} while (h && bt <= limit);
+		hs[best] = h;
+		ts[best] = bt;
 	}
 	for (size_t i = 0; i < n; i++)
 		kop_ring_publish_tail(&s->rings[i]);

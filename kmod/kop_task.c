@@ -35,6 +35,7 @@ int kop_tasks_init(struct kop_tasks *t)
 static void task_free(struct kop_task *k)
 {
 	free(k->maps);
+	free(k->starts);
 	free(k);
 }
 
@@ -125,6 +126,7 @@ static int reserve(struct kop_task *k, size_t n)
 {
 	size_t cap;
 	struct kop_map *m;
+	uint64_t *st;
 
 	if (n <= k->cap_maps)
 		return 0;
@@ -135,6 +137,10 @@ static int reserve(struct kop_task *k, size_t n)
 	if (!m)
 		return -ENOMEM;
 	k->maps = m;
+	st = realloc(k->starts, cap * sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	k->starts = st;
 	k->cap_maps = cap;
 	return 0;
 }
@@ -161,7 +167,7 @@ int kop_task_map(struct kop_task *k, uint64_t start, uint64_t end,
 	size_t i, j;
 	struct kop_map head = { 0 }, tail = { 0 };
 	bool keep_head = false, keep_tail = false;
-	size_t nr_new;
+	size_t nr_new, first;
 
 	if (end <= start)
 		return -EINVAL;
@@ -181,6 +187,7 @@ int kop_task_map(struct kop_task *k, uint64_t start, uint64_t end,
 		keep_tail = true;
 	}
 	nr_new = keep_head + 1 + keep_tail;
+	first = i;
 	if (reserve(k, k->nr_maps - (j - i) + nr_new))
 		return -ENOMEM;
 	memmove(&k->maps[i + nr_new], &k->maps[j],
@@ -191,6 +198,9 @@ int kop_task_map(struct kop_task *k, uint64_t start, uint64_t end,
 	k->maps[i++] = (struct kop_map){ start, end, pgoff, cookie };
 	if (keep_tail)
 		k->maps[i] = tail;
+	/* everything from the first touched slot on has moved */
+	for (i = first; i < k->nr_maps; i++)
+		k->starts[i] = k->maps[i].start;
 	return 0;
 }
 
@@ -207,7 +217,9 @@ int kop_task_retire_maps(struct kop_tasks *t, struct kop_task *k,
 	t->retired = r;
 	t->nr_retired++;
 	k->maps = NULL;
+	k->starts = NULL;
 	k->nr_maps = k->cap_maps = 0;
+	k->last = 0;
 	k->anon_cookie = OP_NO_COOKIE;
 	k->since = time;
 	return 0;
@@ -253,6 +265,8 @@ int kop_task_copy_maps(struct kop_task *child, const struct kop_task *parent)
 	if (reserve(child, parent->nr_maps))
 		return -ENOMEM;
 	memcpy(child->maps, parent->maps, parent->nr_maps * sizeof(*child->maps));
+	memcpy(child->starts, parent->starts,
+	       parent->nr_maps * sizeof(*child->starts));
 	child->nr_maps = parent->nr_maps;
 	child->app_cookie = parent->app_cookie;
 	child->anon_cookie = parent->anon_cookie;
@@ -335,5 +349,5 @@ int kop_task_read_proc(struct kop_task *k, const char *proc_root,
 
 size_t kop_task_bytes(const struct kop_task *k)
 {
-	return sizeof(*k) + k->cap_maps * sizeof(*k->maps);
+	return sizeof(*k) + k->cap_maps * (sizeof(*k->maps) + sizeof(*k->starts));
 }

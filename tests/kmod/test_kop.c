@@ -729,6 +729,7 @@ static void test_task_map_overlaps(void **state)
 	assert_int_equal(kop_task_lookup(&k, 0x8000)->cookie, 4);
 	assert_int_equal(kop_task_map(&k, 0x10, 0x10, 0, 5), -EINVAL);
 	free(k.maps);
+	free(k.starts);
 	(void)state;
 }
 
