@@ -23,15 +23,17 @@ for run in $(seq "$BENCH_RUNS"); do
 	per+=("$(calc "1e6 * ($PERF_CPU - $c0) / ($PERF_SAMPLES - $s0)")")
 	if bench_have_op; then
 		bench_op_run 1000000 "$BURN" $work
+		[ -n "$OP_FAILED" ] && continue
 		c0=$OP_CPU s0=$OP_SAMPLES
 		bench_op_run 10000 "$BURN" $work
+		[ -n "$OP_FAILED" ] && continue
 		bench_note "opsampler: $s0 samples in $c0 s, $OP_SAMPLES samples in $OP_CPU s"
 		oper+=("$(calc "1e6 * ($OP_CPU - $c0) / ($OP_SAMPLES - $s0)")")
 	fi
 done
 p=$(median "${per[@]}")
 bench_line cpu_per_sample_perf "$p" us
-if bench_have_op; then
+if bench_have_op && [ ${#oper[@]} -gt 0 ]; then
 	o=$(median "${oper[@]}")
 	bench_line cpu_per_sample_op "$o" us
 	bench_line cpu_per_sample_op_over_perf "$(calc "$o / $p")" ratio

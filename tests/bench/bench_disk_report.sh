@@ -31,6 +31,10 @@ for n in ${BENCH_SIZES:-1e5 1e6 7e6}; do
 	bench_have_op || continue
 
 	bench_op_run $period "$BURN" $work
+	if [ -n "$OP_FAILED" ]; then
+		bench_line "disk_${n}_op" failed -
+		continue
+	fi
 	bench_note "$n: opsampler took $OP_SAMPLES samples, $OP_BYTES bytes ($OP_DISK allocated)"
 	ob=$(calc "$OP_BYTES * 1e6 / $OP_SAMPLES")
 	bench_line "disk_${n}_op" "$ob" bytes/Msample

@@ -27,6 +27,10 @@ rm -f "$BENCH_TMP/perf.data"
 
 if bench_have_op; then
 	bench_op_run $period "$BURN" $work
+	if [ -n "$OP_FAILED" ]; then
+		bench_line loss_op_recorded failed -
+		exit 0
+	fi
 	op_rate=$(calc "$OP_SAMPLES / ($NCPU * $OP_WINDOW)")
 	bench_line loss_op_recorded "$OP_SAMPLES" samples
 	bench_line loss_op_per_cpu_s "$op_rate" samples/s

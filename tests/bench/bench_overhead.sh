@@ -28,6 +28,7 @@ for rate in 1000 10000; do
 		pc+=("$(field cpu_s "$BENCH_TMP/cmd.out")")
 		if bench_have_op; then
 			bench_op_run "$period" "$BURN" "$work"
+			[ -n "$OP_FAILED" ] && continue
 			ow+=("$(field wall_s "$BENCH_TMP/cmd.out")")
 			oc+=("$(field cpu_s "$BENCH_TMP/cmd.out")")
 		fi
@@ -42,7 +43,7 @@ for rate in 1000 10000; do
 	perf_sw=$(calc "100 * ($perf_w / $base_w - 1)")
 	bench_line "overhead_${r}_perf_slowdown_wall" "$perf_sw" %
 	bench_line "overhead_${r}_perf_slowdown_cpu" "$(calc "100 * ($perf_c / $base_c - 1)")" %
-	if bench_have_op; then
+	if bench_have_op && [ ${#ow[@]} -gt 0 ]; then
 		op_w=$(median "${ow[@]}") op_c=$(median "${oc[@]}")
 		bench_line "overhead_${r}_op_wall" "$op_w" s
 		bench_line "overhead_${r}_op_cpu" "$op_c" s

@@ -33,14 +33,32 @@ bench_die() { echo "bench: $*" >&2; exit 1; }
 command -v perf >/dev/null || bench_die "perf not found after install-deps.sh --bench"
 [ -x "$BURN" ] || bench_die "$BURN not built (make first)"
 
+if grep -q '^OP_SAN_CFLAGS = -fsanitize' "$top_builddir/Makefile" 2>/dev/null; then
+	echo "# warning: $top_builddir is built with sanitizers; its figures are not opsampler's"
+fi
+
 BENCH_TMP=$(mktemp -d "${BENCH_TMPDIR:-/tmp}/opsampler-bench.XXXXXX")
 SESSION_DIR=$BENCH_TMP/session
+
+# op_kill_daemon: end this session's oprofiled by the pid in its lock file
+# (SIGTERM, then SIGKILL after 10 s), for when it no longer answers.
+op_kill_daemon() {
+	local pid i
+	pid=$(cat "$SESSION_DIR/lock" 2>/dev/null || true)
+	[ -n "$pid" ] && [ -d "/proc/$pid" ] || return 0
+	grep -q oprofiled "/proc/$pid/comm" 2>/dev/null || return 0
+	kill -TERM "$pid" 2>/dev/null || true
+	for i in $(seq 100); do
+		[ -d "/proc/$pid" ] || return 0
+		sleep 0.1
+	done
+	kill -KILL "$pid" 2>/dev/null || true
+}
+
 bench_cleanup() {
-	if [ -x "$OPCONTROL" ] && [ -f "$SESSION_DIR/lock" ]; then
+	if [ -x "$OPCONTROL" ] && [ -S "$SESSION_DIR/opd_ctl" ]; then
 		"$OPCONTROL" --session-dir="$SESSION_DIR" --shutdown >/dev/null 2>&1 || true
-		local pid
-		pid=$(cat "$SESSION_DIR/lock" 2>/dev/null || true)
-		[ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null || true
+		op_kill_daemon
 	fi
 	rm -rf "$BENCH_TMP"
 }
@@ -150,11 +168,15 @@ op() { "$OPCONTROL" --session-dir="$SESSION_DIR" "$@"; }
 # (stats/total_samples), OP_LOST (the sum of the stats loss counters),
 # OP_BYTES (bytes of samples/current), OP_WINDOW (seconds from CMD's start
 # to the end of the dump) and leaves the daemon shut down and
-# the session on disk.
+# the session on disk. When the daemon does not answer the dump, it is
+# killed, OP_FAILED says why (empty otherwise) and the figures are zero.
 bench_op_run() {
 	local period=$1 pid
 	shift
-	op --shutdown >/dev/null 2>&1 || true
+	OP_FAILED= OP_CPU=0 OP_SAMPLES=0 OP_LOST=0 OP_BYTES=0 OP_DISK=0 OP_WINDOW=0
+	if [ -S "$SESSION_DIR/opd_ctl" ]; then
+		op --shutdown >/dev/null 2>&1 || op_kill_daemon
+	fi
 	rm -rf "$SESSION_DIR"
 	op --setup --no-vmlinux --event="cpu-clock:$period" --separate=none >/dev/null ||
 		bench_die "opcontrol --setup failed"
@@ -162,11 +184,16 @@ bench_op_run() {
 	local t0
 	t0=$(date +%s.%N)
 	"$@" >"$BENCH_TMP/cmd.out"
-	op --dump >/dev/null || bench_die "opcontrol --dump failed"
+	if ! op --dump >"$BENCH_TMP/op.err" 2>&1; then
+		OP_FAILED="opcontrol --dump failed: $(tr '\n' ' ' <"$BENCH_TMP/op.err")"
+		bench_note "$OP_FAILED"
+		op_kill_daemon
+		return 0
+	fi
 	OP_WINDOW=$(calc "$(date +%s.%N) - $t0")
 	pid=$(cat "$SESSION_DIR/lock")
 	OP_CPU=$(cpu_of_pid "$pid")
-	op --shutdown >/dev/null || bench_die "opcontrol --shutdown failed"
+	op --shutdown >/dev/null 2>&1 || { bench_note "opcontrol --shutdown failed"; op_kill_daemon; }
 	local stats=$SESSION_DIR/samples/current/stats
 	OP_SAMPLES=$(cat "$stats/total_samples" 2>/dev/null || echo 0)
 	OP_LOST=0
