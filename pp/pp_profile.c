@@ -525,7 +525,8 @@ static int image_finish(struct pp_image *im, struct loading *ld, size_t nc)
 {
 	size_t n = 0;
 
-	qsort(ld->v, ld->n, sizeof(*ld->v), raw_cmp);
+	if (ld->n)
+		qsort(ld->v, ld->n, sizeof(*ld->v), raw_cmp);
 	for (size_t i = 0; i < ld->n; i++)
 		if (!i || ld->v[i].off != ld->v[i - 1].off)
 			n++;

@@ -674,7 +674,8 @@ static int print_summary(FILE *out, const struct pp_profile *p,
 	}
 	for (size_t i = 0; i < n; i++)
 		idx[i] = i;
-	qsort_r(idx, n, sizeof(*idx), img_cmp, &ctx);
+	if (n)
+		qsort_r(idx, n, sizeof(*idx), img_cmp, &ctx);
 	for (size_t i = 0; i < n; i++) {
 		struct app_row *a;
 
@@ -812,7 +813,8 @@ static const struct pp_entry **selected_entries(const struct pp_profile *p,
 			continue;
 		sel[n++] = e;
 	}
-	qsort_r(sel, n, sizeof(*sel), entry_cmp, &ctx);
+	if (n)
+		qsort_r(sel, n, sizeof(*sel), entry_cmp, &ctx);
 	*nr = n;
 	return sel;
 }
@@ -1019,10 +1021,19 @@ static int print_xml(FILE *out, const struct pp_profile *p,
 	xml_escape(out, o->spec_text ? o->spec_text : "");
 	fputs("\"/>\n", out);
 	fputs("<setup>\n", out);
-	for (size_t c = 0; c < p->fs.nr_classes; c++) {
+	for (size_t c = 0, id = 0; c < p->fs.nr_classes; c++) {
 		const struct pp_class *k = &p->fs.classes[c];
+		bool seen = false;
 
-		fprintf(out, "<eventsetup  id=\"%zu\" eventname=\"", c);
+		/* one setup per distinct event, however many columns */
+		for (size_t d = 0; d < c; d++)
+			if (!strcmp(p->fs.classes[d].event, k->event) &&
+			    p->fs.classes[d].count == k->count &&
+			    p->fs.classes[d].unit_mask == k->unit_mask)
+				seen = true;
+		if (seen)
+			continue;
+		fprintf(out, "<eventsetup  id=\"%zu\" eventname=\"", id++);
 		xml_escape(out, k->event);
 		fprintf(out, "\" unitmask=\"%u\" setupcount=\"%lu\"/>\n",
 			k->unit_mask, k->count);
@@ -1205,7 +1216,8 @@ int pp_report_diff(FILE *out, const struct pp_profile *a,
 		n++;
 	}
 	/* pair rows with the same (app, image, symbol) */
-	qsort(rows, n, sizeof(*rows), diff_key_qcmp);
+	if (n)
+		qsort(rows, n, sizeof(*rows), diff_key_qcmp);
 	{
 		size_t k = 0;
 
@@ -1225,19 +1237,24 @@ int pp_report_diff(FILE *out, const struct pp_profile *a,
 		}
 		n = k;
 	}
-	qsort(rows, n, sizeof(*rows), diff_out_cmp);
+	if (n)
+		qsort(rows, n, sizeof(*rows), diff_out_cmp);
 	if (!o->no_header)
 		pp_report_header(out, b, o);
 	put_col(out, "samples", 9);
 	put_col(out, "%", 9);
 	put_col(out, "diff %", 10);
-	if (image_col)
-		put_col(out, "image name", 25);
 	if (app_col)
 		put_col(out, "app name", 25);
-	fputs(o->symbols ? "symbol name\n" : "\n", out);
+	if (!o->symbols)
+		fputs("image name\n", out);
+	else if (image_col)
+		put_col(out, "image name", 25);
+	if (o->symbols)
+		fputs("symbol name\n", out);
 	for (size_t i = 0; i < n; i++) {
 		const struct diff_row *r = &rows[i];
+		const char *img;
 		double pa = percent(r->na, ta), pb = percent(r->nb, tb);
 
 		if (o->threshold > 0 && pa < o->threshold && pb < o->threshold)
@@ -1253,15 +1270,18 @@ int pp_report_diff(FILE *out, const struct pp_profile *a,
 		else
 			snprintf(diff, sizeof(diff), "%+.4f", (pb - pa) * 100.0 / pa);
 		put_col(out, diff, 10);
-		if (image_col)
-			put_col(out, o->long_filenames ? row_img(r) :
-				(r->b ? vb->img_names[r->b->image] :
-				 va->img_names[r->a->image]), 25);
+		img = o->long_filenames ? row_img(r) :
+			(r->b ? vb->img_names[r->b->image] : va->img_names[r->a->image]);
 		if (app_col)
 			put_col(out, o->long_filenames ? row_app(r) :
 				(r->b ? vb->app_names[r->b->image] :
 				 va->app_names[r->a->image]), 25);
-		fprintf(out, "%s\n", o->symbols ? row_name(r) : "");
+		if (!o->symbols)
+			fprintf(out, "%s\n", img);
+		else if (image_col)
+			put_col(out, img, 25);
+		if (o->symbols)
+			fprintf(out, "%s\n", row_name(r));
 	}
 	free(rows);
 	return 0;

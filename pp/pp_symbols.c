@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,7 +83,8 @@ static int symtab_finish(struct pp_symtab *st, struct sym_vec *sv,
 {
 	size_t n = 0;
 
-	qsort(sv->v, sv->n, sizeof(*sv->v), sym_in_cmp);
+	if (sv->n)
+		qsort(sv->v, sv->n, sizeof(*sv->v), sym_in_cmp);
 	st->syms = malloc((sv->n ? sv->n : 1) * sizeof(*st->syms));
 	if (!st->syms) {
 		sym_vec_free(sv);
@@ -111,6 +113,55 @@ static int symtab_finish(struct pp_symtab *st, struct sym_vec *sv,
 	return 0;
 }
 
+/* Separate debug files, looked up locally only: by build-id under the
+ * debuginfo path (libdwfl's own lookup), else by .gnu_debuglink next to the
+ * binary, in its .debug/ directory, or under each absolute directory of the
+ * path. dwfl_standard_find_debuginfo would also start a debuginfod client,
+ * which loads a network stack (tens of ms and MB per report) and may go
+ * to the network: a report reads what is on this machine. */
+static int find_debuginfo_local(Dwfl_Module *mod, void **userdata,
+				const char *modname, Dwarf_Addr base,
+				const char *file_name, const char *debuglink_file,
+				GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	const struct dw_state *dw = *userdata;
+	char dir[PATH_MAX], cand[PATH_MAX * 2];
+	const char *slash;
+	int fd;
+
+	fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base,
+					  file_name, debuglink_file,
+					  debuglink_crc, debuginfo_file_name);
+	if (fd >= 0 || !debuglink_file || !file_name || !dw)
+		return fd;
+	slash = strrchr(file_name, '/');
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - file_name) : 1,
+		 slash ? file_name : ".");
+	for (const char *p = dw->debuginfo_path; p;) {
+		const char *colon = strchr(p, ':');
+		size_t len = colon ? (size_t)(colon - p) : strlen(p);
+
+		if (!len)
+			snprintf(cand, sizeof(cand), "%s/%s", dir, debuglink_file);
+		else if (p[0] == '/')
+			snprintf(cand, sizeof(cand), "%.*s%s/%s", (int)len, p, dir,
+				 debuglink_file);
+		else
+			snprintf(cand, sizeof(cand), "%s/%.*s/%s", dir, (int)len, p,
+				 debuglink_file);
+		/* never the binary itself */
+		if (strcmp(cand, file_name)) {
+			fd = open(cand, O_RDONLY | O_CLOEXEC);
+			if (fd >= 0) {
+				*debuginfo_file_name = strdup(cand);
+				return fd;
+			}
+		}
+		p = colon ? colon + 1 : NULL;
+	}
+	return -1;
+}
+
 int pp_symtab_load_elf(struct pp_symtab *st, const char *path,
 		       const char *debug_dirs, const struct op_logger *lg)
 {
@@ -136,7 +187,7 @@ int pp_symtab_load_elf(struct pp_symtab *st, const char *path,
 		ret = -ENOMEM;
 		goto err_dw;
 	}
-	dw->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	dw->cb.find_debuginfo = find_debuginfo_local;
 	dw->cb.section_address = dwfl_offline_section_address;
 	dw->cb.debuginfo_path = &dw->debuginfo_path;
 	dw->dwfl = dwfl_begin(&dw->cb);
@@ -150,6 +201,13 @@ int pp_symtab_load_elf(struct pp_symtab *st, const char *path,
 		op_log(lg, OP_LOG_DEBUG, "symbols: %s: %s", path, dwfl_errmsg(-1));
 		ret = -ENOEXEC;
 		goto err_dwfl;
+	}
+	{
+		void **ud;
+
+		/* find_debuginfo_local reads the debuginfo path from here */
+		if (dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL))
+			*ud = dw;
 	}
 	elf = dwfl_module_getelf(mod, &bias);
 	if (!elf) {
@@ -283,6 +341,16 @@ int pp_symtab_load_kallsyms(struct pp_symtab *st, const char *path,
 			sv.v[k++] = sv.v[i];
 		}
 		sv.n = k;
+	}
+	if (module) {
+		/* a module's extent is not in kallsyms: give its last symbol
+		 * up to a page */
+		uint64_t last = 0;
+
+		for (size_t i = 0; i < sv.n; i++)
+			if (sv.v[i].s.start > last)
+				last = sv.v[i].s.start;
+		return symtab_finish(st, &sv, last + 4096);
 	}
 	return symtab_finish(st, &sv, etext > base ? etext - base : 0);
 

@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# Golden-output tests for opreport: sample files written (by pp_mksession,
+# through odb and op_names) for the fixture binary pp_target_pie at offsets
+# taken from its own symbols, and the exact text opreport must print for
+# the summary, -l, -l -g, -d, per-CPU columns, --merge=cpu, cpu:N, XML and
+# a differential report. Addresses in the expected files are placeholders
+# (@A50@ ...) filled in from `nm`, so no address is hard-coded.
+#
+# GOLDEN_UPDATE=1 rewrites the expected files from the current output
+# (review the diff before committing it).
+. "$top_srcdir/tests/e2e/lib.sh"
+
+PP=$top_builddir/tests/pp
+MKS=$PP/pp_mksession
+T=$PP/pp_target_pie
+T2=$PP/pp_target_nopie
+KALLSYMS=$top_srcdir/tests/pp/kallsyms.txt
+GOLDEN=$top_srcdir/tests/pp/golden
+[ -x "$T" ] && [ -x "$MKS" ] || fail "fixtures not built"
+
+# vma of a symbol (+ delta) as opreport prints it
+vma() {
+	local a
+	a=$(nm "$1" | awk -v s="$2" '$3 == s { print $1; exit }')
+	[ -n "$a" ] || fail "no symbol $2 in $1"
+	printf '%08x' $((0x$a + ${3:-0}))
+}
+A50=$(vma "$T" func_a50); A50_4=$(vma "$T" func_a50 4)
+B30=$(vma "$T" func_b30); B30_2=$(vma "$T" func_b30 2)
+C15=$(vma "$T" func_c15); D05=$(vma "$T" func_d05); D05_1=$(vma "$T" func_d05 1)
+N_MAIN=$(vma "$T2" main)
+
+S1=$E2E_TMP/plain
+S2=$E2E_TMP/percpu
+
+# A program with its kernel samples separated under it (--separate=kernel),
+# and a few samples outside every symbol (file offset 0: the ELF header).
+"$MKS" "$S1" <<EOF
+header 4 2596.13
+file f:$T f:$T TIMER 1000000 0 all all all
+sym $T func_a50 0 3000
+sym $T func_a50 4 48
+sym $T func_b30 2 1828
+sym $T func_c15 0 911
+sym $T func_d05 1 301
+off 0 3
+file k:/proc/kallsyms f:$T TIMER 1000000 0 all all all
+ksym $KALLSYMS pid_task 0x10 1
+ksym $KALLSYMS tty_audit_exit 0 1
+EOF
+# An older run of the same program, for the differential report.
+"$MKS" "$S1" old <<EOF
+header 4 2596.13
+file f:$T f:$T TIMER 1000000 0 all all all
+sym $T func_a50 0 2000
+sym $T func_b30 2 2000
+sym $T func_d05 1 500
+file k:/proc/kallsyms f:$T TIMER 1000000 0 all all all
+ksym $KALLSYMS schedule 0 4
+EOF
+# Two programs on two CPUs (--separate=cpu,kernel).
+"$MKS" "$S2" <<EOF
+header 4 2596.13
+file f:$T f:$T TIMER 100000 0 all all 0
+sym $T func_a50 0 400
+sym $T func_b30 0 100
+file f:$T f:$T TIMER 100000 0 all all 1
+sym $T func_a50 0 380
+sym $T func_c15 0 20
+file k:/proc/kallsyms f:$T TIMER 100000 0 all all 1
+ksym $KALLSYMS schedule 0 7
+file f:$T2 f:$T2 TIMER 100000 0 all all 0
+sym $T2 main 0 9
+file k:/proc/kallsyms f:$T2 TIMER 100000 0 all all 0
+ksym $KALLSYMS pid_task 0 3
+EOF
+
+subst() {
+	sed -e "s|@A50@|$A50|g; s|@A50_4@|$A50_4|g; s|@B30@|$B30|g; s|@B30_2@|$B30_2|g" \
+	    -e "s|@C15@|$C15|g; s|@D05@|$D05|g; s|@D05_1@|$D05_1|g; s|@N_MAIN@|$N_MAIN|g" \
+	    -e "s|@TARGET@|$T|g; s|@TARGET2@|$T2|g; s|@TMP@|$E2E_TMP|g; s|@KALLSYMS@|$KALLSYMS|g"
+}
+unsubst() {
+	sed -e "s|$KALLSYMS|@KALLSYMS@|g; s|$E2E_TMP|@TMP@|g; s|$T2|@TARGET2@|g; s|$T|@TARGET@|g" \
+	    -e "s|$A50_4|@A50_4@|g; s|$A50|@A50@|g; s|$B30_2|@B30_2@|g; s|$B30|@B30@|g" \
+	    -e "s|$C15|@C15@|g; s|$D05_1|@D05_1@|g; s|$D05|@D05@|g; s|$N_MAIN|@N_MAIN@|g"
+}
+
+nr_fail=0
+# check NAME SESSION ARGS...: opreport's stdout must equal golden/NAME.txt
+check() {
+	local name=$1 session=$2 out rc=0
+	shift 2
+	out=$E2E_TMP/$name.out
+	"$OPREPORT" --session-dir="$session" --kallsyms="$KALLSYMS" "$@" \
+		>"$out" 2>"$E2E_TMP/$name.err" || rc=$?
+	if [ $rc -ne 0 ]; then
+		echo "FAIL: $name: opreport exited $rc" >&2
+		cat "$E2E_TMP/$name.err" >&2
+		nr_fail=$((nr_fail + 1))
+		return
+	fi
+	if [ "${GOLDEN_UPDATE:-0}" = 1 ]; then
+		unsubst <"$out" >"$GOLDEN/$name.txt"
+		return
+	fi
+	if ! diff -u <(subst <"$GOLDEN/$name.txt") "$out" >&2; then
+		echo "FAIL: $name: output differs from golden/$name.txt" >&2
+		nr_fail=$((nr_fail + 1))
+	fi
+	if [ -s "$E2E_TMP/$name.err" ]; then
+		echo "FAIL: $name: unexpected messages:" >&2
+		cat "$E2E_TMP/$name.err" >&2
+		nr_fail=$((nr_fail + 1))
+	fi
+}
+
+check summary "$S1"
+check symbols "$S1" -l
+check symbols-lines "$S1" -l -g image:$T
+check details "$S1" -d image:$T
+check address "$S1" -l -w -x
+check xml "$S1" -X -l image:$T
+check diff "$S1" -l { session:old } { session:current }
+check diff-summary "$S1" { session:old } { }
+check percpu "$S2"
+check percpu-symbols "$S2" -l
+check percpu-cpu1 "$S2" -l cpu:1
+check merge-cpu "$S2" --merge=cpu
+check merge-cpu-lib "$S2" --merge=cpu,lib
+check percpu-xml "$S2" -X cpu:0-1
+
+[ $nr_fail -eq 0 ] || fail "$nr_fail golden check(s) failed"
+echo "PASS: golden reports"
