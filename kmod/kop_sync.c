@@ -560,6 +560,20 @@ static void emit_cpu(struct kop_session *s, int cpu)
 	}
 	for (size_t i = 0; i < o->nr; i++) {
 		const struct kop_resolved *e = &o->v[i];
+
+		/* the common case: same thread, mode and image as before */
+		if (e->tid == last_tid && e->tgid == last_tgid &&
+		    e->kernel == last_kernel && !e->module_loaded &&
+		    !pending_module && (e->kernel || e->cookie == last_cookie) &&
+		    b->size - b->wr >= OP_SAMPLE_WORDS) {
+			b->words[b->wr] = e->offset;
+			b->words[b->wr + 1] = e->event;
+			b->wr += OP_SAMPLE_WORDS;
+			nr_written++;
+			nr_kernel += e->kernel;
+			nr_anon += e->anon;
+			continue;
+		}
 		bool ctx = e->tid != last_tid || e->tgid != last_tgid;
 		bool mode = ctx || e->kernel != last_kernel;
 		bool cookie = !e->kernel &&
