@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# opreport's options beyond the golden layouts: --demangle, --include- and
+# --exclude-symbols, --threshold, --sort/--reverse-sort, --accumulated,
+# --global-percent, --exclude-dependent, --merge=lib, --long-filenames,
+# --image-path, --root, --no-header, and JIT maps for anonymous regions.
+. "$top_srcdir/tests/e2e/lib.sh"
+
+PP=$top_builddir/tests/pp
+MKS=$PP/pp_mksession
+T=$PP/pp_target_pie
+KALLSYMS=$top_srcdir/tests/pp/kallsyms.txt
+S=$E2E_TMP/s
+OUT=$E2E_TMP/out
+
+run() {
+	"$OPREPORT" --session-dir="$S" --kallsyms="$KALLSYMS" "$@" >"$OUT" 2>"$E2E_TMP/err" ||
+		{ cat "$E2E_TMP/err" >&2; fail "opreport $* exited $?"; }
+}
+has() { grep -q -- "$1" "$OUT" || { cat "$OUT" >&2; fail "output of '$ARGS' lacks '$1'"; }; }
+lacks() { ! grep -q -- "$1" "$OUT" || { cat "$OUT" >&2; fail "output of '$ARGS' has '$1'"; }; }
+line() { sed -n "${1}p" "$OUT"; }
+
+"$MKS" "$S" <<EOF
+header 4 1000
+file f:$T f:$T TIMER 100000 0 all all all
+sym $T func_a50 0 60
+sym $T func_b30 0 30
+sym $T _ZN2ns5scaleEi 0 8
+file k:/proc/kallsyms f:$T TIMER 100000 0 all all all
+ksym $KALLSYMS schedule 0 2
+EOF
+"$MKS" "$E2E_TMP/jit" <<EOF
+header 4 1000
+file a:anon:4242:7f0000001000:7f0000002000 a:anon:4242:7f0000001000:7f0000002000 TIMER 100000 0 all all all
+off 24 5
+EOF
+printf '7f0000001000 20 jitted_a\n7f0000001020 10 jitted_b\n' >"$E2E_TMP/perf-4242.map"
+
+ARGS="-l"; run -l
+has "_ZN2ns5scaleEi"
+ARGS="-l --demangle"; run -l --demangle
+has "ns::scale(int)"
+ARGS="-l --demangle=none"; run -l --demangle=none
+has "_ZN2ns5scaleEi"
+
+# the anonymous region named from its JIT map, when there is one
+S=$E2E_TMP/jit
+ARGS="-l --jit-dir"; run -l --jit-dir="$E2E_TMP"
+has "^5 *100.000  jitted_b\$"
+ARGS="(no map)"; run --jit-dir="$E2E_TMP/none"
+has " anon (tgid:4242 range:0x7f0000001000-0x7f0000002000)\$"
+ARGS="-l (no map)"; run -l --jit-dir="$E2E_TMP/none"
+has "^5 *100.000  (no symbols)\$"
+S=$E2E_TMP/s
+
+ARGS="-l -i"; run -l -i func_b30,schedule
+has "func_b30"; has "schedule"; lacks "func_a50"
+ARGS="-l -e"; run -l -e func_b30
+lacks "func_b30"; has "func_a50"
+ARGS="-l -t 10"; run -l -t 10
+has "func_a50"; has "func_b30"; lacks "scale"; lacks "schedule"
+ARGS="-l -s symbol"; run -l -n -s symbol
+[ "$(line 2 | awk '{print $NF}')" = _ZN2ns5scaleEi ] || fail "-s symbol: $(line 2)"
+[ "$(line 3 | awk '{print $NF}')" = func_a50 ] || fail "-s symbol: $(line 3)"
+ARGS="-l -r"; run -l -n -r
+[ "$(line 2 | awk '{print $NF}')" = schedule ] || fail "-r: $(line 2)"
+ARGS="-l -n"; run -l -n
+[ "$(line 1)" = "samples  %        image name               symbol name" ] || fail "-n: $(line 1)"
+[ "$(line 2)" = "60       60.0000  pp_target_pie            func_a50" ] || fail "-l: $(line 2)"
+ARGS="-l -a"; run -l -n -a
+[ "$(line 1)" = "samples  cum. samples  %        cum. %     image name               symbol name" ] ||
+	fail "-a header: $(line 1)"
+[ "$(line 3)" = "30       90            30.0000  90.0000    pp_target_pie            func_b30" ] ||
+	fail "-a: $(line 3)"
+ARGS="-f"; run -f
+has "^ *100 100.000 $T\$"
+ARGS="summary"; run -n
+has "^	 *2  2.0000 kallsyms\$"
+ARGS="-x"; run -n -x
+lacks "kallsyms"
+has "^ *98 100.000 pp_target_pie\$"
+ARGS="--merge=lib"; run -n --merge=lib
+has "^ *2  2.0000 kallsyms\$"
+lacks "	"
+
+# --global-percent: dependent images against the whole profile
+"$MKS" "$E2E_TMP/two" <<EOF
+header 4 1000
+file f:$T f:$T TIMER 100000 0 all all all
+sym $T func_a50 0 98
+file k:/proc/kallsyms f:$T TIMER 100000 0 all all all
+ksym $KALLSYMS schedule 0 2
+file f:$PP/pp_target_nopie f:$PP/pp_target_nopie TIMER 100000 0 all all all
+sym $PP/pp_target_nopie main 0 25
+EOF
+S=$E2E_TMP/two
+ARGS="two apps"; run -n
+has "^	 *2  2.0000 kallsyms\$"
+has "^ *25 20.0000 pp_target_nopie\$"
+ARGS="-%"; run -n -%
+has "^	 *2  1.6000 kallsyms\$"
+ARGS="-l two apps"; run -l -n
+[ "$(line 1)" = "samples  %        image name               app name                 symbol name" ] ||
+	fail "app name column: $(line 1)"
+
+# binaries found elsewhere: --image-path by basename, --root as a prefix
+mkdir -p "$E2E_TMP/moved" "$E2E_TMP/root$(dirname "$T")"
+"$MKS" "$E2E_TMP/s2" <<EOF
+header 4 1000
+mtime 0
+file f:/opt/gone/pp_target_pie f:/opt/gone/pp_target_pie TIMER 100000 0 all all all
+sym $T func_c15 0 7
+EOF
+cp "$T" "$E2E_TMP/moved/"
+cp "$T" "$E2E_TMP/root/opt/gone/" 2>/dev/null || { mkdir -p "$E2E_TMP/root/opt/gone"; cp "$T" "$E2E_TMP/root/opt/gone/"; }
+S=$E2E_TMP/s2
+ARGS="-l (missing)"; run -l
+has "(no symbols)"
+grep -q "/opt/gone/pp_target_pie could not be found" "$E2E_TMP/err" || fail "no warning for a missing binary"
+ARGS="-l -p"; run -l -p "$E2E_TMP/nothing,$E2E_TMP/moved"
+has "func_c15"
+ARGS="-l -R"; run -l -R "$E2E_TMP/root"
+has "func_c15"
+
+echo "PASS: opreport options"
