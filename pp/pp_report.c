@@ -160,7 +160,11 @@ static int load_tab(struct img_tab *t, const struct pp_image *im,
 		return t->status;
 	}
 	case OP_IMG_KERN: {
-		bool kernel = img->path[0] == '/';
+		/* the kernel is "/proc/kallsyms" or a vmlinux path here, and
+		 * "vmlinux" or "no-vmlinux" in OProfile's own sessions; any other
+		 * name is a module */
+		bool kernel = img->path[0] == '/' || !strcmp(img->path, "vmlinux") ||
+			      !strcmp(img->path, "no-vmlinux");
 
 		if (kernel && o->vmlinux) {
 			t->status = pp_symtab_load_elf(&t->st, o->vmlinux,
@@ -1244,14 +1248,12 @@ int pp_report_diff(FILE *out, const struct pp_profile *a,
 	put_col(out, "samples", 9);
 	put_col(out, "%", 9);
 	put_col(out, "diff %", 10);
+	/* -l: [image] [app] symbol as in the symbol list; summary: [app] image */
+	if (o->symbols && image_col)
+		put_col(out, "image name", 25);
 	if (app_col)
 		put_col(out, "app name", 25);
-	if (!o->symbols)
-		fputs("image name\n", out);
-	else if (image_col)
-		put_col(out, "image name", 25);
-	if (o->symbols)
-		fputs("symbol name\n", out);
+	fputs(o->symbols ? "symbol name\n" : "image name\n", out);
 	for (size_t i = 0; i < n; i++) {
 		const struct diff_row *r = &rows[i];
 		const char *img;
@@ -1272,16 +1274,13 @@ int pp_report_diff(FILE *out, const struct pp_profile *a,
 		put_col(out, diff, 10);
 		img = o->long_filenames ? row_img(r) :
 			(r->b ? vb->img_names[r->b->image] : va->img_names[r->a->image]);
+		if (o->symbols && image_col)
+			put_col(out, img, 25);
 		if (app_col)
 			put_col(out, o->long_filenames ? row_app(r) :
 				(r->b ? vb->app_names[r->b->image] :
 				 va->app_names[r->a->image]), 25);
-		if (!o->symbols)
-			fprintf(out, "%s\n", img);
-		else if (image_col)
-			put_col(out, img, 25);
-		if (o->symbols)
-			fprintf(out, "%s\n", row_name(r));
+		fprintf(out, "%s\n", o->symbols ? row_name(r) : img);
 	}
 	free(rows);
 	return 0;
