@@ -122,4 +122,21 @@ has "func_c15"
 ARGS="-l -R"; run -l -R "$E2E_TMP/root"
 has "func_c15"
 
+# kernel symbols from an ELF image (--vmlinux) instead of kallsyms: kernel
+# offsets count from the image's text start (here the non-PIE fixture
+# stands in for a vmlinux: its lowest PT_LOAD is the start)
+N=$PP/pp_target_nopie
+base=$(readelf -lW "$N" | awk '$1 == "LOAD" { print $3; exit }')
+a50=$(nm "$N" | awk '$3 == "func_c15" { print $1 }')
+"$MKS" "$E2E_TMP/kern" <<EOF
+header 4 1000
+file k:/proc/kallsyms k:/proc/kallsyms TIMER 100000 0 all all all
+off $(printf '%x' $((0x$a50 - base + 1))) 4
+EOF
+S=$E2E_TMP/kern
+ARGS="-l --vmlinux"; run -l --vmlinux="$N"
+has "^4 *100.000  func_c15\$"
+ARGS="-l kallsyms"; run -l
+lacks "func_c15"
+
 echo "PASS: opreport options"
