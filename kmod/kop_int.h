@@ -52,6 +52,11 @@ struct kop_sample_id {
 };
 _Static_assert(sizeof(struct kop_sample_id) == 24, "sample_id layout");
 
+/* The ring's event index for the per-CPU side-band ring: a dummy
+ * software event that carries MMAP2, COMM, FORK and EXIT and wakes the
+ * sync thread on each record, so an exit or exec is synced at once. */
+#define KOP_SIDEBAND UINT32_MAX
+
 /* ---- kop_ring.c ---------------------------------------------------- */
 
 /* One mmap'd perf ring. The kernel is the producer, the sync thread the
@@ -64,7 +69,8 @@ struct kop_ring {
 	uint64_t tail;		/* consumed up to here; owner: sync thread */
 	unsigned char *copy;	/* a record that wraps the end, copied out */
 	int cpu;
-	unsigned int event;	/* index in kop_config.events */
+	unsigned int event;	/* index in kop_config.events; KOP_SIDEBAND */
+	bool sideband;		/* the per-CPU dummy event's ring */
 	int handle;
 	void *base;
 	size_t len;

@@ -113,28 +113,40 @@ err_session:
 static void fill_attr(const struct kop_session *s, struct perf_event_attr *a,
 		      unsigned int ev, bool build_id, bool clock)
 {
-	*a = s->events[ev];
+	if (ev == KOP_SIDEBAND) {
+		memset(a, 0, sizeof(*a));
+		a->type = PERF_TYPE_SOFTWARE;
+		a->config = PERF_COUNT_SW_DUMMY;
+	} else {
+		*a = s->events[ev];
+	}
 	a->size = sizeof(*a);
 	a->sample_type = KOP_SAMPLE_TYPE;
 	a->read_format = 0;
 	a->disabled = 1;
 	a->sample_id_all = 1;
 	a->inherit = s->cfg.pid != -1;
-	a->watermark = 1;
-	a->wakeup_watermark = (uint32_t)(s->cfg.cpu_buffer_size / 4);
 	if (clock) {
 		a->use_clockid = 1;
 		a->clockid = CLOCK_MONOTONIC;
 	}
-	if (ev == 0) {
-		/* side-band once per CPU, on the first event's ring */
+	if (ev == KOP_SIDEBAND) {
+		/* every record wakes the sync thread, which syncs at once
+		 * when one is an exit or an exec. wakeup_events would count
+		 * samples only; a one-byte watermark counts every record */
+		a->watermark = 1;
+		a->wakeup_watermark = 1;
 		a->mmap = 1;
 		a->mmap2 = 1;
 		a->comm = 1;
 		a->comm_exec = 1;
 		a->task = 1;
-		a->context_switch = 1;
 		a->build_id = build_id;
+	} else {
+		a->watermark = 1;
+		a->wakeup_watermark = (uint32_t)(s->cfg.cpu_buffer_size / 4);
+		/* context switches once per CPU, on the first event's ring */
+		a->context_switch = ev == 0;
 	}
 }
 
@@ -148,7 +160,7 @@ static int open_one(struct kop_session *s, unsigned int ev, int cpu,
 
 	fill_attr(s, &a, ev, true, *clock_ok);
 	h = s->ops->open(s->ops_ctx, &a, s->cfg.pid, cpu);
-	if (h == -EINVAL && ev == 0) {
+	if (h == -EINVAL && ev == KOP_SIDEBAND) {
 		fill_attr(s, &a, ev, false, *clock_ok);
 		h = s->ops->open(s->ops_ctx, &a, s->cfg.pid, cpu);
 	}
@@ -160,16 +172,26 @@ static int open_one(struct kop_session *s, unsigned int ev, int cpu,
 	return h;
 }
 
+/* Side-band is light: a quarter of the sample ring, at least a page. */
+static size_t ring_bytes(const struct kop_session *s, bool sideband)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t data = s->cfg.cpu_buffer_size;
+
+	if (sideband)
+		data = data / 4 >= page ? data / 4 : page;
+	return page + data;
+}
+
 static void close_rings(struct kop_session *s)
 {
-	size_t len = (size_t)sysconf(_SC_PAGESIZE) + s->cfg.cpu_buffer_size;
-
 	for (size_t i = 0; i < s->nr_rings; i++) {
 		struct kop_ring *r = &s->rings[i];
 
 		kop_ring_release(r);
 		if (r->base)
-			s->ops->unmap(s->ops_ctx, r->handle, r->base, len);
+			s->ops->unmap(s->ops_ctx, r->handle, r->base,
+				      ring_bytes(s, r->sideband));
 		s->ops->close(s->ops_ctx, r->handle);
 	}
 	free(s->rings);
@@ -177,10 +199,52 @@ static void close_rings(struct kop_session *s)
 	s->nr_rings = 0;
 }
 
+static int open_ring(struct kop_session *s, unsigned int ev, int cpu,
+		     bool *clock_ok)
+{
+	struct kop_ring *r = &s->rings[s->nr_rings];
+	bool sideband = ev == KOP_SIDEBAND;
+	size_t len = ring_bytes(s, sideband);
+	int h = open_one(s, ev, cpu, clock_ok), err;
+
+	if (h < 0) {
+		if (sideband)
+			op_log(&s->cfg.log, OP_LOG_ERR,
+			       "kmod: cannot open the side-band event on cpu %d: %s",
+			       cpu, strerror(-h));
+		else
+			op_log(&s->cfg.log, OP_LOG_ERR,
+			       "kmod: cannot open event %u (type %u config %#llx) on cpu %d: %s",
+			       ev, s->events[ev].type,
+			       (unsigned long long)s->events[ev].config, cpu,
+			       strerror(-h));
+		return h;
+	}
+	r->handle = h;
+	r->cpu = cpu;
+	r->event = ev;
+	r->sideband = sideband;
+	s->nr_rings++;
+	errno = 0;
+	r->base = s->ops->map(s->ops_ctx, h, len);
+	if (!r->base) {
+		err = errno ? -errno : -ENOMEM;
+		op_log(&s->cfg.log, OP_LOG_ERR,
+		       "kmod: cannot map the ring of %s %u on cpu %d (%zu bytes): %s",
+		       sideband ? "side-band event" : "event",
+		       sideband ? 0 : ev, cpu, len, strerror(-err));
+		return err;
+	}
+	err = kop_ring_init(r, r->base, len);
+	if (err)
+		op_log(&s->cfg.log, OP_LOG_ERR,
+		       "kmod: bad ring layout for event %u on cpu %d", ev, cpu);
+	return err;
+}
+
 static int open_rings(struct kop_session *s)
 {
-	size_t len = (size_t)sysconf(_SC_PAGESIZE) + s->cfg.cpu_buffer_size;
-	size_t max = (size_t)s->nr_cpus * s->cfg.nr_events;
+	size_t max = (size_t)s->nr_cpus * (s->cfg.nr_events + 1);
 	bool clock_ok = true;
 	int err;
 
@@ -193,37 +257,13 @@ static int open_rings(struct kop_session *s)
 		if (!s->ops->cpu_online(s->ops_ctx, cpu))
 			continue;
 		for (unsigned int ev = 0; ev < s->cfg.nr_events; ev++) {
-			struct kop_ring *r = &s->rings[s->nr_rings];
-			int h = open_one(s, ev, cpu, &clock_ok);
-
-			if (h < 0) {
-				op_log(&s->cfg.log, OP_LOG_ERR,
-				       "kmod: cannot open event %u (type %u config %#llx) on cpu %d: %s",
-				       ev, s->events[ev].type,
-				       (unsigned long long)s->events[ev].config,
-				       cpu, strerror(-h));
-				return h;
-			}
-			r->handle = h;
-			r->cpu = cpu;
-			r->event = ev;
-			s->nr_rings++;
-			r->base = s->ops->map(s->ops_ctx, h, len);
-			if (!r->base) {
-				err = errno ? -errno : -ENOMEM;
-				op_log(&s->cfg.log, OP_LOG_ERR,
-				       "kmod: cannot map the ring of event %u on cpu %d (%zu bytes): %s",
-				       ev, cpu, len, strerror(-err));
+			err = open_ring(s, ev, cpu, &clock_ok);
+			if (err)
 				return err;
-			}
-			err = kop_ring_init(r, r->base, len);
-			if (err) {
-				op_log(&s->cfg.log, OP_LOG_ERR,
-				       "kmod: bad ring layout for event %u on cpu %d",
-				       ev, cpu);
-				return err;
-			}
 		}
+		err = open_ring(s, KOP_SIDEBAND, cpu, &clock_ok);
+		if (err)
+			return err;
 	}
 	s->clock_ok = clock_ok;
 	if (!clock_ok)

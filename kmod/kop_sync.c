@@ -30,8 +30,8 @@
  * Stream contract, per CPU block: ESCAPE CPU_SWITCH cpu; ESCAPE DROPPED n
  * when the ring lost n samples since the last block; then samples. Before a
  * sample: ESCAPE CTX_SWITCH tid app_cookie, ESCAPE CTX_TGID tgid when the
- * thread differs from the previous sample's in the block (always for the
- * first); KERNEL_ENTER / USER_ENTER after a CTX_SWITCH or on a mode change;
+ * thread or its executable (exec) differs from the previous sample's in
+ * the block (always for the first); KERNEL_ENTER / USER_ENTER after a CTX_SWITCH or on a mode change;
  * COOKIE_SWITCH before a user sample after a CTX_SWITCH, a USER_ENTER, or
  * when the image changes; MODULE_LOADED before the first kernel sample
  * after a module-set change. Then the offset and the event index.
@@ -173,6 +173,10 @@ static void do_sample(struct kop_session *s, const struct kop_ring *r,
 	struct kop_resolved e = { 0 };
 	struct kop_resolved *slot;
 
+	if (r->sideband) {
+		bad_record(s, r, "sample in the side-band ring", h->type);
+		return;
+	}
 	if (rec->ip == OP_ESCAPE_CODE) {
 		bad_record(s, r, "sample pc is the escape code", h->type);
 		return;
@@ -538,6 +542,7 @@ static void emit_cpu(struct kop_session *s, int cpu)
 	struct kop_evbuf *b = &s->evbuf;
 	struct kop_cpu_out *o = &s->out[cpu];
 	int32_t last_tid = -1, last_tgid = -1;
+	uint64_t last_app = OP_NO_COOKIE;
 	int last_kernel = -1;
 	uint64_t last_cookie = OP_NO_COOKIE;
 	bool pending_module = false;
@@ -563,7 +568,7 @@ static void emit_cpu(struct kop_session *s, int cpu)
 
 		/* the common case: same thread, mode and image as before */
 		if (e->tid == last_tid && e->tgid == last_tgid &&
-		    e->kernel == last_kernel && !e->module_loaded &&
+		    e->app_cookie == last_app && e->kernel == last_kernel && !e->module_loaded &&
 		    !pending_module && (e->kernel || e->cookie == last_cookie) &&
 		    b->size - b->wr >= OP_SAMPLE_WORDS) {
 			b->words[b->wr] = e->offset;
@@ -574,7 +579,8 @@ static void emit_cpu(struct kop_session *s, int cpu)
 			nr_anon += e->anon;
 			continue;
 		}
-		bool ctx = e->tid != last_tid || e->tgid != last_tgid;
+		bool ctx = e->tid != last_tid || e->tgid != last_tgid ||
+			   e->app_cookie != last_app;
 		bool mode = ctx || e->kernel != last_kernel;
 		bool cookie = !e->kernel &&
 			      (mode || e->cookie != last_cookie);
@@ -602,6 +608,7 @@ static void emit_cpu(struct kop_session *s, int cpu)
 			kop_evbuf_put(b, (uint64_t)(uint32_t)e->tgid);
 			last_tid = e->tid;
 			last_tgid = e->tgid;
+			last_app = e->app_cookie;
 		}
 		if (mode) {
 			kop_evbuf_put(b, OP_ESCAPE_CODE);
@@ -665,12 +672,43 @@ void kop_sync_once(struct kop_session *s, uint64_t cutoff)
 	publish_stats(s);
 }
 
+/* Does r hold an exit or an exec not yet synced? Reads headers only,
+ * consumes nothing. Owner: the sync thread (it owns r->tail). */
+static bool sideband_urgent(const struct kop_ring *r)
+{
+	/* pairs with the kernel's store-release of data_head */
+	uint64_t head = __atomic_load_n(&r->pg->data_head, __ATOMIC_ACQUIRE);
+	uint64_t pos = r->tail;
+
+	while (head - pos >= sizeof(struct perf_event_header) &&
+	       head - pos <= r->size) {
+		const struct perf_event_header *h =
+			(const void *)(r->data + (pos & (r->size - 1)));
+
+		if (h->size < sizeof(*h) || (h->size & 7))
+			return true;	/* let the sync count it */
+		if (h->type == PERF_RECORD_EXIT ||
+		    (h->type == PERF_RECORD_COMM &&
+		     (h->misc & PERF_RECORD_MISC_COMM_EXEC)))
+			return true;
+		pos += h->size;
+	}
+	return false;
+}
+
+/* The sync thread. It sleeps in poll() on: the wake eventfd (sync and
+ * stop requests), the sample rings' fds (a ring passed its watermark),
+ * and the side-band rings' fds (any side-band record; it syncs at once
+ * only for an exit or an exec, whose retired tables should not wait),
+ * with the sync interval as the timeout. Fake sources have no fds to
+ * poll: requests and the timer drive them. */
 void *kop_sync_thread(void *arg)
 {
 	struct kop_session *s = arg;
 	size_t nfds = 1 + (s->real_source ? s->nr_rings : 0);
 	struct pollfd *fds = calloc(nfds, sizeof(*fds));
-	int timeout = (int)s->cfg.sync_interval_ms;
+	uint64_t interval = (uint64_t)s->cfg.sync_interval_ms * 1000000ULL;
+	uint64_t due = kop_now_ns() + interval;
 
 	if (!fds)
 		nfds = 0;
@@ -679,21 +717,41 @@ void *kop_sync_thread(void *arg)
 		fds[i].events = POLLIN;
 	}
 	for (;;) {
-		uint64_t req, v;
-		bool stop;
+		uint64_t req, v, now = kop_now_ns();
+		int timeout = due > now ? (int)((due - now + 999999) / 1000000) : 0;
+		bool stop, want = false;
 
-		if (nfds) {
-			if (poll(fds, nfds, timeout) > 0 && (fds[0].revents & POLLIN))
+		if (nfds && poll(fds, nfds, timeout) > 0) {
+			if (fds[0].revents & POLLIN) {
 				(void)!read(s->wake_fd, &v, sizeof(v));
-		} else {
-			/* no memory for the poll set: fall back to the timer */
+				want = true;
+			}
+			for (size_t i = 1; i < nfds; i++) {
+				const struct kop_ring *r = &s->rings[i - 1];
+
+				if (fds[i].revents & (POLLHUP | POLLERR | POLLNVAL)) {
+					/* a per-task event whose task is gone:
+					 * sync what it left, stop polling it */
+					fds[i].fd = -1;
+					want = true;
+				} else if (fds[i].revents & POLLIN) {
+					want = want || !r->sideband ||
+					       sideband_urgent(r);
+				}
+			}
+		} else if (!nfds) {
+			/* no memory for a poll set: the timer alone */
 			usleep((useconds_t)timeout * 1000);
 		}
 		pthread_mutex_lock(&s->sync_lock);
 		req = s->sync_req;
 		stop = s->stop_req;
+		want = want || stop || req != s->sync_seen;
 		pthread_mutex_unlock(&s->sync_lock);
+		if (!want && kop_now_ns() < due)
+			continue;
 		kop_sync_once(s, stop || !s->clock_ok ? UINT64_MAX : kop_now_ns());
+		due = kop_now_ns() + interval;
 		pthread_mutex_lock(&s->sync_lock);
 		s->sync_seen = req;
 		pthread_cond_broadcast(&s->sync_done);

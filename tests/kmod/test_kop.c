@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -67,6 +68,7 @@ struct step {
 	uint32_t pid, tid, ppid;
 	uint64_t time, addr, len, pgoff, ino;
 	const char *name, *exe;
+	unsigned int ring;	/* 0: the sample ring, 1: the side-band ring */
 };
 
 struct cookie_want {
@@ -111,6 +113,23 @@ static const struct kcase cases[] = {
 			    CPU(1), CTX(200, 2, 200), USER, COOKIE(2), 0x20, 0, END },
 		.want = { .nr_samples = 2, .nr_user_samples = 2 },
 		.cookies = { { 1, KOP_IMAGE_FILE, "/usr/bin/old" }, { 2, KOP_IMAGE_FILE, "/usr/bin/new" } },
+	},
+	{
+		.name = "side-band rings merge with sample rings by time across CPUs",
+		.procs = { { PROC_ADD, 0, 210, .name = "00400000-00401000 r-xp 00000000 08:01 1234 /usr/bin/old\n", .exe = "/usr/bin/old" } },
+		.steps = {
+			{ W_SAMPLE, 0, 210, 210, 0, 10, 0x400030 },
+			{ W_SAMPLE, 0, 210, 210, 0, 25, 0x400030 },
+			{ W_EXEC, 1, 210, 210, 0, 20, .name = "new", .ring = 1 },
+			{ W_MMAP, 1, 210, 210, 0, 21, 0x400000, 0x1000, 0, 99, "/usr/bin/new", .ring = 1 },
+			{ W_SAMPLE, 1, 210, 210, 0, 22, 0x400030 },
+		},
+		/* same thread before and after the exec: the new executable
+		 * is announced by a CTX_SWITCH with the new app cookie */
+		.expect = { CPU(0), CTX(210, 1, 210), USER, COOKIE(1), 0x30, 0,
+			    CTX(210, 2, 210), USER, COOKIE(2), 0x30, 0,
+			    CPU(1), CTX(210, 2, 210), USER, COOKIE(2), 0x30, 0, END },
+		.want = { .nr_samples = 3, .nr_user_samples = 3 },
 	},
 	{
 		.name = "exec synced before an older sample arrives: the retired table answers",
@@ -362,6 +381,15 @@ static void fx_start(struct fixture *fx, const struct perf_event_attr *ev,
 	assert_int_equal(kop_session_start(fx->s), 0);
 }
 
+static void put_ring(struct fixture *fx, int cpu, unsigned int ring,
+		     const void *rec, size_t size)
+{
+	struct fake_ring *r = fake_find(&fx->src, cpu, ring);
+
+	assert_non_null(r);
+	assert_true(fake_write(r, rec, size));
+}
+
 static void put(struct fixture *fx, int cpu, const void *rec, size_t size)
 {
 	struct fake_ring *r = fake_find(&fx->src, cpu, 0);
@@ -391,18 +419,18 @@ static void run_step(struct fixture *fx, const struct step *st)
 						  (uint32_t)st->cpu, st->addr));
 		break;
 	case W_MMAP:
-		put(fx, st->cpu, rec, fake_mmap2(rec, st->pid, st->addr, st->len,
+		put_ring(fx, st->cpu, st->ring, rec, fake_mmap2(rec, st->pid, st->addr, st->len,
 						 st->pgoff, 8, 1, st->ino,
 						 st->name, st->time,
 						 (uint32_t)st->cpu));
 		break;
 	case W_EXEC:
-		put(fx, st->cpu, rec, fake_comm(rec, true, st->pid, st->name,
+		put_ring(fx, st->cpu, st->ring, rec, fake_comm(rec, true, st->pid, st->name,
 						st->time, (uint32_t)st->cpu));
 		break;
 	case W_FORK:
 	case W_EXIT:
-		put(fx, st->cpu, rec, fake_task(rec, st->op == W_EXIT, st->pid,
+		put_ring(fx, st->cpu, st->ring, rec, fake_task(rec, st->op == W_EXIT, st->pid,
 						st->op == W_FORK ? st->ppid : st->pid,
 						st->time, (uint32_t)st->cpu));
 		break;
@@ -583,22 +611,38 @@ static void test_attrs_and_offline_cpu(void **state)
 	fx->src.nr_cpus = 3;
 	fx->src.offline = 1UL << 1;
 	fx_start(fx, ev, 2, 0);
-	assert_int_equal(fx->src.nr_rings, 4);
+	/* cpus 0 and 2: two events and the side-band ring each */
+	assert_int_equal(fx->src.nr_rings, 6);
 	assert_null(fake_find(&fx->src, 1, 0));
 	r = fake_find(&fx->src, 2, 0);
 	assert_non_null(r);
 	assert_true(r->enabled);
 	assert_int_equal(r->attr.sample_type, PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 			 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD);
-	assert_true(r->attr.mmap2 && r->attr.comm && r->attr.comm_exec &&
-		    r->attr.task && r->attr.context_switch &&
-		    r->attr.sample_id_all && r->attr.use_clockid &&
-		    r->attr.build_id && r->attr.watermark);
+	assert_true(r->attr.context_switch && r->attr.sample_id_all &&
+		    r->attr.use_clockid && r->attr.watermark &&
+		    r->attr.disabled);
+	assert_int_equal(r->attr.clockid, CLOCK_MONOTONIC);
+	assert_int_equal(r->attr.wakeup_watermark, 16384 / 4);
+	assert_false(r->attr.mmap2 || r->attr.comm || r->attr.task);
 	assert_int_equal(r->attr.sample_period, 1000000);
 	r = fake_find(&fx->src, 2, 1);
 	assert_non_null(r);
 	assert_int_equal(r->attr.config, PERF_COUNT_SW_TASK_CLOCK);
-	assert_false(r->attr.mmap2 || r->attr.comm || r->attr.task);
+	assert_false(r->attr.mmap2 || r->attr.comm || r->attr.task ||
+		     r->attr.context_switch);
+	/* side-band: a dummy event waking on every record */
+	r = fake_find(&fx->src, 2, 2);
+	assert_non_null(r);
+	assert_int_equal(r->attr.type, PERF_TYPE_SOFTWARE);
+	assert_int_equal(r->attr.config, PERF_COUNT_SW_DUMMY);
+	assert_true(r->attr.mmap2 && r->attr.comm && r->attr.comm_exec &&
+		    r->attr.task && r->attr.build_id && r->attr.sample_id_all &&
+		    r->attr.use_clockid);
+	assert_true(r->attr.watermark);
+	assert_int_equal(r->attr.wakeup_watermark, 1);
+	assert_int_equal(r->len, 4096 + 4096);
+	r = fake_find(&fx->src, 2, 1);
 	assert_int_equal(kop_session_pause(fx->s), 0);
 	assert_false(r->enabled);
 	assert_int_equal(kop_session_resume(fx->s), 0);
