@@ -1,9 +1,68 @@
 #!/usr/bin/env bash
 # ./demo.sh: build opsampler, profile a bundled demo workload system-wide with
-# per-CPU separation, and print the reports.
+# per-CPU separation, and print the reports. Run as root from the source tree
+# (a fresh clone is enough: it installs what it needs with apt-get).
+#
+#   DEMO_SECONDS=N   how long the workload runs (default 4)
+#   DEMO_EVENT=SPEC  the event to sample (default "default": cycles with a
+#                    hardware PMU, the cpu-clock timer otherwise)
 set -euo pipefail
 cd "$(dirname "$0")"
+src=$PWD
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "demo: system-wide profiling needs root: sudo ./demo.sh" >&2
+	exit 1
+fi
+
 scripts/install-deps.sh
 scripts/build.sh build
-echo "demo: opsampler is built in ./build; the collection pipeline is not there yet"
-exit 1
+
+bin=$src/build
+opcontrol=$bin/daemon/opcontrol
+opreport=$bin/pp/opreport
+workload=$bin/tests/workloads/demo_spin
+for p in "$opcontrol" "$bin/daemon/oprofiled" "$workload"; do
+	[ -x "$p" ] || { echo "demo: $p was not built" >&2; exit 1; }
+done
+
+session=$(mktemp -d "${TMPDIR:-/tmp}/opsampler-demo.XXXXXX")
+opc() { "$opcontrol" --session-dir="$session" "$@"; }
+cleanup() {
+	opc --shutdown >/dev/null 2>&1 || true
+	rm -rf "$session"
+}
+trap cleanup EXIT
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "opcontrol --setup --event=${DEMO_EVENT:-default} --separate=cpu (session in $session)"
+opc --setup --event="${DEMO_EVENT:-default}" --separate=cpu
+step "opcontrol --start"
+opc --start
+step "demo_spin ${DEMO_SECONDS:-4}: one thread per CPU, demo_crc on even CPUs, demo_sqrt on odd ones"
+"$workload" "${DEMO_SECONDS:-4}"
+step "opcontrol --dump"
+opc --dump
+step "opcontrol --stop"
+opc --stop
+step "opcontrol --status"
+opc --status
+
+if [ -x "$opreport" ]; then
+	step "opreport"
+	"$opreport" --session-dir="$session" | head -n 40
+	step "opreport -l (first lines)"
+	"$opreport" --session-dir="$session" -l | head -n 30
+	step "opreport -l image:$workload (the workload's symbols, one column per CPU)"
+	"$opreport" --session-dir="$session" -l "image:$workload"
+else
+	step "opreport is not built yet: the sample files written"
+	(cd "$session/samples/current" && find . -type f -name '*.*.*' ! -path './stats/*' |
+		sort | head -n 40)
+	step "stats"
+	(cd "$session/samples/current/stats" && grep -r . . | sort)
+fi
+
+step "opcontrol --shutdown"
+opc --shutdown
