@@ -473,22 +473,33 @@ static uint64_t read_stat(const char *dir, const char *name, bool *found)
 	return v;
 }
 
+/* The session's loss counters (daemon stats, OProfile's layout). Samples
+ * lost before the daemon saw them are not in total_samples; those lost after
+ * (no mapping, no sample file) are. */
 static void print_loss_block(FILE *out, const struct pp_profile *p)
 {
-	static const char *const names[] = {
-		"event_lost_overflow", "lost_no_mapping", "lost_samplefile",
-		"lost_records_by_kernel", "bad_escape",
+	static const struct {
+		const char *name;
+		bool upstream;
+	} ctrs[] = {
+		{ "event_lost_overflow", true },
+		{ "lost_records_by_kernel", true },
+		{ "dropped_upstream", true },
+		{ "lost_no_mapping", false },
+		{ "lost_samplefile", false },
+		{ "bad_escape", false },
 	};
-	uint64_t vals[sizeof(names) / sizeof(names[0]) + 1] = { 0 };
-	uint64_t total = 0, cpu_lost = 0, lost = 0;
+	enum { NR = sizeof(ctrs) / sizeof(ctrs[0]) };
+	uint64_t vals[NR] = { 0 };
+	uint64_t total = 0, cpu_lost = 0, lost = 0, all;
 	bool found = false;
 
 	for (size_t s = 0; s < p->fs.nr_sessions; s++) {
 		const char *dir = p->fs.sessions[s];
 
 		total += read_stat(dir, "total_samples", &found);
-		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-			vals[i] += read_stat(dir, names[i], &found);
+		for (size_t i = 0; i < NR; i++)
+			vals[i] += read_stat(dir, ctrs[i].name, &found);
 		for (int cpu = 0; cpu < 4096; cpu++) {
 			char name[64];
 			bool f = false;
@@ -499,25 +510,28 @@ static void print_loss_block(FILE *out, const struct pp_profile *p)
 				break;
 		}
 	}
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		lost += vals[i];
-	lost += cpu_lost;
-	if (!lost)
-		return;
 	if (!total)
 		for (size_t c = 0; c < (p->fs.nr_classes ? p->fs.nr_classes : 1); c++)
 			total += p->total[c];
+	all = total + cpu_lost;
+	for (size_t i = 0; i < NR; i++) {
+		lost += vals[i];
+		if (ctrs[i].upstream)
+			all += vals[i];
+	}
+	lost += cpu_lost;
+	if (!lost)
+		return;
 	fprintf(out, "WARNING: %" PRIu64 " samples were lost while profiling "
 		"(%.4f%% of %" PRIu64 " samples); the report may be skewed:\n",
-		lost, percent(lost, total + lost), total + lost);
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		lost, percent(lost, all), all);
+	for (size_t i = 0; i < NR; i++)
 		if (vals[i])
-			fprintf(out, "  %-24s %" PRIu64 " (%.4f%%)\n", names[i],
-				vals[i], percent(vals[i], total + lost));
+			fprintf(out, "  %-24s %" PRIu64 " (%.4f%%)\n", ctrs[i].name,
+				vals[i], percent(vals[i], all));
 	if (cpu_lost)
 		fprintf(out, "  %-24s %" PRIu64 " (%.4f%%)\n",
-			"sample_lost_overflow", cpu_lost,
-			percent(cpu_lost, total + lost));
+			"sample_lost_overflow", cpu_lost, percent(cpu_lost, all));
 }
 
 void pp_report_header(FILE *out, const struct pp_profile *p,

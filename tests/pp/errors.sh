@@ -105,10 +105,14 @@ expect 7 -o /nonexistent-dir/report.txt
 stat total_samples 1000
 stat event_lost_overflow 10
 stat cpu0/sample_lost_overflow 5
+stat lost_no_mapping 4
 EOF
+# lost upstream (10 + 5) were never counted in total_samples, the 4
+# without a mapping were
 expect 0
-out_has "WARNING: 15 samples were lost"
+out_has "WARNING: 19 samples were lost while profiling (1.8719% of 1015 samples)"
 out_has "event_lost_overflow *10 (0.9852%)"
+out_has "lost_no_mapping *4 (0.3941%)"
 out_has "sample_lost_overflow *5"
 
 echo "PASS: opreport errors and warnings"
