@@ -49,13 +49,22 @@ opc --stop
 step "opcontrol --status"
 opc --status
 
+# first lines of a report (written to a file: a pipe into head would end
+# opreport with SIGPIPE, which set -o pipefail turns into a failure)
+report() {
+	local lines=$1
+	shift
+	"$opreport" --session-dir="$session" "$@" > "$session/report.txt"
+	head -n "$lines" "$session/report.txt"
+}
+
 if [ -x "$opreport" ]; then
-	step "opreport"
-	"$opreport" --session-dir="$session" | head -n 40
+	step "opreport (first lines)"
+	report 40
 	step "opreport -l (first lines)"
-	"$opreport" --session-dir="$session" -l | head -n 30
+	report 30 -l
 	step "opreport -l image:$workload (the workload's symbols, one column per CPU)"
-	"$opreport" --session-dir="$session" -l "image:$workload"
+	report 40 -l "image:$workload"
 else
 	step "opreport is not built yet: the sample files written"
 	(cd "$session/samples/current" && find . -type f -name '*.*.*' ! -path './stats/*' |
