@@ -305,6 +305,15 @@ static void class_describe(struct pp_class *c, enum pp_axis axis)
 	}
 }
 
+static int tid_pair_cmp(const void *a, const void *b)
+{
+	const long *x = a, *y = b;	/* { tid, tgid } */
+
+	if (x[0] != y[0])
+		return x[0] < y[0] ? -1 : 1;
+	return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
 int pp_classify(struct pp_fileset *fs, const struct pp_merge *merge,
 		char *err, size_t errlen)
 {
@@ -337,18 +346,25 @@ int pp_classify(struct pp_fileset *fs, const struct pp_merge *merge,
 	/* A thread belongs to one process: when both vary, tid alone tells the
 	 * columns apart unless one tid shows up under two tgids. */
 	if (vary[PP_AXIS_TID] && vary[PP_AXIS_TGID]) {
+		struct { long tid, tgid; } *pairs = malloc(fs->nr_files * sizeof(*pairs));
 		bool functional = true;
 
-		for (size_t i = 0; i < fs->nr_files && functional; i++)
-			for (size_t j = i + 1; j < fs->nr_files; j++) {
-				struct class_key a = file_key(&fs->files[i], merge);
-				struct class_key b = file_key(&fs->files[j], merge);
+		if (!pairs)
+			return -ENOMEM;
+		for (size_t i = 0; i < fs->nr_files; i++) {
+			struct class_key k = file_key(&fs->files[i], merge);
 
-				if (a.tid == b.tid && a.tgid != b.tgid) {
-					functional = false;
-					break;
-				}
-			}
+			pairs[i].tid = k.tid;
+			pairs[i].tgid = k.tgid;
+		}
+		/* sorted by (tid, tgid): a tid under two tgids shows up as
+		 * neighbours with the same tid */
+		qsort(pairs, fs->nr_files, sizeof(*pairs), tid_pair_cmp);
+		for (size_t i = 1; i < fs->nr_files; i++)
+			if (pairs[i].tid == pairs[i - 1].tid &&
+			    pairs[i].tgid != pairs[i - 1].tgid)
+				functional = false;
+		free(pairs);
 		if (functional)
 			vary[PP_AXIS_TGID] = false;
 	}
@@ -416,11 +432,17 @@ int pp_classify(struct pp_fileset *fs, const struct pp_merge *merge,
 		snprintf(c.event, sizeof(c.event), "%s", k.event);
 		c.count = k.count;
 		c.value = key_value(&k, axis);
-		for (size_t j = 0; j < fs->nr_classes; j++)
-			if (!class_cmp(&fs->classes[j], &c, axis)) {
-				fs->files[i].cls = (unsigned int)j;
-				break;
-			}
+		size_t lo = 0, hi = fs->nr_classes;
+
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+
+			if (class_cmp(&fs->classes[mid], &c, axis) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		fs->files[i].cls = (unsigned int)lo;	/* present: inserted above */
 	}
 	return 0;
 }
