@@ -74,6 +74,26 @@ struct kop_stats {
 
 struct kop_session;
 
+/* The stream kop writes (op_proto.h codes), for the decoder:
+ *   - each sync writes one block per CPU that had anything:
+ *     ESCAPE CPU_SWITCH cpu, then ESCAPE DROPPED n if the ring lost n
+ *     records since the CPU's last block (PERF_RECORD_LOST; the same
+ *     losses are in nr_lost_ring: count one or the other, not both);
+ *   - within a block, before a sample, only what changed is restated,
+ *     but after CPU_SWITCH everything is: ESCAPE CTX_SWITCH tid app_cookie
+ *     + ESCAPE CTX_TGID tgid when the thread or its executable (exec)
+ *     changed; KERNEL_ENTER / USER_ENTER after every CTX_SWITCH and on a
+ *     mode change; COOKIE_SWITCH before a user sample after a CTX_SWITCH,
+ *     after USER_ENTER, or when the image changed; MODULE_LOADED before
+ *     the first kernel sample after the module set changed;
+ *   - a sample is two words: the offset (user) or absolute pc (kernel),
+ *     then the index of its event in kop_config.events.
+ * Samples are resolved in timestamp order across CPUs before the blocks
+ * are written, so a block's samples already reflect every mmap/exec/exit
+ * of any CPU that preceded them. Kernel threads and tasks whose executable
+ * is unknown carry app_cookie OP_NO_COOKIE.
+ */
+
 /* Create a session; nothing is opened yet. Returns 0 or -errno. */
 int kop_session_new(const struct kop_config *cfg, struct kop_session **out);
 
@@ -102,7 +122,8 @@ void kop_session_free(struct kop_session *s);
  * is reached, a sync ends, the session stops, or timeout_ms passes (-1:
  * no timeout). Returns the number of words (0 on timeout with nothing
  * there), or -EPIPE once the session is stopped and the buffer is empty.
- * Never splits an escape sequence or a sample across two reads. */
+ * Never splits an escape sequence or a sample across two reads; max must
+ * hold the longest one (4 words), else -EINVAL. */
 ssize_t kop_evbuf_read(struct kop_session *s, uint64_t *buf, size_t max,
 		       int timeout_ms);
 

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,9 +33,15 @@ static void log_stderr(void *ctx, enum op_log_level level, const char *msg)
 	fprintf(stderr, "test_kop_real: %s\n", msg);
 }
 
+static int debug_others;	/* KOP_REAL_DEBUG, pid mode: print strays */
+static char test_exe[PATH_MAX];	/* this program: the child before its exec */
+
 struct tally {
 	unsigned long nr_total, nr_child, nr_child_spin, nr_child_app;
+	unsigned long nr_foreign;	/* app neither kop_spin nor this test */
 	uint64_t spin_cookie;
+	uint64_t last_app;
+	bool last_app_ours;
 };
 
 /* Decode words[0, nr) per the stream contract of kop_sync.c. */
@@ -45,6 +52,7 @@ static void decode(struct kop_session *s, const uint64_t *buf, size_t nr,
 	int kernel = 0;
 
 	memset(t, 0, sizeof(*t));
+	t->last_app = UINT64_MAX;
 	for (size_t i = 0; i < nr;) {
 		if (buf[i] == OP_ESCAPE_CODE) {
 			uint64_t code = buf[i + 1];
@@ -63,6 +71,24 @@ static void decode(struct kop_session *s, const uint64_t *buf, size_t nr,
 			continue;
 		}
 		t->nr_total++;
+		if (app != t->last_app) {
+			struct kop_dcookie_info info = { 0 };
+
+			kop_dcookie_lookup(s, app, &info);
+			t->last_app = app;
+			t->last_app_ours = !strcmp(info.path, spin) ||
+					   !strcmp(info.path, test_exe);
+		}
+		/* between its exec and the mapping of its binary a task
+		 * has no app cookie yet */
+		if (!t->last_app_ours &&
+		    !(app == OP_NO_COOKIE && tgid == (uint64_t)child)) {
+			t->nr_foreign++;
+			if (debug_others)
+				fprintf(stderr, "foreign: tgid %llu kernel %d pc %#llx\n",
+					(unsigned long long)tgid, kernel,
+					(unsigned long long)buf[i]);
+		}
 		if (tgid == (uint64_t)child) {
 			struct kop_dcookie_info info;
 
@@ -88,6 +114,74 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* One process tree: events opened for the child (inherit) on every CPU
+ * before it execs; every sample must be the child's, in its binary. */
+static int pid_mode(const char *spin)
+{
+	struct perf_event_attr ev = { 0 };
+	struct kop_config cfg = { 0 };
+	struct kop_session *s;
+	struct tally t;
+	uint64_t *buf;
+	size_t nr = 0, cap = 1 << 20;
+	ssize_t n;
+	int go[2], status, err = 0;
+	pid_t child;
+	char c = 'x';
+
+	if (pipe(go))
+		return 1;
+	child = fork();
+	if (child == 0) {
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(126);
+		execl(spin, "kop_spin", "300", (char *)NULL);
+		_exit(127);
+	}
+	close(go[0]);
+	ev.size = sizeof(ev);
+	ev.type = PERF_TYPE_SOFTWARE;
+	ev.config = PERF_COUNT_SW_CPU_CLOCK;
+	ev.sample_period = 100000;
+	cfg.events = &ev;
+	cfg.nr_events = 1;
+	cfg.pid = child;
+	cfg.cpu_buffer_size = 1 << 20;
+	cfg.evbuf_words = cap;
+	cfg.proc_root = "/proc";
+	cfg.log = (struct op_logger){ log_stderr, NULL, OP_LOG_WARN };
+	buf = malloc(cap * sizeof(*buf));
+	if (!buf || kop_session_new(&cfg, &s))
+		return 1;
+	if (kop_session_start(s)) {
+		fprintf(stderr, "test_kop_real: FAIL: cannot profile pid %d\n", (int)child);
+		return 1;
+	}
+	if (write(go[1], &c, 1) != 1)
+		return 1;
+	close(go[1]);
+	waitpid(child, &status, 0);
+	if (kop_session_sync(s) || kop_session_stop(s))
+		return 1;
+	while ((n = kop_evbuf_read(s, buf + nr, cap - nr, 0)) > 0)
+		nr += (size_t)n;
+	debug_others = getenv("KOP_REAL_DEBUG") != NULL;
+	decode(s, buf, nr, child, spin, &t);
+	printf("test_kop_real: pid mode: %lu samples, %lu of pid %d, %lu in kop_spin, %lu outside its process tree\n",
+	       t.nr_total, t.nr_child, (int)child, t.nr_child_spin,
+	       t.nr_foreign);
+	/* the tree is the child and what it starts (ASan's leak checker
+	 * clones a task at exit): all of it runs this test or kop_spin */
+	if (t.nr_foreign || t.nr_child_spin < 100) {
+		fprintf(stderr, "test_kop_real: FAIL: pid mode: samples from outside the process tree or too few of the child\n");
+		err = 1;
+	}
+	free(buf);
+	kop_session_free(s);
+	return err;
+}
+
 int main(void)
 {
 	struct perf_event_attr ev = { 0 };
@@ -109,6 +203,7 @@ int main(void)
 	if (len <= 0)
 		return 1;
 	self[len] = '\0';
+	snprintf(test_exe, sizeof(test_exe), "%s", self);
 	slash = strrchr(self, '/');
 	*slash = '\0';
 	snprintf(spin, sizeof(spin), "%s/kop_spin", self);
@@ -199,5 +294,5 @@ int main(void)
 	kop_stats_release(&st);
 	free(buf);
 	kop_session_free(s);
-	return err;
+	return err ? err : pid_mode(self);
 }
