@@ -113,7 +113,12 @@ int odb_open(odb_t *db, const char *path, enum odb_rw rw);
 
 /* Add n to key's count; grows the file when it is full. On overflow of the
  * u32 count a second node with the same key is started. Returns 0 or -errno
- * (the count is then not added: the caller counts it as lost). */
+ * (the count is then not added: the caller counts it as lost).
+ * Growth maps a new file: db->base, header, descr, nodes and buckets change,
+ * so never keep those pointers across a call to odb_add(); set header fields
+ * through db->header right after odb_open(). Growth leaves a hidden
+ * ".odbtmp.XXXXXX" beside the file only if the writer is killed mid-copy;
+ * op_sfname_parse() refuses that name, so readers skip it. */
 int odb_add(odb_t *db, uint64_t key, uint32_t n);
 
 /* Total count for key (summing duplicate nodes); 0 if absent. */
