@@ -366,6 +366,8 @@ static int opc_lock(struct opc *c)
 	return 0;
 }
 
+static bool opc_pid_alive(pid_t pid);
+
 /* The pid in the daemon's lock file when that process is alive, else 0. */
 static pid_t opc_daemon_pid(const struct opc *c)
 {
@@ -388,12 +390,11 @@ static pid_t opc_daemon_pid(const struct opc *c)
 	if (errno || end == buf || (*end && !isspace((unsigned char)*end)) ||
 	    pid <= 0 || pid > INT_MAX)
 		return 0;
-	if (kill((pid_t)pid, 0) && errno == ESRCH)
+	/* a zombie is dead too: whoever inherited the daemon may reap late */
+	if ((kill((pid_t)pid, 0) && errno == ESRCH) || !opc_pid_alive((pid_t)pid))
 		return 0;
 	return (pid_t)pid;
 }
-
-static bool opc_pid_alive(pid_t pid);
 
 /* Send cmd; on success *reply holds the lines after "ok" (may be NULL when
  * the caller does not want them). Returns 0, -ENOTCONN when no daemon
