@@ -255,6 +255,7 @@ int main(int argc, const char **argv)
 	struct one_report ra = { 0 }, rb = { 0 };
 	const char **args, *empty[] = { NULL };
 	char **incl = NULL, **excl = NULL, *session_dir = NULL, *title = NULL;
+	char *root_debug = NULL;
 	size_t title_len = 1;
 	FILE *out = stdout;
 	poptContext pc;
@@ -319,6 +320,14 @@ int main(int argc, const char **argv)
 	o.vmlinux = cl.vmlinux;
 	o.kallsyms = cl.kallsyms;
 	o.debug_dirs = cl.debug_dirs;
+	if (!cl.debug_dirs && cl.root) {
+		/* separate debug files live under the same root */
+		if (asprintf(&root_debug, ":.debug:%s/usr/lib/debug", cl.root) < 0) {
+			status = EXIT_NOMEM;
+			goto out_popt;
+		}
+		o.debug_dirs = root_debug;
+	}
 	o.jit_dir = cl.jit_dir;
 	if (cl.demangle) {
 		if (!strcmp(cl.demangle, "none")) {
@@ -430,6 +439,7 @@ out_popt:
 		fputs(exit_help, stderr);
 	free(session_dir);
 	free(title);
+	free(root_debug);
 	free_list(incl);
 	free_list(excl);
 	/* popt hands string arguments over to the caller */
