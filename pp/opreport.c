@@ -434,6 +434,7 @@ int main(int argc, const char **argv)
 out_reports:
 	release_report(&ra);
 	release_report(&rb);
+	pp_report_status_release(&st);
 out_popt:
 	if (status == EXIT_USAGE && !cl.callgraph)
 		fputs(exit_help, stderr);

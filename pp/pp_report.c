@@ -122,6 +122,59 @@ static char *locate_binary(const char *path, const struct pp_report_opts *o)
 	return strdup(buf);
 }
 
+/* True the first time path is seen in this report (it is then recorded). */
+static bool first_warning(struct pp_report_status *st, const char *path)
+{
+	char **v;
+
+	for (size_t i = 0; i < st->nr_warned; i++)
+		if (!strcmp(st->warned[i], path))
+			return false;
+	v = realloc(st->warned, (st->nr_warned + 1) * sizeof(*v));
+	if (!v)
+		return true;
+	st->warned = v;
+	v[st->nr_warned] = strdup(path);
+	if (v[st->nr_warned])
+		st->nr_warned++;
+	return true;
+}
+
+void pp_report_status_release(struct pp_report_status *st)
+{
+	for (size_t i = 0; i < st->nr_warned; i++)
+		free(st->warned[i]);
+	free(st->warned);
+	st->warned = NULL;
+	st->nr_warned = 0;
+}
+
+/* Existence and mtime of a binary, warned about once. Returns 0 or
+ * -ENOENT. */
+static int check_binary(const char *path, uint64_t mtime,
+			const struct op_logger *lg, struct pp_report_status *st)
+{
+	struct stat sb;
+
+	if (stat(path, &sb)) {
+		if (first_warning(st, path)) {
+			op_log(lg, OP_LOG_WARN,
+			       "%s could not be found: its samples count, without symbols",
+			       path);
+			st->nr_missing++;
+		}
+		return -ENOENT;
+	}
+	if (mtime && (uint64_t)sb.st_mtime != mtime && first_warning(st, path)) {
+		op_log(lg, OP_LOG_WARN,
+		       "the last modified time of %s does not match its sample files: "
+		       "the binary changed since profiling and symbols may be wrong",
+		       path);
+		st->nr_changed++;
+	}
+	return 0;
+}
+
 static int load_tab(struct img_tab *t, const struct pp_image *im,
 		    const struct pp_report_opts *o, const struct op_logger *lg,
 		    struct pp_report_status *st)
@@ -132,24 +185,12 @@ static int load_tab(struct img_tab *t, const struct pp_image *im,
 	switch (img->kind) {
 	case OP_IMG_FILE: {
 		char *path = locate_binary(img->path, o);
-		struct stat sb;
 
 		if (!path)
 			return -ENOMEM;
-		if (stat(path, &sb)) {
-			op_log(lg, OP_LOG_WARN,
-			       "%s could not be found: its samples count, without symbols",
-			       path);
-			st->nr_missing++;
+		if (check_binary(path, im->mtime, lg, st)) {
 			free(path);
 			return -ENOENT;
-		}
-		if (im->mtime && (uint64_t)sb.st_mtime != im->mtime) {
-			op_log(lg, OP_LOG_WARN,
-			       "the last modified time of %s does not match its sample files: "
-			       "the binary changed since profiling and symbols may be wrong",
-			       path);
-			st->nr_changed++;
 		}
 		t->status = pp_symtab_load_elf(&t->st, path, o->debug_dirs, lg);
 		if (t->status)
@@ -379,20 +420,10 @@ struct pp_symview *pp_symview_build(const struct pp_profile *p,
 			} else {
 				/* summary: only the existence and mtime check */
 				char *path = locate_binary(im->img.path, o);
-				struct stat sb;
 
 				tab->status = -ENODATA;
-				if (path && stat(path, &sb)) {
-					op_log(lg, OP_LOG_WARN,
-					       "%s could not be found", path);
-					st->nr_missing++;
-				} else if (path && im->mtime &&
-					   (uint64_t)sb.st_mtime != im->mtime) {
-					op_log(lg, OP_LOG_WARN,
-					       "the last modified time of %s does not match its sample files",
-					       path);
-					st->nr_changed++;
-				}
+				if (path)
+					check_binary(path, im->mtime, lg, st);
 				free(path);
 			}
 		} else {

@@ -52,7 +52,12 @@ struct pp_report_opts {
 struct pp_report_status {
 	size_t nr_missing;	/* binaries not found (warned) */
 	size_t nr_changed;	/* binaries newer than their samples (warned) */
+	char **warned;		/* paths already warned about: once per report */
+	size_t nr_warned;
 };
+
+/* Free the status's list of warned paths. */
+void pp_report_status_release(struct pp_report_status *st);
 
 /* Symbol-level view of a profile, built once and printed by the
  * formatters. Owns its strings and arrays. */
