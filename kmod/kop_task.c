@@ -344,6 +344,21 @@ int kop_task_read_proc(struct kop_task *k, const char *proc_root,
 	if (nr_bad)
 		op_log(lg, OP_LOG_WARN, "kmod: %s: %lu malformed lines ignored",
 		       path, nr_bad);
+	/* a table read whole rarely grows much: give back the doubling's
+	 * slack (a failed shrink keeps the larger arrays, still valid) */
+	if (!err && k->nr_maps && k->cap_maps > k->nr_maps + k->nr_maps / 8) {
+		struct kop_map *m = realloc(k->maps, k->nr_maps * sizeof(*m));
+		uint64_t *st;
+
+		if (m) {
+			k->maps = m;
+			k->cap_maps = k->nr_maps;
+			/* starts[] may stay larger than cap_maps: harmless */
+			st = realloc(k->starts, k->nr_maps * sizeof(*st));
+			if (st)
+				k->starts = st;
+		}
+	}
 	return err;
 }
 
