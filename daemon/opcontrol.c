@@ -27,11 +27,13 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/perf_event.h>
 #include <popt.h>
 
 #include "op_config.h"
@@ -241,8 +243,18 @@ static int opc_apply_settings(const struct opc_opts *o, struct op_settings *s)
 		return -EINVAL;
 	}
 	if (o->vmlinux) {
+		struct stat st;
+
 		if (o->vmlinux[0] != '/' || strlen(o->vmlinux) >= sizeof(s->vmlinux)) {
 			opc_err("--vmlinux needs an absolute path, got \"%s\"", o->vmlinux);
+			return -EINVAL;
+		}
+		if (stat(o->vmlinux, &st)) {
+			opc_err("--vmlinux=%s: %s", o->vmlinux, strerror(errno));
+			return -EINVAL;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			opc_err("--vmlinux=%s: not a regular file", o->vmlinux);
 			return -EINVAL;
 		}
 		snprintf(s->vmlinux, sizeof(s->vmlinux), "%s", o->vmlinux);
@@ -266,26 +278,69 @@ static int opc_apply_settings(const struct opc_opts *o, struct op_settings *s)
 
 /* Root, or a kernel that lets this user profile every CPU. The environment
  * variable lets the tests, which run as root, see the refusal. */
-static int opc_check_privileges(void)
+static int opc_paranoid(void)
 {
-	const char *fake = getenv("OPCONTROL_TEST_AS_USER");
-	bool root = geteuid() == 0 && !(fake && *fake && strcmp(fake, "0"));
 	int paranoid = 2;
-	FILE *f;
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
 
-	if (root)
-		return 0;
-	f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
 	if (f) {
 		if (fscanf(f, "%d", &paranoid) != 1)
 			paranoid = 2;
 		fclose(f);
 	}
-	opc_err("system-wide profiling needs root: run opcontrol as root "
-		"(kernel.perf_event_paranoid is %d; without root, system-wide "
-		"perf_event_open needs it at -1 and the session directory must be writable)",
-		paranoid);
-	return -EPERM;
+	return paranoid;
+}
+
+/* Can this process open a system-wide (every task, one CPU) sampling
+ * event? 0 or -errno of perf_event_open. */
+static int opc_probe_system_wide(void)
+{
+	struct perf_event_attr attr;
+	int fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_CPU_CLOCK;
+	attr.sample_period = 1000000;
+	attr.disabled = 1;
+	fd = (int)syscall(SYS_perf_event_open, &attr, -1, 0, -1, 0);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+static int opc_check_privileges(bool collect)
+{
+	const char *fake = getenv("OPCONTROL_TEST_AS_USER");
+	bool root = geteuid() == 0 && !(fake && *fake && strcmp(fake, "0"));
+	int ret;
+
+	if (!root) {
+		opc_err("system-wide profiling needs root: run opcontrol as root "
+			"(kernel.perf_event_paranoid is %d; without root, system-wide "
+			"perf_event_open needs it at -1 and the session directory must be writable)",
+			opc_paranoid());
+		return -EPERM;
+	}
+	if (!collect)
+		return 0;
+	/* root can still be refused: a container without CAP_PERFMON or
+	 * CAP_SYS_ADMIN, or a kernel without perf events */
+	ret = opc_probe_system_wide();
+	if (ret == -EACCES || ret == -EPERM) {
+		opc_err("perf_event_open refuses system-wide profiling even as root "
+			"(kernel.perf_event_paranoid is %d): it needs CAP_PERFMON or "
+			"CAP_SYS_ADMIN (a container?)", opc_paranoid());
+		return ret;
+	}
+	if (ret == -ENOSYS || ret == -ENOENT) {
+		opc_err("this kernel has no usable perf_event_open (CONFIG_PERF_EVENTS): "
+			"nothing can be sampled");
+		return ret;
+	}
+	return 0;
 }
 
 static int opc_mkdir_p(const char *path, mode_t mode)
@@ -965,7 +1020,7 @@ static void opc_print_events(const char *list)
 static const char *const opc_plain_keys[] = {
 	"pid", "state", "events", "separate", "session_dir", "samples",
 	"total_samples", "kernel_samples", "anon_samples", "samples_written",
-	"throttled",
+	"throttled", "filtered_by_image",
 };
 
 static bool opc_is_plain_key(const char *key, size_t len)
@@ -1011,6 +1066,9 @@ static int opc_status(struct opc *c)
 			printf("Kernel samples: %s\n", val);
 		if (opc_status_value(reply, "anon_samples", val, sizeof(val)))
 			printf("Anonymous-memory samples: %s\n", val);
+		if (opc_status_value(reply, "filtered_by_image", val, sizeof(val)) &&
+		    strcmp(val, "0"))
+			printf("Left out by --image: %s\n", val);
 		if (opc_status_value(reply, "throttled", val, sizeof(val)) &&
 		    strcmp(val, "none") && val[0])
 			printf("Throttled by the kernel: %s\n", val);
@@ -1291,7 +1349,7 @@ int main(int argc, const char **argv)
 		ret = OPC_EXIT_USAGE;
 		goto out;
 	}
-	if (opc_check_privileges()) {
+	if (opc_check_privileges(o.start || o.start_daemon)) {
 		ret = OPC_EXIT_FAIL;
 		goto out;
 	}

@@ -36,6 +36,8 @@ expect 2 "--buffer-watershed (200000) must be smaller than --buffer-size (131072
 expect 2 "--cpu-buffer-size=5000 must be a power of two" opc --setup --cpu-buffer-size=5000
 expect 2 "--vmlinux and --no-vmlinux cannot be used together" opc --setup --vmlinux=/boot/x --no-vmlinux
 expect 2 "--vmlinux needs an absolute path" opc --setup --vmlinux=vmlinux
+expect 2 "--vmlinux=/nonexistent/vmlinux: No such file or directory" opc --setup --vmlinux=/nonexistent/vmlinux
+expect 2 "--vmlinux=/: not a regular file" opc --setup --vmlinux=/
 expect 2 "a session name cannot contain '/' or '..'" opc --save=a/b
 expect 2 "a session name cannot contain '/' or '..'" opc --save=..
 expect 2 "a session name cannot contain '/' or '..'" opc --save=x..y
