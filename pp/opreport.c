@@ -173,7 +173,8 @@ static int build_report(struct one_report *r, const char *session_dir,
 		pp_fileset_release(&fs);
 		return ret == -EDOM ? EXIT_AXES : EXIT_NOMEM;
 	}
-	ret = pp_profile_load(&r->prof, &fs, merge, o->exclude_dependent, lg);
+	ret = pp_profile_load(&r->prof, &fs, merge, o->exclude_dependent,
+			      o->symbols || o->details, lg);
 	if (ret) {
 		fprintf(stderr, "opreport: %s\n", strerror(-ret));
 		return EXIT_NOMEM;

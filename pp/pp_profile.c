@@ -471,7 +471,7 @@ struct loading {
 };
 
 struct add_ctx {
-	struct loading *ld;
+	struct loading *ld;		/* NULL: totals only */
 	uint32_t cls;
 	uint64_t sum;
 	int err;
@@ -482,6 +482,10 @@ static int add_one(uint64_t key, uint64_t count, void *vctx)
 	struct add_ctx *ctx = vctx;
 	struct loading *ld = ctx->ld;
 
+	if (!ld) {
+		ctx->sum += count;
+		return 0;
+	}
 	if (ld->n == ld->alloc) {
 		size_t na = ld->alloc ? ld->alloc * 2 : 256;
 		struct raw *v = realloc(ld->v, na * sizeof(*v));
@@ -570,7 +574,7 @@ static int image_finish(struct pp_image *im, struct loading *ld, size_t nc)
 
 int pp_profile_load(struct pp_profile *p, struct pp_fileset *fs,
 		    const struct pp_merge *merge, bool exclude_dependent,
-		    const struct op_logger *lg)
+		    bool want_addrs, const struct op_logger *lg)
 {
 	struct loading *lds = NULL;
 	size_t nc;
@@ -616,7 +620,7 @@ int pp_profile_load(struct pp_profile *p, struct pp_fileset *fs,
 			p->hdr.cpu_type = db.header->cpu_type;
 			p->hdr.cpu_speed = db.header->cpu_speed;
 		}
-		ctx.ld = &lds[idx];
+		ctx.ld = want_addrs ? &lds[idx] : NULL;
 		odb_for_each(&db, add_one, &ctx);
 		odb_close(&db);
 		if (ctx.err) {

@@ -118,11 +118,12 @@ struct pp_profile {
 
 /* Read every classified file of fs (taken over by p) into images. With
  * exclude_dependent, files whose image differs from their application are
- * skipped. Corrupt files are logged with their name and reason, counted in
- * nr_bad_files and skipped. Returns 0 or -ENOMEM. */
+ * skipped. Without want_addrs only the totals are kept (nr_addrs is 0: the
+ * image summary needs no more). Corrupt files are logged with their name
+ * and reason, counted in nr_bad_files and skipped. Returns 0 or -ENOMEM. */
 int pp_profile_load(struct pp_profile *p, struct pp_fileset *fs,
 		    const struct pp_merge *merge, bool exclude_dependent,
-		    const struct op_logger *lg);
+		    bool want_addrs, const struct op_logger *lg);
 
 void pp_profile_release(struct pp_profile *p);
 

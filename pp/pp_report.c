@@ -300,6 +300,22 @@ static int build_image(struct pp_symview *v, const struct pp_profile *p,
 	size_t *sym_entry = NULL, none = SIZE_MAX;
 	size_t nsyms = 0;
 
+	if (!o->symbols && !o->details) {
+		/* image level: one entry from the image's totals */
+		struct pp_entry *e = new_entry(v);
+
+		if (!e)
+			return -ENOMEM;
+		e->image = i;
+		e->name = strdup(NO_SYMBOLS);
+		if (!e->name)
+			return -ENOMEM;
+		for (size_t c = 0; c < v->nc; c++) {
+			e->counts[c] = im->total[c];
+			e->sum += im->total[c];
+		}
+		return 0;
+	}
 	if (v->img_tab[i] != SIZE_MAX && !v->tabs[v->img_tab[i]].status)
 		st = &v->tabs[v->img_tab[i]].st;
 	if (st) {

@@ -424,7 +424,7 @@ static void test_load_session(void **state)
 	assert_int_equal(fs.nr_unnamed, 1);
 	assert_int_equal(pp_classify(&fs, &m, err, sizeof(err)), 0);
 	assert_int_equal(fs.nr_classes, 3);	/* cpu 0, 1, 2 */
-	assert_int_equal(pp_profile_load(&p, &fs, &m, false, &lg), 0);
+	assert_int_equal(pp_profile_load(&p, &fs, &m, false, true, &lg), 0);
 	assert_int_equal(p.nr_bad_files, 1);
 	assert_int_equal(p.nr_images, 2);
 	assert_int_equal(p.total[0], 12);
@@ -450,9 +450,10 @@ static void test_load_session(void **state)
 	assert_int_equal(pp_fileset_select(&fs, dir, &spec, &lg), 0);
 	m.cpu = true;
 	assert_int_equal(pp_classify(&fs, &m, err, sizeof(err)), 0);
-	assert_int_equal(pp_profile_load(&p, &fs, &m, true, &lg), 0);
+	assert_int_equal(pp_profile_load(&p, &fs, &m, true, false, &lg), 0);
 	assert_int_equal(p.nr_images, 1);
 	assert_int_equal(p.total[0], 15);
+	assert_int_equal(p.images[0].nr_addrs, 0);	/* totals only */
 	pp_profile_release(&p);
 	pp_spec_release(&spec);
 	/* a missing session */
