@@ -551,7 +551,14 @@ static int image_finish(struct pp_image *im, struct loading *ld, size_t nc)
 {
 	size_t n = 0;
 
-	if (ld->n)
+	bool sorted = true;
+
+	/* odb_for_each hands keys over in order: one file per image arrives
+	 * sorted already */
+	for (size_t i = 1; i < ld->n && sorted; i++)
+		if (ld->v[i].off < ld->v[i - 1].off)
+			sorted = false;
+	if (!sorted)
 		qsort(ld->v, ld->n, sizeof(*ld->v), raw_cmp);
 	for (size_t i = 0; i < ld->n; i++)
 		if (!i || ld->v[i].off != ld->v[i - 1].off)
@@ -620,8 +627,16 @@ int pp_profile_load(struct pp_profile *p, struct pp_fileset *fs,
 			p->hdr.cpu_type = db.header->cpu_type;
 			p->hdr.cpu_speed = db.header->cpu_speed;
 		}
-		ctx.ld = want_addrs ? &lds[idx] : NULL;
-		odb_for_each(&db, add_one, &ctx);
+		if (want_addrs) {
+			ctx.ld = &lds[idx];
+			odb_for_each(&db, add_one, &ctx);
+		} else {
+			/* totals only: every node counts, keys do not matter */
+			uint32_t n = odb_nr_nodes(&db);
+
+			for (uint32_t k = 1; k <= n; k++)
+				ctx.sum += db.nodes[k].value;
+		}
 		odb_close(&db);
 		if (ctx.err) {
 			ret = ctx.err;
