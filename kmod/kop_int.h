@@ -326,6 +326,7 @@ struct kop_session {
 	bool have_kmap;
 	uint64_t last_module_reread;	/* sample time; owner: sync thread */
 	uint64_t prev_cutoff;		/* owner: sync thread */
+	uint64_t sync_cutoff;		/* this sync's; owner: sync thread */
 
 	/* Sync thread control. wake_fd is an eventfd the control thread
 	 * writes to; sync_lock guards the request/done counters and stop. */

@@ -57,7 +57,11 @@ enum {
 	LOG_EVBUF_FULL = 1 << 3,
 	LOG_NOMEM = 1 << 4,
 	LOG_RING_LOST = 1 << 5,
+	LOG_FUTURE = 1 << 6,
 };
+
+/* A record stamped this far after the sync's cutoff cannot be in flight. */
+#define KOP_FUTURE_NS 1000000000ULL
 
 /* Module-list re-reads are rate-limited to one a second of sample time. */
 #define MODULE_REREAD_NS 1000000000ULL
@@ -483,6 +487,15 @@ static inline const struct perf_event_header *next_record(struct kop_session *s,
 	if (!record_time(h, time)) {
 		/* too short for its trailer: count, skip, sort it first */
 		*time = 0;
+	} else if (*time > s->sync_cutoff &&
+		   *time - s->sync_cutoff > KOP_FUTURE_NS) {
+		/* from the future: a corrupt stamp, which would hold the
+		 * ring back for ever; take it now */
+		if (log_once(s, LOG_FUTURE))
+			op_log(&s->cfg.log, OP_LOG_WARN,
+			       "kmod: cpu %d ring record stamped %" PRIu64 " ns after the sync; taken now",
+			       r->cpu, *time - s->sync_cutoff);
+		*time = s->sync_cutoff;
 	}
 	return h;
 }
@@ -494,6 +507,7 @@ static void merge(struct kop_session *s, uint64_t cutoff)
 	uint64_t *ts = s->merge_t;
 
 	s->hot_task = NULL;
+	s->sync_cutoff = cutoff;
 	for (size_t i = 0; i < n; i++) {
 		kop_ring_snapshot(&s->rings[i]);
 		hs[i] = next_record(s, &s->rings[i], &ts[i]);

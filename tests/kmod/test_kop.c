@@ -599,6 +599,72 @@ static void test_blocking_read_wakes_at_sync_end(void **state)
 	assert_int_equal(a.buf[a.n - 2], KTEXT + 4);
 }
 
+/* ---- garbage in the rings ---- */
+
+/* Records of every type and random bodies, sizes and misc bits, as a
+ * confused or hostile ring could hold: the sync must count, skip, keep
+ * going, and write a stream that decodes. */
+static void test_garbage_records(void **state)
+{
+	struct fixture *fx = *state;
+	struct perf_event_attr ev = cpu_clock();
+	unsigned char rec[4096];
+	uint32_t x = 2463534242u;
+	uint64_t buf[4096];
+	ssize_t n;
+	struct kop_stats st;
+	unsigned long nr_written = 0;
+
+	fx_start(fx, &ev, 1, 0);
+	for (int round = 0; round < 20; round++) {
+		for (unsigned int ring = 0; ring < 2; ring++) {
+			struct fake_ring *r = fake_find(&fx->src, round & 1, ring);
+
+			for (;;) {
+				struct perf_event_header h;
+				size_t size;
+
+				x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+				size = 8 + 8 * (x % 40);
+				for (size_t i = 0; i < size; i++) {
+					x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+					rec[i] = (unsigned char)x;
+				}
+				h.type = x % 24;
+				h.misc = (uint16_t)(x >> 8);
+				h.size = (uint16_t)size;
+				memcpy(rec, &h, sizeof(h));
+				if (!fake_write(r, rec, size))
+					break;
+				nr_written++;
+			}
+		}
+		assert_int_equal(kop_session_sync(fx->s), 0);
+		while ((n = kop_evbuf_read(fx->s, buf, 4096, 0)) > 0)
+			for (ssize_t i = 0; i < n;) {
+				if (buf[i] == ESC) {
+					int nargs = op_code_nr_args(buf[i + 1]);
+
+					assert_true(nargs >= 0 && i + 2 + nargs <= n);
+					i += 2 + nargs;
+				} else {
+					assert_true(i + 2 <= n);
+					i += 2;
+				}
+			}
+	}
+	assert_int_equal(kop_stats_get(fx->s, &st), 0);
+	assert_true(nr_written > 1000);
+	assert_true(st.nr_bad_records > 0);
+	kop_stats_release(&st);
+	/* and it still works */
+	put(fx, 0, rec, fake_sample(rec, true, 0, 0, UINT64_MAX - 1, 0, KTEXT));
+	assert_int_equal(kop_session_stop(fx->s), 0);
+	assert_int_equal(kop_stats_get(fx->s, &st), 0);
+	assert_true(st.nr_kernel_samples > 0);
+	kop_stats_release(&st);
+}
+
 /* ---- what is asked of the kernel ---- */
 
 static void test_attrs_and_offline_cpu(void **state)
@@ -789,6 +855,8 @@ int main(void)
 		test_read_never_splits, fx_setup, fx_teardown);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(
 		test_blocking_read_wakes_at_sync_end, fx_setup, fx_teardown);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(
+		test_garbage_records, fx_setup, fx_teardown);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(
 		test_attrs_and_offline_cpu, fx_setup, fx_teardown);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(
