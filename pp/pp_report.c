@@ -78,11 +78,14 @@ static double percent(uint64_t n, uint64_t total)
  * space when it does not fit (as OProfile does). */
 static void put_col(FILE *out, const char *s, int width)
 {
-	int len = (int)strlen(s);
+	static const char spaces[] = "                                ";
+	size_t len = strlen(s);
 
-	fputs(s, out);
-	if (len < width)
-		fprintf(out, "%*s", width - len, "");
+	fwrite(s, 1, len, out);
+	if (len < (size_t)width && (size_t)width - len < sizeof(spaces))
+		fwrite(spaces, 1, (size_t)width - len, out);
+	else if (len < (size_t)width)
+		fprintf(out, "%*s", width - (int)len, "");
 	else
 		fputc(' ', out);
 }
