@@ -194,6 +194,15 @@ static const struct kcase cases[] = {
 		.want = { .nr_samples = 1, .nr_kernel_samples = 1, .nr_lost_ring = 7 },
 	},
 	{
+		.name = "a THROTTLE record sets the throttled flag",
+		.steps = {
+			{ W_RAW, 0, .ppid = PERF_RECORD_THROTTLE, .len = 56, .time = 5 },
+			{ W_KSAMPLE, 0, 0, 0, 0, 6, KTEXT + 0x80 },
+		},
+		.expect = { CPU(0), CTX(0, 0, 0), KERN, KTEXT + 0x80, 0, END },
+		.want = { .nr_samples = 1, .nr_kernel_samples = 1, .throttled = true },
+	},
+	{
 		.name = "an unknown record type is counted and skipped",
 		.steps = {
 			{ W_RAW, 0, .ppid = 99, .len = 40, .time = 5 },
@@ -516,6 +525,7 @@ static void run_case(void **state)
 	assert_int_equal(st.nr_lost_no_mapping, c->want.nr_lost_no_mapping);
 	assert_int_equal(st.nr_bad_records, c->want.nr_bad_records);
 	assert_int_equal(st.nr_module_loads, c->want.nr_module_loads);
+	assert_int_equal(st.throttled, c->want.throttled);
 	assert_int_equal(st.nr_cpus, 2);
 	assert_int_equal(st.nr_lost_ring_cpu[0], c->want.nr_lost_ring);
 	assert_int_equal(st.nr_samples_cpu[0] + st.nr_samples_cpu[1],
@@ -597,6 +607,80 @@ static void test_blocking_read_wakes_at_sync_end(void **state)
 	assert_int_equal(a.n, 3 + 7 + 2 + 2);
 	assert_int_equal(a.buf[2], 1);
 	assert_int_equal(a.buf[a.n - 2], KTEXT + 4);
+}
+
+/* ---- build-ids ---- */
+
+static size_t mmap2_bid(void *buf, uint32_t pid, uint64_t addr,
+			const char *name, uint8_t fill, uint64_t time)
+{
+	unsigned char *p = buf;
+	size_t n = fake_mmap2(buf, pid, addr, 0x1000, 0, 0, 0, 0, name, time, 0);
+	struct perf_event_header h;
+
+	memcpy(&h, p, sizeof(h));
+	h.misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
+	memcpy(p, &h, sizeof(h));
+	memset(p + 8 + 32, 0, 24);
+	p[8 + 32] = 20;			/* build_id_size */
+	memset(p + 8 + 36, fill, 20);	/* build_id */
+	return n;
+}
+
+/* MMAP2 with a build-id (no dev/ino) names the same cookie as /proc's
+ * (dev, ino) entry for the same file, and adopts the build-id; another
+ * build-id at the same path is another file. */
+static void test_build_id_cookies(void **state)
+{
+	struct fixture *fx = *state;
+	struct perf_event_attr ev = cpu_clock();
+	char *lib = tu_path(fx->dir, "lib.so"), maps[512];
+	unsigned char rec[4096];
+	struct stat st;
+	struct kop_dcookie_info info;
+	struct step pa = { PROC_ADD, 0, 220, .name = maps, .exe = NULL };
+	uint64_t got[256];
+	ssize_t n;
+
+	assert_int_equal(tu_write_file(lib, "x", 1), 0);
+	assert_int_equal(stat(lib, &st), 0);
+	snprintf(maps, sizeof(maps), "00400000-00401000 r-xp 00000000 %02x:%02x %llu %s\n",
+		 major(st.st_dev), minor(st.st_dev),
+		 (unsigned long long)st.st_ino, lib);
+	proc_add(fx->dir, &pa);
+	fx_start(fx, &ev, 1, 0);
+	put(fx, 0, rec, mmap2_bid(rec, 220, 0x500000, lib, 0xaa, 10));
+	put(fx, 0, rec, mmap2_bid(rec, 220, 0x600000, "/no/such/file", 0xbb, 11));
+	put(fx, 0, rec, mmap2_bid(rec, 220, 0x700000, lib, 0xcc, 12));
+	put(fx, 0, rec, fake_sample(rec, false, 220, 220, 20, 0, 0x400010));
+	put(fx, 0, rec, fake_sample(rec, false, 220, 220, 21, 0, 0x500010));
+	put(fx, 0, rec, fake_sample(rec, false, 220, 220, 22, 0, 0x600010));
+	put(fx, 0, rec, fake_sample(rec, false, 220, 220, 23, 0, 0x700010));
+	assert_int_equal(kop_session_stop(fx->s), 0);
+	n = kop_evbuf_read(fx->s, got, 256, 0);
+	{
+		const uint64_t want[] = { CPU(0), CTX(220, 0, 220), USER,
+			COOKIE(1), 0x10, 0, 0x10, 0, COOKIE(2), 0x10, 0,
+			COOKIE(3), 0x10, 0 };
+
+		assert_int_equal(n, sizeof(want) / sizeof(want[0]));
+		assert_memory_equal(got, want, sizeof(want));
+	}
+	assert_int_equal(kop_dcookie_lookup(fx->s, 1, &info), 0);
+	assert_string_equal(info.path, lib);
+	assert_int_equal(info.ino, st.st_ino);
+	assert_int_equal(info.build_id_size, 20);
+	assert_int_equal(info.build_id[19], 0xaa);
+	assert_int_equal(kop_dcookie_lookup(fx->s, 2, &info), 0);
+	assert_string_equal(info.path, "/no/such/file");
+	assert_int_equal(info.ino, 0);
+	assert_int_equal(info.build_id[0], 0xbb);
+	assert_int_equal(kop_dcookie_lookup(fx->s, 3, &info), 0);
+	assert_string_equal(info.path, lib);
+	assert_int_equal(info.build_id[0], 0xcc);
+	assert_int_equal(kop_dcookie_lookup(fx->s, 4, &info), -ENOENT);
+	assert_int_equal(kop_dcookie_lookup(fx->s, OP_NO_COOKIE, &info), -ENOENT);
+	free(lib);
 }
 
 /* ---- garbage in the rings ---- */
@@ -845,7 +929,7 @@ static void test_task_map_overlaps(void **state)
 
 int main(void)
 {
-	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 8];
+	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 12];
 	size_t n = 0;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
@@ -857,6 +941,8 @@ int main(void)
 		test_blocking_read_wakes_at_sync_end, fx_setup, fx_teardown);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(
 		test_garbage_records, fx_setup, fx_teardown);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(
+		test_build_id_cookies, fx_setup, fx_teardown);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(
 		test_attrs_and_offline_cpu, fx_setup, fx_teardown);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(
