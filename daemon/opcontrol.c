@@ -48,6 +48,7 @@
 #define OPC_LOCK_WAIT_MS 10000		/* how long a second opcontrol waits */
 #define OPC_CTL_TIMEOUT_MS 60000	/* dump and stop flush everything */
 #define OPC_SHUTDOWN_WAIT_MS 30000	/* for the daemon to exit after shutdown */
+#define OPC_START_WAIT_MS 120000	/* for oprofiled to say it is ready */
 #define OPC_MAX_CALLGRAPH 1024
 
 /* What the command line asked for. */
@@ -600,6 +601,7 @@ static int opc_start_daemon(struct opc *c)
 	char prog[PATH_MAX + 16];
 	char *argv[OPC_MAX_ARGS] = { NULL };
 	int status, errfd, ret, nr_args;
+	long deadline, wait_ms;
 	pid_t pid;
 
 	pid = opc_daemon_pid(c);
@@ -649,12 +651,30 @@ static int opc_start_daemon(struct opc *c)
 		fprintf(stderr, "cannot run %s: %s\n", prog, strerror(errno));
 		_exit(127);
 	}
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR) {
+	/* bounded: a daemon stuck before it is ready must not hang us */
+	wait_ms = OPC_START_WAIT_MS;
+	if (getenv("OPCONTROL_START_WAIT_MS") && *getenv("OPCONTROL_START_WAIT_MS"))
+		wait_ms = strtol(getenv("OPCONTROL_START_WAIT_MS"), NULL, 10);
+	deadline = opc_now_ms() + wait_ms;
+	for (;;) {
+		pid_t w = waitpid(pid, &status, WNOHANG);
+
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR) {
 			ret = -errno;
 			opc_err("waitpid: %s", strerror(-ret));
 			goto err_memfd;
 		}
+		if (opc_now_ms() >= deadline) {
+			kill(pid, SIGTERM);
+			waitpid(pid, &status, 0);
+			opc_err("oprofiled was not ready within %ld ms and was stopped; see %s",
+				wait_ms, c->paths.log_file);
+			ret = -ETIMEDOUT;
+			goto err_memfd;
+		}
+		opc_sleep_ms(10);
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 		char msg[4096];

@@ -83,4 +83,9 @@ grep -qF "Separate: cpu" <<<"$OUT" || fail "status lost the separation: $OUT"
 
 # a daemon that cannot start: its reason reaches the user, exit 1
 OPROFILED=/nonexistent/oprofiled expect 1 "oprofiled failed to start (exit 127): cannot run /nonexistent/oprofiled" opc --start
+# a daemon that never says it is ready: opcontrol gives up, bounded
+printf '#!/bin/sh\nexec sleep 30\n' > "$E2E_TMP/stuck-oprofiled"
+chmod +x "$E2E_TMP/stuck-oprofiled"
+OPROFILED=$E2E_TMP/stuck-oprofiled OPCONTROL_START_WAIT_MS=300 \
+	expect 1 "oprofiled was not ready within 300 ms and was stopped" opc --start
 echo "errors: all cases passed"
