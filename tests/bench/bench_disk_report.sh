@@ -9,11 +9,11 @@
 #   report: wall time of opreport -l vs perf report --stdio --sort dso,sym,
 #         median of BENCH_RUNS;   BENCH report_<n>_<tool> s,
 #         BENCH report_<n>_speedup ratio (goal >= 40 at 7e6, flat)
-# BENCH_SIZES overrides the sizes ("1e5 1e6 7e6").
+# BENCH_SIZES overrides the sizes ("1e5 1e6 7e6"), BENCH_PERIOD the period (ns).
 . "$(dirname "$0")/benchlib.sh"
 
 bench_have_op || bench_note "opcontrol/opreport not built: perf side only"
-period=10000
+period=${BENCH_PERIOD:-10000}
 for n in ${BENCH_SIZES:-1e5 1e6 7e6}; do
 	secs=$(calc "$n * $period / 1e9 / $NCPU")
 	work="-t $secs"
@@ -45,5 +45,9 @@ for n in ${BENCH_SIZES:-1e5 1e6 7e6}; do
 	done
 	ot=$(median "${t[@]}")
 	bench_line "report_${n}_op" "$ot" s
-	bench_line "report_${n}_speedup" "$(calc "$pt / $ot")" ratio
+	if [ "$pt" = nan ]; then
+		bench_line "report_${n}_speedup" nan ratio
+	else
+		bench_line "report_${n}_speedup" "$(calc "$pt / $ot")" ratio
+	fi
 done
