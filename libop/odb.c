@@ -388,7 +388,9 @@ int odb_open(odb_t *db, const char *path, enum odb_rw rw)
 		goto err_out;
 	}
 	for (tries = 0; tries < 4; tries++) {
-		db->fd = open(path, (db->writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+		/* O_NONBLOCK: a FIFO planted where a sample file should be
+		 * must be refused, not waited on (odb_map checks S_ISREG) */
+		db->fd = open(path, (db->writable ? O_RDWR : O_RDONLY) | O_CLOEXEC | O_NONBLOCK);
 		if (db->fd >= 0)
 			break;
 		ret = -errno;

@@ -458,6 +458,10 @@ static void test_corrupt_table(void **state)
 		free(raw);
 	}
 	assert_int_equal(odb_open(&(odb_t){ 0 }, f->dir, ODB_RDONLY), -EINVAL);
+	/* a FIFO is refused at once, not waited on */
+	assert_int_equal(mkfifo(bad, 0600) == 0 || (unlink(bad) == 0 && mkfifo(bad, 0600) == 0), 1);
+	assert_int_equal(odb_open(&(odb_t){ 0 }, bad, ODB_RDONLY), -EINVAL);
+	assert_int_equal(odb_open(&(odb_t){ 0 }, bad, ODB_RDWR), -EINVAL);
 	free(bad);
 	free(good);
 }
