@@ -1176,6 +1176,28 @@ static int print_xml(FILE *out, const struct pp_profile *p,
 		}
 		fputs("</symboltable>\n", out);
 	}
+	if (o->symbols && o->details) {
+		/* per-address counts, as offsets from each symbol's start */
+		size_t detail_id = 0;
+
+		fputs("<detailtable>\n", out);
+		for (size_t i = 0; i < next_id; i++) {
+			const struct pp_entry *e = ids[i];
+			const struct pp_image *im = &p->images[e->image];
+
+			fprintf(out, "<symboldetails  id=\"%zu\">\n", i);
+			for (size_t k = 0; k < e->nr_addrs; k++) {
+				size_t j = e->addrs[k];
+
+				fprintf(out, "<detaildata  id=\"%zu\"  vmaoffset=\"%" PRIx64 "\">\n",
+					detail_id++, v->vmas[e->image][j] - e->vma);
+				xml_counts(out, &im->counts[j * nc], nc);
+				fputs("</detaildata>\n", out);
+			}
+			fputs("</symboldetails>\n", out);
+		}
+		fputs("</detailtable>\n", out);
+	}
 	fputs("</profile>\n", out);
 	free(sel);
 	free(ids);

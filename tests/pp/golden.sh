@@ -121,6 +121,7 @@ check symbols-lines "$S1" -l -g image:$T
 check details "$S1" -d image:$T
 check address "$S1" -l -w -x
 check xml "$S1" -X -l image:$T
+check xml-details "$S1" -X -d image:$T
 check diff "$S1" -l { session:old } { session:current }
 check diff-summary "$S1" { session:old } { }
 check percpu "$S2"
