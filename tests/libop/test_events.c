@@ -226,6 +226,27 @@ static void test_resolve_other_software(void **state)
 	assert_int_equal(resolve_text("page-faults:10:1", &ev, err, sizeof(err)), -EINVAL);
 }
 
+/* What opcontrol stores (op_event_format) resolves to the same event. */
+static void test_format_round_trip(void **state)
+{
+	static const char *const specs[] = {
+		"default", "cpu-clock", "TIMER:50000:0:0:1", "cpu-clock:123456:0:1:0",
+		"task-clock:20000", "page-faults:7",
+	};
+
+	for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
+		struct op_event a, b;
+		char err[256], text[128];
+
+		assert_int_equal(resolve_text(specs[i], &a, err, sizeof(err)), 0);
+		op_event_format(&a, text, sizeof(text));
+		assert_int_equal(resolve_text(text, &b, err, sizeof(err)), 0);
+		if (memcmp(&a.attr, &b.attr, sizeof(a.attr)) || strcmp(a.spec.name, b.spec.name) ||
+		    a.spec.count != b.spec.count || a.timer != b.timer)
+			fail_msg("\"%s\" -> \"%s\" resolves differently", specs[i], text);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -238,6 +259,7 @@ int main(void)
 		cmocka_unit_test(test_resolve_unknown),
 		cmocka_unit_test(test_resolve_hardware),
 		cmocka_unit_test(test_resolve_other_software),
+		cmocka_unit_test(test_format_round_trip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
