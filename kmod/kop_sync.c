@@ -185,8 +185,14 @@ static void do_sample(struct kop_session *s, const struct kop_ring *r,
 		bad_record(s, r, "sample pc is the escape code", h->type);
 		return;
 	}
-	e.tid = (int32_t)rec->tid;
-	e.tgid = (int32_t)rec->pid;
+	/* The kernel reports a task whose pid is already released (the very
+	 * end of exit) as pid or tid -1. Its last samples are kernel code with
+	 * no process left to charge: they go to the kernel's own context
+	 * (tgid 0), and an exiting thread of a live process to that process. */
+	if (rec->pid == UINT32_MAX)
+		tgid = 0;
+	e.tgid = tgid;
+	e.tid = rec->tid == UINT32_MAX || !tgid ? tgid : (int32_t)rec->tid;
 	e.event = r->event;
 	e.kernel = kernel;
 	if (s->hot_task && s->hot_tgid == tgid) {

@@ -194,6 +194,17 @@ static const struct kcase cases[] = {
 		.want = { .nr_samples = 1, .nr_kernel_samples = 1, .nr_lost_ring = 7 },
 	},
 	{
+		.name = "a task past the release of its pid (pid/tid -1) goes to the kernel's context",
+		.steps = {
+			{ W_KSAMPLE, 0, UINT32_MAX, UINT32_MAX, 0, 5, KTEXT + 0x40 },
+			{ W_KSAMPLE, 0, 0, 0, 0, 6, KTEXT + 0x48 },
+			{ W_KSAMPLE, 1, 0, UINT32_MAX, 0, 7, KTEXT + 0x50 },
+		},
+		.expect = { CPU(0), CTX(0, 0, 0), KERN, KTEXT + 0x40, 0, KTEXT + 0x48, 0,
+			    CPU(1), CTX(0, 0, 0), KERN, KTEXT + 0x50, 0, END },
+		.want = { .nr_samples = 3, .nr_kernel_samples = 3 },
+	},
+	{
 		.name = "a THROTTLE record sets the throttled flag",
 		.steps = {
 			{ W_RAW, 0, .ppid = PERF_RECORD_THROTTLE, .len = 56, .time = 5 },
