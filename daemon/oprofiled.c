@@ -45,8 +45,6 @@
 
 #define OPD_READ_TIMEOUT_MS 100
 #define OPD_READ_WORDS 65536
-#define OPD_DEFAULT_BUFFER_WORDS 131072UL
-#define OPD_DEFAULT_CPU_BUFFER (512UL * 1024)
 
 struct opd_options {
 	char *session_dir;
@@ -88,7 +86,7 @@ struct opd_daemon {
 	bool quit;
 
 	struct kop_session *kop;
-	bool kop_started;	/* kop_session_start succeeded */
+	bool kop_started;	/* started and not yet finally stopped */
 	bool running;		/* events enabled */
 
 	struct opd_images images;
@@ -377,9 +375,9 @@ static int kop_new(struct opd_daemon *d)
 		.nr_events = d->nr_events,
 		.pid = -1,
 		.cpu_buffer_size = d->opt.cpu_buffer_size ?
-				   (size_t)d->opt.cpu_buffer_size : OPD_DEFAULT_CPU_BUFFER,
+				   (size_t)d->opt.cpu_buffer_size : OP_DEFAULT_CPU_BUFFER_BYTES,
 		.evbuf_words = d->opt.buffer_size ?
-			       (size_t)d->opt.buffer_size : OPD_DEFAULT_BUFFER_WORDS,
+			       (size_t)d->opt.buffer_size : OP_DEFAULT_BUFFER_WORDS,
 		.sync_interval_ms = 250,
 		.proc_root = "/proc",
 		.log = d->log,
@@ -695,6 +693,8 @@ static void final_stop(struct opd_daemon *d)
 			opd_decode(d->dec, d->buf, (size_t)n);
 		}
 		d->running = false;
+		/* the stream is read to its end: nothing is left to sync */
+		d->kop_started = false;
 	}
 	dump(d, "exit");
 }

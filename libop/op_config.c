@@ -9,7 +9,7 @@
  *   SEPARATE_LIB=0 SEPARATE_KERNEL=0 SEPARATE_THREAD=0 SEPARATE_CPU=0
  *   VMLINUX=none            (none: --no-vmlinux; empty: not given)
  *   IMAGE_FILTER=           CALLGRAPH=0  VERBOSE=0
- *   BUF_SIZE=131072  BUF_WATERSHED=32768  CPU_BUFFER_SIZE=524288
+ *   BUF_SIZE=1048576  BUF_WATERSHED=262144  CPU_BUFFER_SIZE=524288
  * Keys OProfile writes that mean nothing here (SESSION_DIR, KERNEL_RANGE,
  * XENIMAGE, ...) are accepted silently; anything else is reported through
  * the logger with the file and line, and skipped.
@@ -153,9 +153,9 @@ void op_settings_default(struct op_settings *s)
 	memset(s, 0, sizeof(*s));
 	snprintf(s->events[0], sizeof(s->events[0]), "default");
 	s->nr_events = 1;
-	s->buffer_size = 131072;
+	s->buffer_size = OP_DEFAULT_BUFFER_WORDS;
 	s->buffer_watershed = s->buffer_size / 4;
-	s->cpu_buffer_size = 512 * 1024;
+	s->cpu_buffer_size = OP_DEFAULT_CPU_BUFFER_BYTES;
 }
 
 /* Where a daemonrc line is, for messages. */

@@ -68,8 +68,17 @@ struct op_settings {
 	bool verbose;
 };
 
-/* Defaults: one "default" event, no separation, 131072-word buffer,
- * watershed a quarter of it, 512 KiB per-CPU rings, no vmlinux. */
+/* The event buffer's default size, in words. OProfile's 131072 is 0.3 s of
+ * samples at the fastest cpu-clock rate of two CPUs (10 us, two words a
+ * sample); a reader that the sampling itself keeps off its CPU for longer
+ * than that lost samples to event_lost_overflow in the tests. 2^20 words
+ * (8 MiB) absorb 2.6 s. */
+#define OP_DEFAULT_BUFFER_WORDS (1UL << 20)
+/* The per-CPU ring's data area, in bytes. */
+#define OP_DEFAULT_CPU_BUFFER_BYTES (512UL * 1024)
+
+/* Defaults: one "default" event, no separation, OP_DEFAULT_BUFFER_WORDS,
+ * watershed a quarter of it, OP_DEFAULT_CPU_BUFFER_BYTES rings, no vmlinux. */
 void op_settings_default(struct op_settings *s);
 
 /* Read daemonrc ("KEY=VALUE" lines, '#' comments, OProfile's key names: see
