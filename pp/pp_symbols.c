@@ -41,14 +41,63 @@ static int sym_in_cmp(const void *a, const void *b)
 	return strcmp(x->s.name, y->s.name);
 }
 
+/* A block of names; blocks are chained, newest first, and never moved, so
+ * a name's pointer stays valid until the chain is freed. */
+struct name_block {
+	struct name_block *next;
+	size_t used, cap;
+	char data[];
+};
+
+#define NAME_BLOCK_BYTES (256 * 1024)
+
+static char *name_block_dup(struct name_block **head, const char *s, size_t len)
+{
+	struct name_block *b = *head;
+	char *p;
+
+	if (!b || b->cap - b->used < len + 1) {
+		size_t cap = len + 1 > NAME_BLOCK_BYTES ? len + 1 : NAME_BLOCK_BYTES;
+
+		b = malloc(sizeof(*b) + cap);
+		if (!b)
+			return NULL;
+		b->next = *head;
+		b->used = 0;
+		b->cap = cap;
+		*head = b;
+	}
+	p = b->data + b->used;
+	memcpy(p, s, len);
+	p[len] = '\0';
+	b->used += len + 1;
+	return p;
+}
+
+static void name_blocks_free(struct name_block *b)
+{
+	while (b) {
+		struct name_block *next = b->next;
+
+		free(b);
+		b = next;
+	}
+}
+
+/* Symbols being collected. With blocks set (use_blocks), names go into
+ * them; otherwise each is strdup'd. */
 struct sym_vec {
 	struct sym_in *v;
 	size_t n, alloc;
+	bool use_blocks;
+	struct name_block *blocks;
 };
 
-static int sym_vec_add(struct sym_vec *sv, uint64_t start, uint64_t size,
-		       const char *name, int rank)
+static int sym_vec_add_len(struct sym_vec *sv, uint64_t start, uint64_t size,
+			   const char *name, size_t len, int rank)
 {
+	struct sym_in *e;
+
 	if (sv->n == sv->alloc) {
 		size_t na = sv->alloc ? sv->alloc * 2 : 256;
 		struct sym_in *v = realloc(sv->v, na * sizeof(*v));
@@ -58,22 +107,62 @@ static int sym_vec_add(struct sym_vec *sv, uint64_t start, uint64_t size,
 		sv->v = v;
 		sv->alloc = na;
 	}
-	sv->v[sv->n].s.start = start;
-	sv->v[sv->n].s.size = size;
-	sv->v[sv->n].s.name = strdup(name);
-	sv->v[sv->n].rank = rank;
-	if (!sv->v[sv->n].s.name)
+	e = &sv->v[sv->n];
+	e->s.start = start;
+	e->s.size = size;
+	e->s.name = sv->use_blocks ? name_block_dup(&sv->blocks, name, len) :
+				     strndup(name, len);
+	e->rank = rank;
+	if (!e->s.name)
 		return -ENOMEM;
 	sv->n++;
 	return 0;
 }
 
+static int sym_vec_add(struct sym_vec *sv, uint64_t start, uint64_t size,
+		       const char *name, int rank)
+{
+	return sym_vec_add_len(sv, start, size, name, strlen(name), rank);
+}
+
+/* Forget the name of an entry being dropped. */
+static void sym_vec_drop_name(struct sym_vec *sv, size_t i)
+{
+	if (!sv->use_blocks)
+		free(sv->v[i].s.name);
+}
+
 static void sym_vec_free(struct sym_vec *sv)
 {
 	for (size_t i = 0; i < sv->n; i++)
-		free(sv->v[i].s.name);
+		sym_vec_drop_name(sv, i);
+	name_blocks_free(sv->blocks);
 	free(sv->v);
 	memset(sv, 0, sizeof(*sv));
+}
+
+/* Sort by sym_in_cmp. Symbol tables usually come sorted by address
+ * already (kallsyms does): then only the runs of aliases at one address
+ * need ordering, and the full sort is skipped. */
+static void sym_vec_sort(struct sym_vec *sv)
+{
+	size_t i = 1;
+
+	while (i < sv->n && sv->v[i - 1].s.start <= sv->v[i].s.start)
+		i++;
+	if (i < sv->n) {
+		qsort(sv->v, sv->n, sizeof(*sv->v), sym_in_cmp);
+		return;
+	}
+	for (i = 0; i < sv->n;) {
+		size_t j = i + 1;
+
+		while (j < sv->n && sv->v[j].s.start == sv->v[i].s.start)
+			j++;
+		if (j - i > 1)
+			qsort(sv->v + i, j - i, sizeof(*sv->v), sym_in_cmp);
+		i = j;
+	}
 }
 
 /* Sort, drop aliases at one address, give zero-sized symbols the room up to
@@ -83,8 +172,7 @@ static int symtab_finish(struct pp_symtab *st, struct sym_vec *sv,
 {
 	size_t n = 0;
 
-	if (sv->n)
-		qsort(sv->v, sv->n, sizeof(*sv->v), sym_in_cmp);
+	sym_vec_sort(sv);
 	st->syms = malloc((sv->n ? sv->n : 1) * sizeof(*st->syms));
 	if (!st->syms) {
 		sym_vec_free(sv);
@@ -92,7 +180,7 @@ static int symtab_finish(struct pp_symtab *st, struct sym_vec *sv,
 	}
 	for (size_t i = 0; i < sv->n; i++) {
 		if (n && st->syms[n - 1].start == sv->v[i].s.start) {
-			free(sv->v[i].s.name);
+			sym_vec_drop_name(sv, i);
 			continue;
 		}
 		st->syms[n++] = sv->v[i].s;
@@ -108,6 +196,7 @@ static int symtab_finish(struct pp_symtab *st, struct sym_vec *sv,
 			st->syms[i].size = 1;
 	}
 	st->nr_syms = n;
+	st->name_blocks = sv->blocks;
 	free(sv->v);
 	memset(sv, 0, sizeof(*sv));
 	return 0;
@@ -280,11 +369,61 @@ err_dw:
 	return ret;
 }
 
+/* One kallsyms line: "ADDR TYPE NAME[\t[MODULE]]\n". The file has 100k+
+ * lines and the kernel makes it up on every read, so it is parsed by hand
+ * (sscanf was a third of opreport -l's time). False for a malformed line. */
+struct ksym_line {
+	uint64_t addr;
+	char type;
+	const char *name, *mod;
+	size_t name_len, mod_len;	/* mod_len 0: the kernel's own */
+};
+
+static bool parse_kallsyms_line(const char *p, struct ksym_line *l)
+{
+	uint64_t a = 0;
+	int digits = 0;
+
+	for (;; p++, digits++) {
+		unsigned int c = (unsigned char)*p, v;
+
+		if (c >= '0' && c <= '9')
+			v = c - '0';
+		else if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
+			v = (c | 0x20) - 'a' + 10;
+		else
+			break;
+		if (digits == 16)
+			return false;
+		a = a << 4 | v;
+	}
+	if (!digits || p[0] != ' ' || !p[1] || p[1] == ' ' || p[2] != ' ')
+		return false;
+	l->addr = a;
+	l->type = p[1];
+	l->name = p + 3;
+	l->name_len = strcspn(l->name, " \t\n");
+	if (!l->name_len)
+		return false;
+	p = l->name + l->name_len;
+	p += strspn(p, " \t");
+	l->mod = NULL;
+	l->mod_len = 0;
+	if (*p == '[') {
+		l->mod = p + 1;
+		l->mod_len = strcspn(l->mod, "]\n");
+		if (l->mod[l->mod_len] != ']' || !l->mod_len)
+			return false;
+	}
+	return true;
+}
+
 int pp_symtab_load_kallsyms(struct pp_symtab *st, const char *path,
 			    const char *module)
 {
-	struct sym_vec sv = { 0 };
+	struct sym_vec sv = { .use_blocks = true };
 	uint64_t base = UINT64_MAX, text = 0, etext = 0;
+	size_t module_len = module ? strlen(module) : 0;
 	bool have_text = false;
 	char line[1024];
 	FILE *f;
@@ -294,30 +433,31 @@ int pp_symtab_load_kallsyms(struct pp_symtab *st, const char *path,
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
+	/* the kernel fills one read with as many lines as fit */
+	setvbuf(f, NULL, _IOFBF, 256 * 1024);
 	while (fgets(line, sizeof(line), f)) {
-		char type, name[512], mod[128] = "";
-		unsigned long long addr;
-		int n = sscanf(line, "%llx %c %511s [%127[^]]]", &addr, &type,
-			       name, mod);
+		struct ksym_line l;
 
-		if (n < 3)
+		if (!parse_kallsyms_line(line, &l))
 			continue;
-		if (!module && n == 3) {
-			if (!strcmp(name, "_text") ||
-			    (!have_text && !strcmp(name, "_stext"))) {
-				text = addr;
+		if (!module && !l.mod) {
+			if ((l.name_len == 5 && !memcmp(l.name, "_text", 5)) ||
+			    (!have_text && l.name_len == 6 && !memcmp(l.name, "_stext", 6))) {
+				text = l.addr;
 				have_text = true;
 			}
-			if (!strcmp(name, "_etext"))
-				etext = addr;
+			if (l.name_len == 6 && !memcmp(l.name, "_etext", 6))
+				etext = l.addr;
 		}
-		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+		if (l.type != 't' && l.type != 'T' && l.type != 'w' && l.type != 'W')
 			continue;
-		if (module ? (n < 4 || strcmp(mod, module)) : n != 3)
+		if (module ? !l.mod || l.mod_len != module_len ||
+			     memcmp(l.mod, module, module_len) : l.mod != NULL)
 			continue;
-		if (module && addr < base)
-			base = addr;
-		ret = sym_vec_add(&sv, addr, 0, name, type == 'T' ? 0 : 1);
+		if (module && l.addr < base)
+			base = l.addr;
+		ret = sym_vec_add_len(&sv, l.addr, 0, l.name, l.name_len,
+				      l.type == 'T' ? 0 : 1);
 		if (ret)
 			goto err_file;
 	}
@@ -334,7 +474,7 @@ int pp_symtab_load_kallsyms(struct pp_symtab *st, const char *path,
 
 		for (size_t i = 0; i < sv.n; i++) {
 			if (sv.v[i].s.start < base) {
-				free(sv.v[i].s.name);
+				sym_vec_drop_name(&sv, i);
 				continue;
 			}
 			sv.v[i].s.start -= base;
@@ -460,8 +600,11 @@ void pp_symtab_release(struct pp_symtab *st)
 {
 	struct dw_state *dw = st->dwfl;
 
-	for (size_t i = 0; i < st->nr_syms; i++)
-		free(st->syms[i].name);
+	if (st->name_blocks)
+		name_blocks_free(st->name_blocks);
+	else
+		for (size_t i = 0; i < st->nr_syms; i++)
+			free(st->syms[i].name);
 	free(st->syms);
 	free(st->segs);
 	if (dw) {

@@ -42,6 +42,10 @@ struct pp_symtab {
 	void *mod;		/* Dwfl_Module * */
 	uint64_t bias;		/* dwfl address = vma + bias */
 	bool is_elf;
+	/* Names parsed from a text file (kallsyms: 120k of them) live in a few
+	 * large blocks owned here rather than one allocation each; NULL when
+	 * every name is its own allocation. */
+	void *name_blocks;
 };
 
 /* Load the symbols of an ELF file. debug_dirs is a libdwfl debuginfo path

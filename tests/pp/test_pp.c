@@ -666,6 +666,53 @@ static void test_sym_kallsyms(void **state)
 	free(path);
 }
 
+/* Lines a kallsyms parser must survive: malformed ones are skipped, aliases
+ * at one address keep the global (T) name, unsorted input still sorts. */
+static void test_sym_kallsyms_hostile(void **state)
+{
+	char *dir = tu_mkdtemp(), *f = tu_path(dir, "kallsyms");
+	const char text[] =
+		"ffffffff81003000 T late_fn\n"		/* out of order */
+		"ffffffff81000000 T _text\n"
+		"ffffffff81001000 t local_alias\n"
+		"ffffffff81001000 T global_name\n"
+		"ffffffff81001000 t another_alias\n"
+		"zzzz T not_hex\n"
+		"ffffffff81001800 T\n"			/* no name */
+		"ffffffff81001900 TT two_letter_type\n"
+		"11111111111111111 T seventeen_digits\n"
+		"ffffffff81002000 t mod_sym\t[broken\n"	/* no ] */
+		"ffffffff81002100 t spaced   \t[mod]\n"
+		"\n"
+		"ffffffff81004000 T _etext\n";
+	struct pp_symtab st;
+	const struct pp_sym *s;
+
+	(void)state;
+	assert_int_equal(tu_write_file(f, text, sizeof(text) - 1), 0);
+	assert_int_equal(pp_symtab_load_kallsyms(&st, f, NULL), 0);
+	s = pp_symtab_lookup(&st, 0x1000);
+	assert_non_null(s);
+	assert_string_equal(s->name, "global_name");
+	assert_int_equal(s->size, 0x2000);	/* up to late_fn */
+	s = pp_symtab_lookup(&st, 0x3010);
+	assert_non_null(s);
+	assert_string_equal(s->name, "late_fn");
+	assert_null(find_name(&st, "not_hex"));
+	assert_null(find_name(&st, "two_letter_type"));
+	assert_null(find_name(&st, "seventeen_digits"));
+	assert_null(find_name(&st, "mod_sym"));
+	assert_null(find_name(&st, "spaced"));
+	pp_symtab_release(&st);
+	assert_int_equal(pp_symtab_load_kallsyms(&st, f, "mod"), 0);
+	assert_int_equal(st.nr_syms, 1);
+	assert_string_equal(st.syms[0].name, "spaced");
+	pp_symtab_release(&st);
+	tu_rm_rf(dir);
+	free(f);
+	free(dir);
+}
+
 static void test_sym_perfmap(void **state)
 {
 	char *dir = tu_mkdtemp(), *f = tu_path(dir, "perf-42.map");
@@ -729,6 +776,7 @@ int main(void)
 		cmocka_unit_test(test_sym_shlib),
 		cmocka_unit_test(test_sym_missing),
 		cmocka_unit_test(test_sym_kallsyms),
+		cmocka_unit_test(test_sym_kallsyms_hostile),
 		cmocka_unit_test(test_sym_perfmap),
 		cmocka_unit_test(test_demangle),
 	};
