@@ -22,6 +22,7 @@ OPCONTROL=$top_builddir/daemon/opcontrol
 OPREPORT=$top_builddir/pp/opreport
 WORKLOADS=$top_builddir/tests/workloads
 BURN=$WORKLOADS/burn
+CPUTIME=$top_builddir/tests/bench/cputime
 BENCH_RUNS=${BENCH_RUNS:-3}
 NCPU=$(nproc)
 CLK_TCK=$(getconf CLK_TCK)
@@ -32,6 +33,7 @@ bench_die() { echo "bench: $*" >&2; exit 1; }
 "$bench_src/scripts/install-deps.sh" --bench >&2 || bench_die "cannot install linux-perf"
 command -v perf >/dev/null || bench_die "perf not found after install-deps.sh --bench"
 [ -x "$BURN" ] || bench_die "$BURN not built (make first)"
+[ -x "$CPUTIME" ] || bench_die "$CPUTIME not built (make -C tests bench builds it)"
 
 if grep -q '^OP_SAN_CFLAGS = -fsanitize' "$top_builddir/Makefile" 2>/dev/null; then
 	echo "# warning: $top_builddir is built with sanitizers; its figures are not opsampler's"
@@ -83,8 +85,15 @@ median() {
 # the expression divides by zero.
 calc() { awk "BEGIN { d = 0; r = ($1); printf \"%.6g\n\", r }" 2>/dev/null || echo nan; }
 
-# cpu_of_pid PID: user+system seconds the process has used so far.
+# cpu_of_pid PID: user+system seconds the process (all its threads) has
+# used so far: the scheduler's nanosecond runtime where the kernel shows it
+# (/proc/PID/task/*/sched), else the tick counts of /proc/PID/stat.
 cpu_of_pid() {
+	if [ -r "/proc/$1/sched" ]; then
+		awk '$1 == "se.sum_exec_runtime" { ms += $3 } END { printf "%.6f\n", ms / 1000 }' \
+			/proc/"$1"/task/*/sched
+		return
+	fi
 	# fields after the ")" that ends comm: utime is the 12th, stime the 13th
 	awk -v tck="$CLK_TCK" '{ sub(/.*\) /, ""); printf "%.3f\n", ($12 + $13) / tck }' "/proc/$1/stat"
 }
@@ -101,12 +110,12 @@ bench_perf_run() {
 	local period=$1 out=$2 tpid ppid i
 	shift 2
 	rm -f "$out"
-	# perf records in the background, not as CMD's parent, so that time(1)
+	# perf records in the background, not as CMD's parent, so that cputime
 	# measures perf alone. -B: perf 6.1's final build-id pass dies here now
 	# and then ("assertion failed at util/build-id.c:1010", "stack smashing
 	# detected") and leaves a perf.data with a zero data size; without it
 	# perf's CPU time is a little lower, which only flatters perf.
-	/usr/bin/time -f '%U %S' -o "$BENCH_TMP/perf.time" \
+	"$CPUTIME" -o "$BENCH_TMP/perf.time" \
 		perf record -q -B -a -e cpu-clock -c "$period" -o "$out" \
 		2>"$BENCH_TMP/perf.err" &
 	tpid=$!
@@ -125,7 +134,7 @@ bench_perf_run() {
 	PERF_WINDOW=$(calc "$(date +%s.%N) - $t0")
 	wait "$tpid" || true
 	[ -s "$BENCH_TMP/perf.time" ] || { cat "$BENCH_TMP/perf.err" >&2; bench_die "perf record failed"; }
-	PERF_CPU=$(awk 'END { printf "%.3f\n", $1 + $2 }' "$BENCH_TMP/perf.time")
+	PERF_CPU=$(awk 'END { printf "%.6f\n", $1 + $2 }' "$BENCH_TMP/perf.time")
 	PERF_BYTES=$(stat -c %s "$out")
 	perf report -i "$out" --stats >"$BENCH_TMP/perf.stats" 2>>"$BENCH_TMP/perf.err" || true
 	PERF_SAMPLES=$(awk '$1 == "SAMPLE" && $2 == "events:" { print $3; exit }' "$BENCH_TMP/perf.stats")
