@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,38 +204,25 @@ static int load_tab(struct img_tab *t, const struct pp_image *im,
 		free(path);
 		return t->status;
 	}
-	case OP_IMG_KERN: {
-		/* the kernel is "/proc/kallsyms" or a vmlinux path here, and
-		 * "vmlinux" or "no-vmlinux" in OProfile's own sessions; any other
-		 * name is a module */
-		bool kernel = img->path[0] == '/' || !strcmp(img->path, "vmlinux") ||
-			      !strcmp(img->path, "no-vmlinux");
+	case OP_IMG_KERN:
+		/* from kallsyms: loaded by load_kallsyms_tabs() */
+		t->status = pp_symtab_load_elf(&t->st, o->vmlinux, o->debug_dirs, lg);
+		if (!t->status && t->st.nr_segs) {
+			/* kernel offsets are relative to the text start */
+			uint64_t base = UINT64_MAX;
 
-		if (kernel && o->vmlinux) {
-			t->status = pp_symtab_load_elf(&t->st, o->vmlinux,
-						       o->debug_dirs, lg);
-			if (!t->status && t->st.nr_segs) {
-				/* kernel offsets are relative to the text start */
-				uint64_t base = UINT64_MAX;
-
-				for (size_t i = 0; i < t->st.nr_segs; i++)
-					if (t->st.segs[i].vaddr < base)
-						base = t->st.segs[i].vaddr;
-				for (size_t i = 0; i < t->st.nr_syms; i++)
-					t->st.syms[i].start -= base;
-				t->st.nr_segs = 0;
-				t->st.bias += base;
-			}
-		} else {
-			t->status = pp_symtab_load_kallsyms(&t->st,
-				o->kallsyms ? o->kallsyms : "/proc/kallsyms",
-				kernel ? NULL : img->path);
+			for (size_t i = 0; i < t->st.nr_segs; i++)
+				if (t->st.segs[i].vaddr < base)
+					base = t->st.segs[i].vaddr;
+			for (size_t i = 0; i < t->st.nr_syms; i++)
+				t->st.syms[i].start -= base;
+			t->st.nr_segs = 0;
+			t->st.bias += base;
 		}
 		if (t->status)
 			op_log(lg, OP_LOG_WARN, "no kernel symbols for %s: %s",
 			       img->path, strerror(-t->status));
 		return t->status;
-	}
 	case OP_IMG_ANON:
 		snprintf(buf, sizeof(buf), "%s%s/perf-%d.map",
 			 o->root ? o->root : "", o->jit_dir ? o->jit_dir : "/tmp",
@@ -244,6 +232,42 @@ static int load_tab(struct img_tab *t, const struct pp_image *im,
 		return t->status;
 	}
 	return -EINVAL;
+}
+
+/* The kernel is "/proc/kallsyms" or a vmlinux path here, and "vmlinux" or
+ * "no-vmlinux" in OProfile's own sessions; any other kernel image name is
+ * a module. */
+static bool is_kernel_proper(const struct op_img *img)
+{
+	return img->path[0] == '/' || !strcmp(img->path, "vmlinux") ||
+	       !strcmp(img->path, "no-vmlinux");
+}
+
+/* Symbols of img come from kallsyms (every module, and the kernel unless
+ * --vmlinux names its ELF file). */
+static bool from_kallsyms(const struct op_img *img, const struct pp_report_opts *o)
+{
+	return img->kind == OP_IMG_KERN && !(is_kernel_proper(img) && o->vmlinux);
+}
+
+/* The kallsyms tables of a report, loaded by one read of the file on a
+ * thread of their own: the kernel formats /proc/kallsyms anew on every
+ * read, about half of a system-wide opreport -l, which the ELF tables'
+ * loading on the main thread now overlaps. */
+struct kallsyms_job {
+	const char *path;
+	size_t n;
+	const char **modules;	/* NULL: the kernel */
+	struct pp_symtab *tabs;
+	int *status;
+};
+
+static void *kallsyms_job_run(void *arg)
+{
+	struct kallsyms_job *j = arg;
+
+	pp_symtab_load_kallsyms_set(j->path, j->n, j->modules, j->tabs, j->status);
+	return NULL;
 }
 
 static char *tab_key(const struct op_img *img)
@@ -372,6 +396,65 @@ err_nomem:
 	return -ENOMEM;
 }
 
+/* Load every table: kallsyms ones on a thread (one read of the file for
+ * the kernel and all modules), the others here meanwhile. Warnings come
+ * in table order whichever thread loaded the table. 0 or -ENOMEM. */
+static int load_tabs(struct pp_symview *v, const struct pp_profile *p,
+		     const size_t *tab_image, const struct pp_report_opts *o,
+		     const struct op_logger *lg, struct pp_report_status *st)
+{
+	struct kallsyms_job job = {
+		.path = o->kallsyms ? o->kallsyms : "/proc/kallsyms",
+	};
+	size_t nt = v->nr_tabs ? v->nr_tabs : 1;
+	pthread_t thread;
+	bool threaded = false;
+	size_t k = 0;
+
+	job.modules = malloc(nt * sizeof(*job.modules));
+	job.tabs = calloc(nt, sizeof(*job.tabs));
+	job.status = calloc(nt, sizeof(*job.status));
+	if (!job.modules || !job.tabs || !job.status) {
+		free(job.modules);
+		free(job.tabs);
+		free(job.status);
+		return -ENOMEM;
+	}
+	for (size_t t = 0; t < v->nr_tabs; t++) {
+		const struct op_img *img = &p->images[tab_image[t]].img;
+
+		if (from_kallsyms(img, o))
+			job.modules[job.n++] = is_kernel_proper(img) ? NULL : img->path;
+	}
+	if (job.n)
+		threaded = !pthread_create(&thread, NULL, kallsyms_job_run, &job);
+	if (job.n && !threaded)
+		kallsyms_job_run(&job);
+	for (size_t t = 0; t < v->nr_tabs; t++) {
+		const struct pp_image *im = &p->images[tab_image[t]];
+
+		if (!from_kallsyms(&im->img, o))
+			load_tab(&v->tabs[t], im, o, lg, st);
+	}
+	if (threaded)
+		pthread_join(thread, NULL);
+	for (size_t t = 0; t < v->nr_tabs; t++) {
+		const struct op_img *img = &p->images[tab_image[t]].img;
+
+		if (!from_kallsyms(img, o))
+			continue;
+		v->tabs[t].st = job.tabs[k];
+		v->tabs[t].status = job.status[k++];
+		if (v->tabs[t].status)
+			op_log(lg, OP_LOG_WARN, "no kernel symbols for %s: %s",
+			       img->path, strerror(-v->tabs[t].status));
+	}
+	free(job.modules);
+	free(job.tabs);
+	free(job.status);
+	return 0;
+}
+
 struct pp_symview *pp_symview_build(const struct pp_profile *p,
 				    const struct pp_report_opts *o,
 				    const struct op_logger *lg,
@@ -380,6 +463,7 @@ struct pp_symview *pp_symview_build(const struct pp_profile *p,
 	struct pp_symview *v = calloc(1, sizeof(*v));
 	size_t n = p->nr_images;
 	bool want_syms = o->symbols || o->details;
+	size_t *tab_image = NULL;	/* per table: the first image using it */
 
 	if (!v)
 		return NULL;
@@ -392,8 +476,9 @@ struct pp_symview *pp_symview_build(const struct pp_profile *p,
 	v->img_long = calloc(n ? n : 1, sizeof(char *));
 	v->app_long = calloc(n ? n : 1, sizeof(char *));
 	v->tabs = calloc(n ? n : 1, sizeof(*v->tabs));
+	tab_image = malloc((n ? n : 1) * sizeof(*tab_image));
 	if (!v->img_tab || !v->vmas || !v->img_names || !v->app_names ||
-	    !v->img_long || !v->app_long || !v->tabs)
+	    !v->img_long || !v->app_long || !v->tabs || !tab_image)
 		goto err_view;
 	for (size_t i = 0; i < n; i++) {
 		const struct pp_image *im = &p->images[i];
@@ -431,31 +516,33 @@ struct pp_symview *pp_symview_build(const struct pp_profile *p,
 			if (!strcmp(v->tabs[t].key, key))
 				break;
 		if (t == v->nr_tabs) {
-			struct img_tab *tab = &v->tabs[v->nr_tabs++];
-
-			tab->key = key;
-			if (want_syms) {
-				load_tab(tab, im, o, lg, st);
-			} else {
-				/* summary: only the existence and mtime check */
-				char *path = locate_binary(im->img.path, o);
-
-				tab->status = -ENODATA;
-				if (path)
-					check_binary(path, im->mtime, lg, st);
-				free(path);
-			}
+			v->tabs[v->nr_tabs++].key = key;
+			tab_image[t] = i;
 		} else {
 			free(key);
 		}
 		v->img_tab[i] = t;
 	}
+	if (want_syms && load_tabs(v, p, tab_image, o, lg, st))
+		goto err_view;
+	for (size_t t = 0; !want_syms && t < v->nr_tabs; t++) {
+		/* summary: only the existence and mtime check */
+		const struct pp_image *im = &p->images[tab_image[t]];
+		char *path = locate_binary(im->img.path, o);
+
+		v->tabs[t].status = -ENODATA;
+		if (path)
+			check_binary(path, im->mtime, lg, st);
+		free(path);
+	}
+	free(tab_image);
 	for (size_t i = 0; i < n; i++)
 		if (build_image(v, p, i, o))
 			goto err_view;
 	return v;
 
 err_view:
+	free(tab_image);
 	pp_symview_free(v);
 	errno = ENOMEM;
 	return NULL;

@@ -418,29 +418,89 @@ static bool parse_kallsyms_line(const char *p, struct ksym_line *l)
 	return true;
 }
 
-int pp_symtab_load_kallsyms(struct pp_symtab *st, const char *path,
-			    const char *module)
+/* One kernel image being collected from a kallsyms file. */
+struct ksym_target {
+	const char *module;	/* NULL: the kernel */
+	size_t module_len;
+	struct sym_vec sv;
+	uint64_t base;		/* module: its lowest symbol */
+	int status;
+};
+
+/* Make t's table: addresses relative to base, the kernel's symbols before
+ * _text dropped, the last symbol extended to limit. */
+static int ksym_finish(struct ksym_target *t, struct pp_symtab *st,
+		       bool have_text, uint64_t text, uint64_t etext)
 {
-	struct sym_vec sv = { .use_blocks = true };
-	uint64_t base = UINT64_MAX, text = 0, etext = 0;
-	size_t module_len = module ? strlen(module) : 0;
+	struct sym_vec *sv = &t->sv;
+	uint64_t base = t->module ? t->base : text, last = 0;
+	size_t k = 0;
+
+	if (t->status) {
+		sym_vec_free(sv);
+		return t->status;
+	}
+	if ((!t->module && !have_text) || (t->module && !sv->n)) {
+		sym_vec_free(sv);
+		return -ENODATA;
+	}
+	for (size_t i = 0; i < sv->n; i++) {
+		if (sv->v[i].s.start < base) {
+			sym_vec_drop_name(sv, i);
+			continue;
+		}
+		sv->v[i].s.start -= base;
+		if (sv->v[i].s.start > last)
+			last = sv->v[i].s.start;
+		sv->v[k++] = sv->v[i];
+	}
+	sv->n = k;
+	/* a module's extent is not in kallsyms: its last symbol gets a page */
+	if (t->module)
+		return symtab_finish(st, sv, last + 4096);
+	return symtab_finish(st, sv, etext > base ? etext - base : 0);
+}
+
+void pp_symtab_load_kallsyms_set(const char *path, size_t n,
+				 const char *const *modules,
+				 struct pp_symtab *tabs, int *status)
+{
+	struct ksym_target *t = calloc(n ? n : 1, sizeof(*t));
+	uint64_t text = 0, etext = 0;
+	size_t kernel = n, last = n;
 	bool have_text = false;
 	char line[1024];
 	FILE *f;
-	int ret = 0;
+	int err = 0;
 
-	memset(st, 0, sizeof(*st));
+	for (size_t i = 0; i < n; i++) {
+		memset(&tabs[i], 0, sizeof(tabs[i]));
+		status[i] = -ENOMEM;
+	}
+	if (!t)
+		return;
 	f = fopen(path, "re");
-	if (!f)
-		return -errno;
+	if (!f) {
+		err = -errno;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		t[i].module = modules[i];
+		t[i].module_len = modules[i] ? strlen(modules[i]) : 0;
+		t[i].sv.use_blocks = true;
+		t[i].base = UINT64_MAX;
+		if (!modules[i] && kernel == n)
+			kernel = i;
+	}
 	/* the kernel fills one read with as many lines as fit */
 	setvbuf(f, NULL, _IOFBF, 256 * 1024);
 	while (fgets(line, sizeof(line), f)) {
 		struct ksym_line l;
+		size_t i;
 
 		if (!parse_kallsyms_line(line, &l))
 			continue;
-		if (!module && !l.mod) {
+		if (!l.mod) {
 			if ((l.name_len == 5 && !memcmp(l.name, "_text", 5)) ||
 			    (!have_text && l.name_len == 6 && !memcmp(l.name, "_stext", 6))) {
 				text = l.addr;
@@ -451,53 +511,47 @@ int pp_symtab_load_kallsyms(struct pp_symtab *st, const char *path,
 		}
 		if (l.type != 't' && l.type != 'T' && l.type != 'w' && l.type != 'W')
 			continue;
-		if (module ? !l.mod || l.mod_len != module_len ||
-			     memcmp(l.mod, module, module_len) : l.mod != NULL)
-			continue;
-		if (module && l.addr < base)
-			base = l.addr;
-		ret = sym_vec_add_len(&sv, l.addr, 0, l.name, l.name_len,
-				      l.type == 'T' ? 0 : 1);
-		if (ret)
-			goto err_file;
-	}
-	fclose(f);
-	if (!module)
-		base = text;
-	if ((!module && !have_text) || (module && !sv.n)) {
-		sym_vec_free(&sv);
-		return -ENODATA;
-	}
-	/* relative addresses; the kernel's symbols before _text are dropped */
-	{
-		size_t k = 0;
-
-		for (size_t i = 0; i < sv.n; i++) {
-			if (sv.v[i].s.start < base) {
-				sym_vec_drop_name(&sv, i);
-				continue;
+		if (!l.mod) {
+			i = kernel;
+		} else {
+			/* a module's lines come together: try the last one first */
+			i = last;
+			if (i == n || !t[i].module || t[i].module_len != l.mod_len ||
+			    memcmp(t[i].module, l.mod, l.mod_len)) {
+				for (i = 0; i < n; i++)
+					if (t[i].module && t[i].module_len == l.mod_len &&
+					    !memcmp(t[i].module, l.mod, l.mod_len))
+						break;
 			}
-			sv.v[i].s.start -= base;
-			sv.v[k++] = sv.v[i];
+			last = i;
 		}
-		sv.n = k;
+		if (i == n || t[i].status)
+			continue;
+		if (t[i].module && l.addr < t[i].base)
+			t[i].base = l.addr;
+		t[i].status = sym_vec_add_len(&t[i].sv, l.addr, 0, l.name,
+					      l.name_len, l.type == 'T' ? 0 : 1);
 	}
-	if (module) {
-		/* a module's extent is not in kallsyms: give its last symbol
-		 * up to a page */
-		uint64_t last = 0;
-
-		for (size_t i = 0; i < sv.n; i++)
-			if (sv.v[i].s.start > last)
-				last = sv.v[i].s.start;
-		return symtab_finish(st, &sv, last + 4096);
-	}
-	return symtab_finish(st, &sv, etext > base ? etext - base : 0);
-
-err_file:
 	fclose(f);
-	sym_vec_free(&sv);
-	return ret;
+out:
+	for (size_t i = 0; i < n; i++) {
+		if (err) {
+			status[i] = err;
+			sym_vec_free(&t[i].sv);
+			continue;
+		}
+		status[i] = ksym_finish(&t[i], &tabs[i], have_text, text, etext);
+	}
+	free(t);
+}
+
+int pp_symtab_load_kallsyms(struct pp_symtab *st, const char *path,
+			    const char *module)
+{
+	int status;
+
+	pp_symtab_load_kallsyms_set(path, 1, &module, st, &status);
+	return status;
 }
 
 int pp_symtab_load_perfmap(struct pp_symtab *st, const char *path,
