@@ -269,10 +269,12 @@ char *op_sfname_build(const struct op_sfname *n)
 		errno = EINVAL;
 		return NULL;
 	}
-	ret = add_image(&b, &n->image, true);
+	/* the application first, the image the samples fell in after {dep},
+	 * as OProfile's daemon names them */
+	ret = add_image(&b, &n->dep, true);
 	if (!ret) {
 		sb_add(&b, "/{dep}");
-		ret = add_image(&b, &n->dep, false);
+		ret = add_image(&b, &n->image, false);
 	}
 	if (ret) {
 		free(b.s);
@@ -583,14 +585,14 @@ int op_sfname_parse(const char *rel, struct op_sfname *n)
 	ret = -EINVAL;
 	if (c.nr < 5)
 		goto err_comps;
-	ret = parse_image(&c, &i, true, &n->image);
+	ret = parse_image(&c, &i, true, &n->dep);
 	if (ret)
 		goto err_release;
 	i++;	/* {dep} */
 	ret = -EINVAL;
 	if (i >= c.nr)
 		goto err_release;
-	ret = parse_image(&c, &i, false, &n->dep);
+	ret = parse_image(&c, &i, false, &n->image);
 	if (ret)
 		goto err_release;
 	ret = parse_event(c.v[c.nr - 1], n);

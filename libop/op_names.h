@@ -2,13 +2,17 @@
  * event, separation key) into a path under samples/current/ and back. The
  * daemon builds names with it, opreport parses them with it.
  *
- *   {root}/PATH/{dep}/{root}/DEPPATH/EVENT.COUNT.UNITMASK.TGID.TID.CPU
- *   {kern}/NAME/{dep}/{kern}/NAME/...          kernel image or module
- *   {anon:NAME}/TGID.0xSTART.0xEND/{dep}/...   anonymous region of a process
+ *   {root}/APP/{dep}/{root}/IMAGE/EVENT.COUNT.UNITMASK.TGID.TID.CPU
+ *   .../{dep}/{kern}/NAME/...                  kernel image or module
+ *   .../{dep}/{anon:NAME}/TGID.0xSTART.0xEND/...  anonymous region of a process
  *
  * "image" is where the samples fell; "dep" is the application they were
  * separated under (--separate=lib,kernel); without separation dep equals
- * image. TGID, TID and CPU are "all" when --separate does not split on them.
+ * image. The application comes first, the image after {dep}: the order
+ * OProfile's daemon writes (and its opreport reads), so that a library's
+ * samples separated under an application are read as that library's by
+ * either tool. TGID, TID and CPU are "all" when --separate does not split
+ * on them.
  *
  * Safety: a path that cannot be written as plain components (empty, ".",
  * "..", a component starting with '{', containing '%' or a control char, or

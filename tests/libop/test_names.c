@@ -97,16 +97,16 @@ static const struct {
 	  "{root}/usr/bin/foo/{dep}/{root}/usr/bin/foo/TIMER.100000.0.all.all.all" },
 	{ { FILE_IMG("/lib/x86_64-linux-gnu/libc.so.6"), FILE_IMG("/usr/bin/foo"),
 	    S("CPU_CLK_UNHALTED"), 100000, 0, 123, 124, 1 },
-	  "{root}/lib/x86_64-linux-gnu/libc.so.6/{dep}/{root}/usr/bin/foo/"
+	  "{root}/usr/bin/foo/{dep}/{root}/lib/x86_64-linux-gnu/libc.so.6/"
 	  "CPU_CLK_UNHALTED.100000.0.123.124.1" },
 	{ { KERN_IMG("/proc/kallsyms"), KERN_IMG("/proc/kallsyms"), S("TIMER"), 1000000, 0,
 	    OP_SF_ALL, OP_SF_ALL, 0 },
 	  "{kern}/%-/proc/kallsyms/{dep}/{kern}/%-/proc/kallsyms/TIMER.1000000.0.all.all.0" },
 	{ { KERN_IMG("ext4"), FILE_IMG("/usr/bin/dd"), S("TIMER"), 1, 255, 0, 0, 3 },
-	  "{kern}/ext4/{dep}/{root}/usr/bin/dd/TIMER.1.255.0.0.3" },
+	  "{root}/usr/bin/dd/{dep}/{kern}/ext4/TIMER.1.255.0.0.3" },
 	{ { ANON_IMG("anon", 42, 0x7f0000000000ull, 0x7f0000021000ull),
 	    FILE_IMG("/usr/bin/java"), S("TIMER"), 100000, 0, OP_SF_ALL, OP_SF_ALL, OP_SF_ALL },
-	  "{anon:anon}/42.0x7f0000000000.0x7f0000021000/{dep}/{root}/usr/bin/java/"
+	  "{root}/usr/bin/java/{dep}/{anon:anon}/42.0x7f0000000000.0x7f0000021000/"
 	  "TIMER.100000.0.all.all.all" },
 	{ { ANON_IMG("[vdso]", 7, 0x7ffd000, 0x7ffe000), ANON_IMG("[vdso]", 7, 0x7ffd000, 0x7ffe000),
 	    S("TIMER"), 100000, 0, 7, 8, OP_SF_ALL },
@@ -114,15 +114,15 @@ static const struct {
 	  "TIMER.100000.0.7.8.all" },
 	/* hostile, with the exact escaping */
 	{ { FILE_IMG("/a b/c\nd"), FILE_IMG("/{dep}/{root}"), S("TIMER"), 1, 0, -1, -1, -1 },
-	  "{root}/a b/c%0Ad/{dep}/{root}/%7Bdep}/%7Broot}/TIMER.1.0.all.all.all" },
+	  "{root}/%7Bdep}/%7Broot}/{dep}/{root}/a b/c%0Ad/TIMER.1.0.all.all.all" },
 	{ { FILE_IMG("/a/../../etc/./passwd"), FILE_IMG("/x//y/"), S("TIMER"), 1, 0, -1, -1, -1 },
-	  "{root}/a/%2E%2E/%2E%2E/etc/%2E/passwd/{dep}/{root}/x/%-/y/%-/TIMER.1.0.all.all.all" },
+	  "{root}/x/%-/y/%-/{dep}/{root}/a/%2E%2E/%2E%2E/etc/%2E/passwd/TIMER.1.0.all.all.all" },
 	{ { FILE_IMG("/"), FILE_IMG("/100%/%2E"), S("ev.with/dots%"), 1, 0, -1, -1, -1 },
-	  "{root}/%-/{dep}/{root}/100%25/%252E/ev%2Ewith%2Fdots%25.1.0.all.all.all" },
+	  "{root}/100%25/%252E/{dep}/{root}/%-/ev%2Ewith%2Fdots%25.1.0.all.all.all" },
 	{ { ANON_IMG("a}b/c{", 0, 0, 0), FILE_IMG("/.../..."), S("{TIMER}"), 0, 0, -1, -1, -1 },
-	  "{anon:a%7Db%2Fc{}/0.0x0.0x0/{dep}/{root}/.../.../%7BTIMER}.0.0.all.all.all" },
+	  "{root}/.../.../{dep}/{anon:a%7Db%2Fc{}/0.0x0.0x0/%7BTIMER}.0.0.all.all.all" },
 	{ { ANON_IMG("", 1, 1, 2), KERN_IMG(""), S("T"), 0, 0, -1, -1, -1 },
-	  "{anon:}/1.0x1.0x2/{dep}/{kern}/%-/T.0.0.all.all.all" },
+	  "{kern}/%-/{dep}/{anon:}/1.0x1.0x2/T.0.0.all.all.all" },
 };
 
 static void test_table(void **state)
