@@ -33,5 +33,8 @@ make -C build-tsan/tests check-tsan || status=1
 echo "== fuzz (${FUZZ_SECONDS:-20} s per target)"
 make -C build-asan fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-20}" || status=1
 
+echo "== test-suite summaries"
+summary build-asan
+summary build-tsan
 [ $status -eq 0 ] && echo "check.sh: all passed" || echo "check.sh: FAILED"
 exit $status

@@ -3,10 +3,12 @@
 # Used by ./demo.sh and ./check.sh; safe to run again.
 set -euo pipefail
 
+# procps: pgrep, which the tests use to find the daemon
 pkgs=(gcc make autoconf automake libtool pkg-config binutils elfutils
       libpfm4-dev libdw-dev libelf-dev libpopt-dev libcmocka-dev
-      clang libclang-rt-dev)
-[ "${1:-}" = --bench ] && pkgs+=(linux-perf)
+      clang libclang-rt-dev procps)
+# bench: perf to measure against, bc for the report benchmark's arithmetic
+[ "${1:-}" = --bench ] && pkgs+=(linux-perf bc)
 
 missing=()
 for p in "${pkgs[@]}"; do
