@@ -724,10 +724,20 @@ struct sum_ctx {
 	bool reverse;
 };
 
-static int cmp_counts(uint64_t a, uint64_t b, const char *na, const char *nb,
-		      bool reverse)
+/* Descending by samples as OProfile orders rows: by the first column's
+ * count (cpu:0 in a per-CPU report), then by the sum of all columns. */
+static int cmp_weight(uint64_t first_a, uint64_t sum_a, uint64_t first_b,
+		      uint64_t sum_b)
 {
-	int c = (a < b) - (a > b);	/* descending */
+	int c = (first_a < first_b) - (first_a > first_b);
+
+	return c ? c : (sum_a < sum_b) - (sum_a > sum_b);
+}
+
+static int cmp_counts(uint64_t first_a, uint64_t sum_a, uint64_t first_b,
+		      uint64_t sum_b, const char *na, const char *nb, bool reverse)
+{
+	int c = cmp_weight(first_a, sum_a, first_b, sum_b);
 
 	if (!c)
 		c = strcmp(na, nb);
@@ -752,8 +762,8 @@ static int img_cmp(const void *a, const void *b, void *vctx)
 
 	if (c)
 		return c;	/* grouped by app first; apps sorted later */
-	return cmp_counts(image_sum(&ctx->p->images[x], nc),
-			  image_sum(&ctx->p->images[y], nc),
+	return cmp_counts(ctx->p->images[x].total[0], image_sum(&ctx->p->images[x], nc),
+			  ctx->p->images[y].total[0], image_sum(&ctx->p->images[y], nc),
 			  ctx->v->img_long[x], ctx->v->img_long[y], ctx->reverse);
 }
 
@@ -807,7 +817,7 @@ static bool below_threshold(const uint64_t *counts, const uint64_t *totals,
 static int app_cmp(const struct app_row *x, const struct app_row *y,
 		   bool reverse)
 {
-	return cmp_counts(x->sum, y->sum, "", "", reverse);
+	return cmp_counts(x->total[0], x->sum, y->total[0], y->sum, "", "", reverse);
 }
 
 static int print_summary(FILE *out, const struct pp_profile *p,
@@ -906,7 +916,7 @@ static int entry_cmp(const void *a, const void *b, void *vctx)
 	for (size_t k = 0; k < nk && !c; k++) {
 		switch (keys[k]) {
 		case PP_SORT_SAMPLE:
-			c = (x->sum < y->sum) - (x->sum > y->sum);
+			c = cmp_weight(x->counts[0], x->sum, y->counts[0], y->sum);
 			break;
 		case PP_SORT_VMA:
 			c = (x->vma > y->vma) - (x->vma < y->vma);
