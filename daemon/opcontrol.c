@@ -1127,8 +1127,9 @@ static int opc_status(struct opc *c)
 	printf("Samples in current: %llu\n", opc_read_stat(c, "total_samples"));
 	{
 		static const char *const losses[] = {
-			"event_lost_overflow", "lost_no_mapping", "lost_samplefile",
-			"lost_records_by_kernel", "bad_escape",
+			"event_lost_overflow", "lost_no_task", "lost_no_mapping",
+			"lost_samplefile", "lost_records_by_kernel", "bad_escape",
+			"dropped_upstream",
 		};
 
 		for (size_t i = 0; i < sizeof(losses) / sizeof(losses[0]); i++) {

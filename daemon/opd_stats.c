@@ -22,6 +22,7 @@ static const char *const counter_names[OPD_NR_COUNTERS] = {
 	[OPD_SAMPLES_WRITTEN] = "samples_written",
 	[OPD_LOST_FILTERED] = "filtered_by_image",
 	[OPD_DROPPED_UPSTREAM] = "dropped_upstream",
+	[OPD_LOST_NO_TASK] = "lost_no_task",
 };
 
 const char *opd_counter_name(enum opd_counter_id id)

@@ -16,13 +16,14 @@ enum opd_counter_id {
 	OPD_KERNEL_SAMPLES,
 	OPD_ANON_SAMPLES,
 	OPD_EVENT_LOST_OVERFLOW,	/* event-buffer overflow (kmod) */
-	OPD_LOST_NO_MAPPING,		/* kmod's and the daemon's */
+	OPD_LOST_NO_MAPPING,		/* unknown image, kernel pc outside text and modules */
 	OPD_LOST_SAMPLEFILE,
 	OPD_LOST_RECORDS_BY_KERNEL,	/* PERF_RECORD_LOST */
 	OPD_BAD_ESCAPE,			/* bad stream sequences */
 	OPD_SAMPLES_WRITTEN,		/* counts that reached a file */
 	OPD_LOST_FILTERED,		/* outside --image (not a loss: asked for) */
 	OPD_DROPPED_UPSTREAM,		/* DROPPED sequences in the stream */
+	OPD_LOST_NO_TASK,		/* user sample of a process kmod never knew */
 	OPD_NR_COUNTERS
 };
 

@@ -554,7 +554,7 @@ static void gather_stats(struct opd_daemon *d, struct opd_stats *st)
 	st->v[OPD_DROPPED_UPSTREAM] = d->dec->nr_dropped;
 	if (have_ks) {
 		st->v[OPD_EVENT_LOST_OVERFLOW] = ks.nr_lost_evbuf;
-		st->v[OPD_LOST_NO_MAPPING] += ks.nr_lost_no_mapping;
+		st->v[OPD_LOST_NO_TASK] = ks.nr_lost_no_task;
 		st->v[OPD_LOST_RECORDS_BY_KERNEL] = ks.nr_lost_ring;
 		nr_cpus = ks.nr_cpus;
 		if (ks.throttled) {

@@ -63,7 +63,7 @@ struct kop_stats {
 	uint64_t nr_anon_samples;	/* user samples in no file mapping (kept, anonymous image) */
 	uint64_t nr_lost_ring;		/* PERF_RECORD_LOST, all CPUs */
 	uint64_t nr_lost_evbuf;		/* event-buffer overflow */
-	uint64_t nr_lost_no_mapping;	/* user sample whose task is unknown */
+	uint64_t nr_lost_no_task;	/* user sample of a process gone before we knew its mappings */
 	uint64_t nr_bad_records;	/* unknown or malformed ring records */
 	uint64_t nr_module_loads;	/* MODULE_LOADED emitted */
 	unsigned int nr_cpus;

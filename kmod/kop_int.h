@@ -299,7 +299,7 @@ struct kop_cpu_out {
 struct kop_counts {
 	uint64_t nr_samples, nr_kernel_samples, nr_user_samples,
 		 nr_anon_samples, nr_lost_ring, nr_lost_evbuf,
-		 nr_lost_no_mapping, nr_bad_records, nr_module_loads;
+		 nr_lost_no_task, nr_bad_records, nr_module_loads;
 	bool throttled;
 };
 

@@ -485,7 +485,7 @@ int kop_stats_get(struct kop_session *s, struct kop_stats *st)
 	st->nr_anon_samples = s->pub.nr_anon_samples;
 	st->nr_lost_ring = s->pub.nr_lost_ring;
 	st->nr_lost_evbuf = s->pub.nr_lost_evbuf;
-	st->nr_lost_no_mapping = s->pub.nr_lost_no_mapping;
+	st->nr_lost_no_task = s->pub.nr_lost_no_task;
 	st->nr_bad_records = s->pub.nr_bad_records;
 	st->nr_module_loads = s->pub.nr_module_loads;
 	st->throttled = s->pub.throttled;

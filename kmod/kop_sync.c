@@ -53,7 +53,7 @@
 enum {
 	LOG_BAD_RECORD = 1 << 0,
 	LOG_UNKNOWN_TYPE = 1 << 1,
-	LOG_NO_MAPPING = 1 << 2,
+	LOG_NO_TASK = 1 << 2,
 	LOG_EVBUF_FULL = 1 << 3,
 	LOG_NOMEM = 1 << 4,
 	LOG_RING_LOST = 1 << 5,
@@ -237,10 +237,10 @@ static void do_sample(struct kop_session *s, const struct kop_ring *r,
 			e.anon = 1;
 		}
 		if (e.cookie == OP_NO_COOKIE) {
-			s->counts.nr_lost_no_mapping++;
-			if (log_once(s, LOG_NO_MAPPING))
+			s->counts.nr_lost_no_task++;
+			if (log_once(s, LOG_NO_TASK))
 				op_log(&s->cfg.log, OP_LOG_INFO,
-				       "kmod: user sample of unknown process %d, counted in nr_lost_no_mapping",
+				       "kmod: user sample of unknown process %d, counted in nr_lost_no_task",
 				       (int)tgid);
 			return;
 		}

@@ -622,6 +622,7 @@ static void print_loss_block(FILE *out, const struct pp_profile *p)
 		{ "event_lost_overflow", true },
 		{ "lost_records_by_kernel", true },
 		{ "dropped_upstream", true },
+		{ "lost_no_task", false },
 		{ "lost_no_mapping", false },
 		{ "lost_samplefile", false },
 		{ "bad_escape", false },

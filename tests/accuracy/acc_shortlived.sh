@@ -33,7 +33,7 @@ user=$(awk -v re="$ACC_KERNEL_RE" '
 	END { print n + 0 }' "$E2E_TMP/summary")
 burn=$(awk '$1 ~ /^[0-9]+$/ && $3 == "forker" && $4 == "child_burn" { n += $1 } END { print n + 0 }' "$E2E_TMP/symbols")
 calib=$(awk '$1 ~ /^[0-9]+$/ && $3 == "forker" && $4 == "calib_burn" { n += $1 } END { print n + 0 }' "$E2E_TMP/symbols")
-nomap=$(stats_value lost_no_mapping)
+nomap=$(( $(stats_value lost_no_mapping) + $(stats_value lost_no_task) ))
 read -r cu cs < <(awk '{ for (i = 1; i < NF; i++) {
 	if ($i == "children_user_s") u = $(i + 1); if ($i == "children_sys_s") s = $(i + 1) } }
 	END { print u, s }' "$E2E_TMP/forker.out")
@@ -41,7 +41,7 @@ want=$(awk -v u="$cu" -v s="$cs" -v p="$ACC_PERIOD" 'BEGIN { printf "%d", (u + s
 
 check "$burn >= 10000" "child_burn: $burn samples (>= 10000)"
 check "$burn >= 0.95 * ($user - $calib + $nomap)" \
-	"child_burn $burn of $user user-mode samples (less $calib calib_burn) + $nomap lost_no_mapping"
+	"child_burn $burn of $user user-mode samples (less $calib calib_burn) + $nomap lost_no_mapping and lost_no_task"
 check "$total >= 0.9 * $want" "forker: $total samples, children's CPU time stands for $want"
 
 # the loss counters in the header

@@ -159,11 +159,11 @@ static int bench(int nr_maps, const char *what)
 	kop_session_stop(&*r.s);
 	kop_stats_get(r.s, &st);
 	if (st.nr_samples != (uint64_t)BATCH * ROUNDS || st.nr_lost_evbuf ||
-	    st.nr_lost_no_mapping || st.nr_anon_samples) {
+	    st.nr_lost_no_task || st.nr_anon_samples) {
 		fprintf(stderr, "bench_kmod: %s: samples %llu lost_evbuf %llu no_mapping %llu anon %llu\n",
 			what, (unsigned long long)st.nr_samples,
 			(unsigned long long)st.nr_lost_evbuf,
-			(unsigned long long)st.nr_lost_no_mapping,
+			(unsigned long long)st.nr_lost_no_task,
 			(unsigned long long)st.nr_anon_samples);
 		return -1;
 	}

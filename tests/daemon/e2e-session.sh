@@ -46,7 +46,7 @@ echo "$line" | grep -q '\.all\.all\.all$' || fail "unseparated file not named .a
 grep -q '{kern}' "$E2E_TMP/files" || fail "no kernel sample file"
 total=$(cat "$CUR/stats/total_samples")
 [ "$total" -ge "$count" ] || fail "stats total_samples $total < $count"
-for f in event_lost_overflow lost_no_mapping lost_samplefile lost_records_by_kernel bad_escape \
+for f in event_lost_overflow lost_no_task lost_no_mapping lost_samplefile lost_records_by_kernel bad_escape \
 	 anon_samples kernel_samples cpu0/sample_received cpu0/sample_lost_overflow; do
 	[ -f "$CUR/stats/$f" ] || fail "missing stats/$f"
 done

@@ -97,7 +97,7 @@ static const struct kcase cases[] = {
 			{ W_MMAP, 0, 100, 100, 0, 10, 0x400000, 0x1000, 0, 11, "/bin/a" },
 		},
 		.expect = { CPU(1), CTX(100, 1, 100), USER, COOKIE(1), 0x10, 0, END },
-		.want = { .nr_samples = 1, .nr_user_samples = 1, .nr_lost_no_mapping = 1 },
+		.want = { .nr_samples = 1, .nr_user_samples = 1, .nr_lost_no_task = 1 },
 		.cookies = { { 1, KOP_IMAGE_FILE, "/bin/a" } },
 	},
 	{
@@ -156,7 +156,7 @@ static const struct kcase cases[] = {
 			{ W_SAMPLE, 0, 300, 300, 0, 25, 0x400040 },
 		},
 		.expect = { CPU(0), CTX(300, 1, 300), USER, COOKIE(1), 0x40, 0, END },
-		.want = { .nr_samples = 1, .nr_user_samples = 1, .nr_lost_no_mapping = 1 },
+		.want = { .nr_samples = 1, .nr_user_samples = 1, .nr_lost_no_task = 1 },
 	},
 	{
 		.name = "address reuse after munmap+mmap attributes to the new file",
@@ -533,7 +533,7 @@ static void run_case(void **state)
 	assert_int_equal(st.nr_anon_samples, c->want.nr_anon_samples);
 	assert_int_equal(st.nr_lost_ring, c->want.nr_lost_ring);
 	assert_int_equal(st.nr_lost_evbuf, c->want.nr_lost_evbuf);
-	assert_int_equal(st.nr_lost_no_mapping, c->want.nr_lost_no_mapping);
+	assert_int_equal(st.nr_lost_no_task, c->want.nr_lost_no_task);
 	assert_int_equal(st.nr_bad_records, c->want.nr_bad_records);
 	assert_int_equal(st.nr_module_loads, c->want.nr_module_loads);
 	assert_int_equal(st.throttled, c->want.throttled);

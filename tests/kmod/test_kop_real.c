@@ -269,7 +269,7 @@ int main(void)
 	       t.nr_child_app, waited, (unsigned long long)st.nr_samples,
 	       (unsigned long long)st.nr_lost_ring,
 	       (unsigned long long)st.nr_lost_evbuf,
-	       (unsigned long long)st.nr_lost_no_mapping,
+	       (unsigned long long)st.nr_lost_no_task,
 	       (unsigned long long)st.nr_bad_records);
 	err = 0;
 	if (waited >= 5) {

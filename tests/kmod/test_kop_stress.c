@@ -157,7 +157,7 @@ static void test_stress(void **state)
 	assert_int_equal(rd.bad, 0);
 	assert_int_equal(rd.nr_samples, st.nr_samples);
 	assert_int_equal(rd.nr_samples + st.nr_lost_ring + st.nr_lost_evbuf, written);
-	assert_int_equal(st.nr_lost_no_mapping, 0);
+	assert_int_equal(st.nr_lost_no_task, 0);
 	assert_int_equal(st.nr_bad_records, 0);
 	/* DROPPED in the stream carries the ring losses that reached it */
 	assert_true(rd.nr_dropped <= st.nr_lost_ring);
