@@ -205,7 +205,8 @@ static int load_tab(struct img_tab *t, const struct pp_image *im,
 		return t->status;
 	}
 	case OP_IMG_KERN:
-		/* from kallsyms: loaded by load_kallsyms_tabs() */
+		/* only the kernel with --vmlinux comes here: kallsyms tables
+		 * are loaded together by load_tabs() */
 		t->status = pp_symtab_load_elf(&t->st, o->vmlinux, o->debug_dirs, lg);
 		if (!t->status && t->st.nr_segs) {
 			/* kernel offsets are relative to the text start */
@@ -536,6 +537,7 @@ struct pp_symview *pp_symview_build(const struct pp_profile *p,
 		free(path);
 	}
 	free(tab_image);
+	tab_image = NULL;
 	for (size_t i = 0; i < n; i++)
 		if (build_image(v, p, i, o))
 			goto err_view;

@@ -512,22 +512,28 @@ void pp_symtab_load_kallsyms_set(const char *path, size_t n,
 		if (l.type != 't' && l.type != 'T' && l.type != 'w' && l.type != 'W')
 			continue;
 		if (!l.mod) {
-			i = kernel;
-		} else {
-			/* a module's lines come together: try the last one first */
-			i = last;
-			if (i == n || !t[i].module || t[i].module_len != l.mod_len ||
-			    memcmp(t[i].module, l.mod, l.mod_len)) {
-				for (i = 0; i < n; i++)
-					if (t[i].module && t[i].module_len == l.mod_len &&
-					    !memcmp(t[i].module, l.mod, l.mod_len))
-						break;
-			}
-			last = i;
+			/* every kernel target (a differential report may name the
+			 * kernel twice: "vmlinux" and "/proc/kallsyms") */
+			for (i = kernel; i < n; i++)
+				if (!t[i].module && !t[i].status)
+					t[i].status = sym_vec_add_len(&t[i].sv, l.addr, 0,
+								      l.name, l.name_len,
+								      l.type == 'T' ? 0 : 1);
+			continue;
 		}
+		/* a module's lines come together: try the last one first */
+		i = last;
+		if (i == n || !t[i].module || t[i].module_len != l.mod_len ||
+		    memcmp(t[i].module, l.mod, l.mod_len)) {
+			for (i = 0; i < n; i++)
+				if (t[i].module && t[i].module_len == l.mod_len &&
+				    !memcmp(t[i].module, l.mod, l.mod_len))
+					break;
+		}
+		last = i;
 		if (i == n || t[i].status)
 			continue;
-		if (t[i].module && l.addr < t[i].base)
+		if (l.addr < t[i].base)
 			t[i].base = l.addr;
 		t[i].status = sym_vec_add_len(&t[i].sv, l.addr, 0, l.name,
 					      l.name_len, l.type == 'T' ? 0 : 1);

@@ -708,6 +708,24 @@ static void test_sym_kallsyms_hostile(void **state)
 	assert_int_equal(st.nr_syms, 1);
 	assert_string_equal(st.syms[0].name, "spaced");
 	pp_symtab_release(&st);
+	{
+		/* one read for several images: the kernel named twice, a
+		 * module, a module that is not there */
+		const char *mods[] = { NULL, "mod", NULL, "absent" };
+		struct pp_symtab tabs[4];
+		int status[4];
+
+		pp_symtab_load_kallsyms_set(f, 4, mods, tabs, status);
+		assert_int_equal(status[0], 0);
+		assert_int_equal(status[1], 0);
+		assert_int_equal(status[2], 0);
+		assert_int_equal(status[3], -ENODATA);
+		assert_int_equal(tabs[0].nr_syms, tabs[2].nr_syms);
+		assert_string_equal(pp_symtab_lookup(&tabs[2], 0x3010)->name, "late_fn");
+		assert_string_equal(tabs[1].syms[0].name, "spaced");
+		for (int i = 0; i < 3; i++)
+			pp_symtab_release(&tabs[i]);
+	}
 	tu_rm_rf(dir);
 	free(f);
 	free(dir);
