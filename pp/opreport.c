@@ -231,7 +231,7 @@ int main(int argc, const char **argv)
 		{ "exclude-symbols", 'e', POPT_ARG_STRING, &cl.exclude_symbols, 0,
 		  "leave out these symbols", "NAME,..." },
 		{ "demangle", 'D', POPT_ARG_STRING | POPT_ARGFLAG_OPTIONAL, &cl.demangle, 0,
-		  "C++ names: none or normal (default normal when given)", "none|normal|smart" },
+		  "C++ names: none, or normal (the default; smart is normal)", "none|normal|smart" },
 		{ "image-path", 'p', POPT_ARG_STRING, &cl.image_path, 0,
 		  "directories to look for binaries in", "DIR,..." },
 		{ "root", 'R', POPT_ARG_STRING, &cl.root, 0, "prefix of binary paths", "DIR" },
@@ -330,6 +330,7 @@ int main(int argc, const char **argv)
 		o.debug_dirs = root_debug;
 	}
 	o.jit_dir = cl.jit_dir;
+	o.demangle = true;	/* OProfile's default: --demangle=normal */
 	if (cl.demangle) {
 		if (!strcmp(cl.demangle, "none")) {
 			o.demangle = false;
@@ -341,12 +342,6 @@ int main(int argc, const char **argv)
 			status = EXIT_USAGE;
 			goto out_popt;
 		}
-	} else {
-		/* --demangle given without a value leaves cl.demangle NULL in
-		 * some popt versions: look for it by hand */
-		for (int i = 1; i < argc; i++)
-			if (!strcmp(argv[i], "--demangle") || !strcmp(argv[i], "-D"))
-				o.demangle = true;
 	}
 	if (cl.sort && parse_sort(cl.sort, &o)) {
 		status = EXIT_USAGE;

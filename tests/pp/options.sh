@@ -37,7 +37,7 @@ EOF
 printf '7f0000001000 20 jitted_a\n7f0000001020 10 jitted_b\n' >"$E2E_TMP/perf-4242.map"
 
 ARGS="-l"; run -l
-has "_ZN2ns5scaleEi"
+has "ns::scale(int)"
 ARGS="-l --demangle"; run -l --demangle
 has "ns::scale(int)"
 ARGS="-l --demangle=none"; run -l --demangle=none
@@ -59,7 +59,7 @@ ARGS="-l -e"; run -l -e func_b30
 lacks "func_b30"; has "func_a50"
 ARGS="-l -t 10"; run -l -t 10
 has "func_a50"; has "func_b30"; lacks "scale"; lacks "schedule"
-ARGS="-l -s symbol"; run -l -n -s symbol
+ARGS="-l -s symbol"; run -l -n -s symbol --demangle=none
 [ "$(line 2 | awk '{print $NF}')" = _ZN2ns5scaleEi ] || fail "-s symbol: $(line 2)"
 [ "$(line 3 | awk '{print $NF}')" = func_a50 ] || fail "-s symbol: $(line 3)"
 ARGS="-l -r"; run -l -n -r
