@@ -427,6 +427,18 @@ struct ksym_target {
 	int status;
 };
 
+/* Add one line's symbol to t (a global T wins over local aliases); a
+ * module's base is its lowest symbol. */
+static void ksym_add(struct ksym_target *t, const struct ksym_line *l)
+{
+	if (t->status)
+		return;
+	if (t->module && l->addr < t->base)
+		t->base = l->addr;
+	t->status = sym_vec_add_len(&t->sv, l->addr, 0, l->name, l->name_len,
+				    l->type == 'T' ? 0 : 1);
+}
+
 /* Make t's table: addresses relative to base, the kernel's symbols before
  * _text dropped, the last symbol extended to limit. */
 static int ksym_finish(struct ksym_target *t, struct pp_symtab *st,
@@ -515,10 +527,8 @@ void pp_symtab_load_kallsyms_set(const char *path, size_t n,
 			/* every kernel target (a differential report may name the
 			 * kernel twice: "vmlinux" and "/proc/kallsyms") */
 			for (i = kernel; i < n; i++)
-				if (!t[i].module && !t[i].status)
-					t[i].status = sym_vec_add_len(&t[i].sv, l.addr, 0,
-								      l.name, l.name_len,
-								      l.type == 'T' ? 0 : 1);
+				if (!t[i].module)
+					ksym_add(&t[i], &l);
 			continue;
 		}
 		/* a module's lines come together: try the last one first */
@@ -531,12 +541,8 @@ void pp_symtab_load_kallsyms_set(const char *path, size_t n,
 					break;
 		}
 		last = i;
-		if (i == n || t[i].status)
-			continue;
-		if (l.addr < t[i].base)
-			t[i].base = l.addr;
-		t[i].status = sym_vec_add_len(&t[i].sv, l.addr, 0, l.name,
-					      l.name_len, l.type == 'T' ? 0 : 1);
+		if (i < n)
+			ksym_add(&t[i], &l);
 	}
 	fclose(f);
 out:
