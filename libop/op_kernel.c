@@ -35,6 +35,51 @@ static void skip_long_line(FILE *f, const char *line)
 		;
 }
 
+bool op_kallsyms_parse_line(const char *p, struct op_ksym_line *l)
+{
+	uint64_t a = 0;
+	int digits = 0;
+
+	for (;; p++, digits++) {
+		unsigned int c = (unsigned char)*p, v;
+
+		if (c >= '0' && c <= '9')
+			v = c - '0';
+		else if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
+			v = (c | 0x20) - 'a' + 10;
+		else
+			break;
+		if (digits == 16)
+			return false;
+		a = a << 4 | v;
+	}
+	if (!digits || p[0] != ' ' || !p[1] || p[1] == ' ' || p[2] != ' ')
+		return false;
+	l->addr = a;
+	l->type = p[1];
+	l->name = p + 3;
+	l->name_len = strcspn(l->name, " \t\n");
+	if (!l->name_len)
+		return false;
+	p = l->name + l->name_len;
+	p += strspn(p, " \t");
+	l->mod = NULL;
+	l->mod_len = 0;
+	if (*p == '[') {
+		l->mod = p + 1;
+		l->mod_len = strcspn(l->mod, "]\n");
+		if (l->mod[l->mod_len] != ']' || !l->mod_len)
+			return false;
+	}
+	return true;
+}
+
+static bool ksym_named(const struct op_ksym_line *l, const char *name)
+{
+	return !l->mod && l->name_len == strlen(name) &&
+	       !memcmp(l->name, name, l->name_len);
+}
+
 static int read_kallsyms(struct op_kernel_map *km, const char *proc_root,
 			 const struct op_logger *lg)
 {
@@ -51,20 +96,19 @@ static int read_kallsyms(struct op_kernel_map *km, const char *proc_root,
 		return -err;
 	}
 	while (fgets(line, sizeof(line), f)) {
-		char type, name[256];
-		unsigned long long addr;
+		struct op_ksym_line l;
 
 		skip_long_line(f, line);
-		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3) {
+		if (!op_kallsyms_parse_line(line, &l)) {
 			nr_bad++;
 			continue;
 		}
-		if (!strcmp(name, "_text"))
-			text = addr;
-		else if (!strcmp(name, "_stext"))
-			stext = addr;
-		else if (!strcmp(name, "_etext"))
-			etext = addr;
+		if (ksym_named(&l, "_text"))
+			text = l.addr;
+		else if (ksym_named(&l, "_stext"))
+			stext = l.addr;
+		else if (ksym_named(&l, "_etext"))
+			etext = l.addr;
 	}
 	fclose(f);
 	if (nr_bad)

@@ -10,6 +10,7 @@
 #ifndef OP_KERNEL_H
 #define OP_KERNEL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -49,5 +50,30 @@ const struct op_kmodule *op_kernel_map_find_module(const struct op_kernel_map *k
 int op_kernel_map_in_text(const struct op_kernel_map *km, uint64_t pc);
 
 void op_kernel_map_release(struct op_kernel_map *km);
+
+/* One kallsyms line: "ADDR TYPE NAME[\t[MODULE]]". name and mod point into
+ * the line and are not terminated (their lengths are); mod is NULL for the
+ * kernel's own symbols. The file has 100k+ lines and the kernel makes it up
+ * on every read, so this is a hand parser with no allocation. False for a
+ * malformed line. */
+struct op_ksym_line {
+	uint64_t addr;
+	char type;
+	const char *name, *mod;
+	size_t name_len, mod_len;
+};
+
+bool op_kallsyms_parse_line(const char *line, struct op_ksym_line *l);
+
+/* The type of a line that ends the symbol before it without starting one.
+ * The kernel never writes it; a session's saved kernel symbols do, since
+ * they hold only the symbols that were sampled (see opd_ksyms.h). */
+#define OP_KSYM_END '-'
+
+/* True for the symbol types that name code: t, T, w, W. */
+static inline bool op_ksym_is_text(char type)
+{
+	return type == 't' || type == 'T' || type == 'w' || type == 'W';
+}
 
 #endif /* OP_KERNEL_H */

@@ -29,6 +29,7 @@
 #include "config.h"
 #include "op_names.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -37,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define OP_NAME_MAX 255		/* a file-name component */
 
@@ -647,4 +649,52 @@ char *op_img_display(const struct op_img *img, int long_name)
 	if (!out)
 		errno = ENOMEM;
 	return out;
+}
+
+int op_img_is_kernel(const struct op_img *img)
+{
+	return img->kind == OP_IMG_KERN &&
+	       (img->path[0] == '/' || !strcmp(img->path, "vmlinux") ||
+		!strcmp(img->path, "no-vmlinux"));
+}
+
+static int walk(const char *root, const char *rel, int depth,
+		op_sfname_walk_fn fn, void *ctx)
+{
+	char path[PATH_MAX * 2];
+	DIR *d;
+	struct dirent *de;
+	int ret = 0;
+
+	if (depth > 64)
+		return 0;
+	snprintf(path, sizeof(path), "%s%s%s", root, *rel ? "/" : "", rel);
+	d = opendir(path);
+	if (!d)
+		return depth ? 0 : -errno;
+	while (!ret && (de = readdir(d))) {
+		char sub[PATH_MAX * 2], full[PATH_MAX * 3];
+		struct stat st;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (!depth && !strcmp(de->d_name, "stats"))
+			continue;
+		snprintf(sub, sizeof(sub), "%s%s%s", rel, *rel ? "/" : "",
+			 de->d_name);
+		snprintf(full, sizeof(full), "%s/%s", root, sub);
+		if (lstat(full, &st))
+			continue;
+		if (S_ISDIR(st.st_mode))
+			ret = walk(root, sub, depth + 1, fn, ctx);
+		else if (S_ISREG(st.st_mode))
+			ret = fn(sub, full, ctx);
+	}
+	closedir(d);
+	return ret;
+}
+
+int op_sfname_walk(const char *dir, op_sfname_walk_fn fn, void *ctx)
+{
+	return walk(dir, "", 0, fn, ctx);
 }

@@ -64,6 +64,20 @@ int op_sfname_parse(const char *rel, struct op_sfname *n);
 
 void op_sfname_release(struct op_sfname *n);
 
+/* Call fn(rel, full, ctx) for every regular file under dir (a session's
+ * samples directory), depth first: rel relative to dir, full the whole
+ * path. The top-level stats/ directory is skipped and symbolic links are
+ * not followed (a sample tree holds none; following one could leave the
+ * session). A non-zero return from fn stops the walk and is returned.
+ * Returns 0, or -errno when dir itself cannot be opened. */
+typedef int (*op_sfname_walk_fn)(const char *rel, const char *full, void *ctx);
+int op_sfname_walk(const char *dir, op_sfname_walk_fn fn, void *ctx);
+
+/* True for the kernel itself among OP_IMG_KERN images: our sessions name it
+ * "/proc/kallsyms" or by its vmlinux path, OProfile's "vmlinux" or
+ * "no-vmlinux"; any other kernel image name is a module. */
+int op_img_is_kernel(const struct op_img *img);
+
 /* Short name of an image as opreport prints it without --long-filenames:
  * basename for files and kernel, "[vdso] (tgid:N range:0x..-0x..)" for
  * anonymous regions. Returns a malloc'd string or NULL with errno set. */

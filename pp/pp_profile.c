@@ -95,61 +95,30 @@ static int fileset_add(struct pp_fileset *fs, struct op_sfname *n,
 	return 0;
 }
 
-/* Depth-first walk of one session's directory. Symbolic links are not
- * followed: a sample tree never holds one, and following one could leave
- * the session. */
-static int walk(struct pp_fileset *fs, const struct pp_spec *spec,
-		const char *root, const char *rel, int depth)
+/* One file of a session's walk. */
+struct walk_ctx {
+	struct pp_fileset *fs;
+	const struct pp_spec *spec;
+};
+
+static int walk_file(const char *rel, const char *full, void *arg)
 {
-	char path[PATH_MAX * 2];
-	DIR *d;
-	struct dirent *de;
-	int ret = 0;
+	struct walk_ctx *w = arg;
+	struct op_sfname n;
+	int ret;
 
-	if (depth > 64)
+	if (op_sfname_parse(rel, &n)) {
+		if (!w->fs->nr_unnamed++)
+			w->fs->first_unnamed = strdup(full);
 		return 0;
-	snprintf(path, sizeof(path), "%s%s%s", root, *rel ? "/" : "", rel);
-	d = opendir(path);
-	if (!d)
-		return depth ? 0 : -errno;
-	while ((de = readdir(d))) {
-		char sub[PATH_MAX * 2], full[PATH_MAX * 3];
-		struct stat st;
-		struct op_sfname n;
-
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		if (!depth && !strcmp(de->d_name, "stats"))
-			continue;
-		snprintf(sub, sizeof(sub), "%s%s%s", rel, *rel ? "/" : "",
-			 de->d_name);
-		snprintf(full, sizeof(full), "%s/%s", root, sub);
-		if (lstat(full, &st))
-			continue;
-		if (S_ISDIR(st.st_mode)) {
-			ret = walk(fs, spec, root, sub, depth + 1);
-			if (ret)
-				break;
-			continue;
-		}
-		if (!S_ISREG(st.st_mode))
-			continue;
-		if (op_sfname_parse(sub, &n)) {
-			if (!fs->nr_unnamed++)
-				fs->first_unnamed = strdup(full);
-			continue;
-		}
-		if (!pp_spec_match_file(spec, &n)) {
-			op_sfname_release(&n);
-			continue;
-		}
-		ret = fileset_add(fs, &n, full);
-		if (ret) {
-			op_sfname_release(&n);
-			break;
-		}
 	}
-	closedir(d);
+	if (!pp_spec_match_file(w->spec, &n)) {
+		op_sfname_release(&n);
+		return 0;
+	}
+	ret = fileset_add(w->fs, &n, full);
+	if (ret)
+		op_sfname_release(&n);
 	return ret;
 }
 
@@ -190,7 +159,8 @@ int pp_fileset_select(struct pp_fileset *fs, const char *session_dir,
 			break;
 		}
 		fs->nr_sessions++;
-		ret = walk(fs, spec, dir, "", 0);
+		ret = op_sfname_walk(dir, walk_file,
+				     &(struct walk_ctx){ .fs = fs, .spec = spec });
 		if (ret)
 			break;
 	}
