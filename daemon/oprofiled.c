@@ -38,6 +38,7 @@
 #include "opd_ctl.h"
 #include "opd_decode.h"
 #include "opd_image.h"
+#include "opd_ksyms.h"
 #include "opd_lock.h"
 #include "opd_sample.h"
 #include "opd_sfile.h"
@@ -622,6 +623,12 @@ static int dump(struct opd_daemon *d, const char *why)
 	}
 	opd_stats_log(&st, &d->log, why);
 	free_stats(&st);
+	/* not the samples: a report without it reads /proc/kallsyms */
+	r = opd_ksyms_save(d->paths.current_dir, "/proc");
+	if (r && r != -ENODATA)
+		op_log(&d->log, OP_LOG_WARN,
+		       "dump: cannot save the kernel symbols in %s/stats: %s",
+		       d->paths.current_dir, strerror(-r));
 	return ret;
 }
 

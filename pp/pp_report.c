@@ -235,20 +235,11 @@ static int load_tab(struct img_tab *t, const struct pp_image *im,
 	return -EINVAL;
 }
 
-/* The kernel is "/proc/kallsyms" or a vmlinux path here, and "vmlinux" or
- * "no-vmlinux" in OProfile's own sessions; any other kernel image name is
- * a module. */
-static bool is_kernel_proper(const struct op_img *img)
-{
-	return img->path[0] == '/' || !strcmp(img->path, "vmlinux") ||
-	       !strcmp(img->path, "no-vmlinux");
-}
-
 /* Symbols of img come from kallsyms (every module, and the kernel unless
  * --vmlinux names its ELF file). */
 static bool from_kallsyms(const struct op_img *img, const struct pp_report_opts *o)
 {
-	return img->kind == OP_IMG_KERN && !(is_kernel_proper(img) && o->vmlinux);
+	return img->kind == OP_IMG_KERN && !(op_img_is_kernel(img) && o->vmlinux);
 }
 
 /* The kallsyms tables of a report, loaded by one read of the file on a
@@ -397,17 +388,57 @@ err_nomem:
 	return -ENOMEM;
 }
 
+/* True when every sampled address of the images reading kallsyms table k
+ * (the k-th of job) falls in one of its symbols. */
+static bool ksyms_cover(const struct pp_symview *v, const struct pp_profile *p,
+			const size_t *tab_of_job, size_t k,
+			const struct pp_symtab *st)
+{
+	for (size_t i = 0; i < p->nr_images; i++) {
+		const struct pp_image *im = &p->images[i];
+
+		if (v->img_tab[i] != tab_of_job[k])
+			continue;
+		for (size_t j = 0; j < im->nr_addrs; j++)
+			if (!pp_symtab_lookup(st, pp_symtab_off_to_vma(st, im->offs[j])))
+				return false;
+	}
+	return true;
+}
+
+/* The session's own copy of the sampled kernel symbols (written by the
+ * daemon at each dump, see daemon/opd_ksyms.h), when the report reads one
+ * session and no kallsyms file was named. Malloc'd, or NULL. */
+static char *session_ksyms(const struct pp_profile *p,
+			   const struct pp_report_opts *o)
+{
+	char *path;
+
+	if (o->kallsyms || p->fs.nr_sessions != 1)
+		return NULL;
+	if (asprintf(&path, "%s/stats/kallsyms", p->fs.sessions[0]) < 0)
+		return NULL;
+	if (access(path, R_OK)) {
+		free(path);
+		return NULL;
+	}
+	return path;
+}
+
 /* Load every table: kallsyms ones on a thread (one read of the file for
- * the kernel and all modules), the others here meanwhile. Warnings come
+ * the kernel and all modules), the others here meanwhile. The kallsyms
+ * tables come from the session's saved copy when it names every sampled
+ * kernel address, else from /proc/kallsyms (or --kallsyms). Warnings come
  * in table order whichever thread loaded the table. 0 or -ENOMEM. */
 static int load_tabs(struct pp_symview *v, const struct pp_profile *p,
 		     const size_t *tab_image, const struct pp_report_opts *o,
 		     const struct op_logger *lg, struct pp_report_status *st)
 {
-	struct kallsyms_job job = {
-		.path = o->kallsyms ? o->kallsyms : "/proc/kallsyms",
-	};
+	const char *kallsyms = o->kallsyms ? o->kallsyms : "/proc/kallsyms";
+	char *saved = session_ksyms(p, o);
+	struct kallsyms_job job = { .path = saved ? saved : kallsyms };
 	size_t nt = v->nr_tabs ? v->nr_tabs : 1;
+	size_t *tab_of_job = malloc(nt * sizeof(*tab_of_job));
 	pthread_t thread;
 	bool threaded = false;
 	size_t k = 0;
@@ -415,17 +446,21 @@ static int load_tabs(struct pp_symview *v, const struct pp_profile *p,
 	job.modules = malloc(nt * sizeof(*job.modules));
 	job.tabs = calloc(nt, sizeof(*job.tabs));
 	job.status = calloc(nt, sizeof(*job.status));
-	if (!job.modules || !job.tabs || !job.status) {
+	if (!job.modules || !job.tabs || !job.status || !tab_of_job) {
 		free(job.modules);
 		free(job.tabs);
 		free(job.status);
+		free(tab_of_job);
+		free(saved);
 		return -ENOMEM;
 	}
 	for (size_t t = 0; t < v->nr_tabs; t++) {
 		const struct op_img *img = &p->images[tab_image[t]].img;
 
-		if (from_kallsyms(img, o))
-			job.modules[job.n++] = is_kernel_proper(img) ? NULL : img->path;
+		if (from_kallsyms(img, o)) {
+			tab_of_job[job.n] = t;
+			job.modules[job.n++] = op_img_is_kernel(img) ? NULL : img->path;
+		}
 	}
 	if (job.n)
 		threaded = !pthread_create(&thread, NULL, kallsyms_job_run, &job);
@@ -439,6 +474,17 @@ static int load_tabs(struct pp_symview *v, const struct pp_profile *p,
 	}
 	if (threaded)
 		pthread_join(thread, NULL);
+	for (size_t j = 0; saved && j < job.n; j++) {
+		if (!job.status[j] &&
+		    ksyms_cover(v, p, tab_of_job, j, &job.tabs[j]))
+			continue;
+		/* samples since the last dump, or a copy without this image */
+		for (size_t i = 0; i < job.n; i++)
+			pp_symtab_release(&job.tabs[i]);
+		job.path = kallsyms;
+		kallsyms_job_run(&job);
+		break;
+	}
 	for (size_t t = 0; t < v->nr_tabs; t++) {
 		const struct op_img *img = &p->images[tab_image[t]].img;
 
@@ -453,6 +499,8 @@ static int load_tabs(struct pp_symview *v, const struct pp_profile *p,
 	free(job.modules);
 	free(job.tabs);
 	free(job.status);
+	free(tab_of_job);
+	free(saved);
 	return 0;
 }
 

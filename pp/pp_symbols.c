@@ -4,6 +4,7 @@
  * the same sorted array so lookups are one binary search. */
 #include "config.h"
 #include "pp_symbols.h"
+#include "op_kernel.h"
 
 #include <dlfcn.h>
 #include <elfutils/libdwfl.h>
@@ -28,6 +29,7 @@ struct dw_state {
 struct sym_in {
 	struct pp_sym s;
 	int rank;		/* tie-break between aliases: lower wins */
+	bool end;		/* only ends the symbol before it (OP_KSYM_END) */
 };
 
 static int sym_in_cmp(const void *a, const void *b)
@@ -113,6 +115,7 @@ static int sym_vec_add_len(struct sym_vec *sv, uint64_t start, uint64_t size,
 	e->s.name = sv->use_blocks ? name_block_dup(&sv->blocks, name, len) :
 				     strndup(name, len);
 	e->rank = rank;
+	e->end = false;
 	if (!e->s.name)
 		return -ENOMEM;
 	sv->n++;
@@ -166,7 +169,8 @@ static void sym_vec_sort(struct sym_vec *sv)
 }
 
 /* Sort, drop aliases at one address, give zero-sized symbols the room up to
- * the next one (limit bounds the last), and hand the array to st. */
+ * the next one (limit bounds the last), drop the end markers, and hand the
+ * array to st. */
 static int symtab_finish(struct pp_symtab *st, struct sym_vec *sv,
 			 uint64_t limit)
 {
@@ -178,11 +182,23 @@ static int symtab_finish(struct pp_symtab *st, struct sym_vec *sv,
 		sym_vec_free(sv);
 		return -ENOMEM;
 	}
+	bool *end = NULL;
+	size_t k = 0;
+
+	for (size_t i = 0; i < sv->n && !end; i++)
+		if (sv->v[i].end && !(end = calloc(sv->n, sizeof(*end)))) {
+			sym_vec_free(sv);
+			free(st->syms);
+			st->syms = NULL;
+			return -ENOMEM;
+		}
 	for (size_t i = 0; i < sv->n; i++) {
 		if (n && st->syms[n - 1].start == sv->v[i].s.start) {
 			sym_vec_drop_name(sv, i);
 			continue;
 		}
+		if (end)
+			end[n] = sv->v[i].end;
 		st->syms[n++] = sv->v[i].s;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -195,6 +211,16 @@ static int symtab_finish(struct pp_symtab *st, struct sym_vec *sv,
 		else
 			st->syms[i].size = 1;
 	}
+	for (size_t i = 0; i < n; i++) {
+		if (end && end[i]) {
+			if (!sv->use_blocks)
+				free(st->syms[i].name);
+			continue;
+		}
+		st->syms[k++] = st->syms[i];
+	}
+	free(end);
+	n = k;
 	st->nr_syms = n;
 	st->name_blocks = sv->blocks;
 	free(sv->v);
@@ -369,55 +395,6 @@ err_dw:
 	return ret;
 }
 
-/* One kallsyms line: "ADDR TYPE NAME[\t[MODULE]]\n". The file has 100k+
- * lines and the kernel makes it up on every read, so it is parsed by hand
- * (sscanf was a third of opreport -l's time). False for a malformed line. */
-struct ksym_line {
-	uint64_t addr;
-	char type;
-	const char *name, *mod;
-	size_t name_len, mod_len;	/* mod_len 0: the kernel's own */
-};
-
-static bool parse_kallsyms_line(const char *p, struct ksym_line *l)
-{
-	uint64_t a = 0;
-	int digits = 0;
-
-	for (;; p++, digits++) {
-		unsigned int c = (unsigned char)*p, v;
-
-		if (c >= '0' && c <= '9')
-			v = c - '0';
-		else if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
-			v = (c | 0x20) - 'a' + 10;
-		else
-			break;
-		if (digits == 16)
-			return false;
-		a = a << 4 | v;
-	}
-	if (!digits || p[0] != ' ' || !p[1] || p[1] == ' ' || p[2] != ' ')
-		return false;
-	l->addr = a;
-	l->type = p[1];
-	l->name = p + 3;
-	l->name_len = strcspn(l->name, " \t\n");
-	if (!l->name_len)
-		return false;
-	p = l->name + l->name_len;
-	p += strspn(p, " \t");
-	l->mod = NULL;
-	l->mod_len = 0;
-	if (*p == '[') {
-		l->mod = p + 1;
-		l->mod_len = strcspn(l->mod, "]\n");
-		if (l->mod[l->mod_len] != ']' || !l->mod_len)
-			return false;
-	}
-	return true;
-}
-
 /* One kernel image being collected from a kallsyms file. */
 struct ksym_target {
 	const char *module;	/* NULL: the kernel */
@@ -429,14 +406,18 @@ struct ksym_target {
 
 /* Add one line's symbol to t (a global T wins over local aliases); a
  * module's base is its lowest symbol. */
-static void ksym_add(struct ksym_target *t, const struct ksym_line *l)
+static void ksym_add(struct ksym_target *t, const struct op_ksym_line *l)
 {
+	bool end = l->type == OP_KSYM_END;
+
 	if (t->status)
 		return;
-	if (t->module && l->addr < t->base)
+	if (t->module && !end && l->addr < t->base)
 		t->base = l->addr;
 	t->status = sym_vec_add_len(&t->sv, l->addr, 0, l->name, l->name_len,
-				    l->type == 'T' ? 0 : 1);
+				    end ? INT_MAX : l->type == 'T' ? 0 : 1);
+	if (!t->status)
+		t->sv.v[t->sv.n - 1].end = end;
 }
 
 /* Make t's table: addresses relative to base, the kernel's symbols before
@@ -507,10 +488,10 @@ void pp_symtab_load_kallsyms_set(const char *path, size_t n,
 	/* the kernel fills one read with as many lines as fit */
 	setvbuf(f, NULL, _IOFBF, 256 * 1024);
 	while (fgets(line, sizeof(line), f)) {
-		struct ksym_line l;
+		struct op_ksym_line l;
 		size_t i;
 
-		if (!parse_kallsyms_line(line, &l))
+		if (!op_kallsyms_parse_line(line, &l))
 			continue;
 		if (!l.mod) {
 			if ((l.name_len == 5 && !memcmp(l.name, "_text", 5)) ||
@@ -521,7 +502,7 @@ void pp_symtab_load_kallsyms_set(const char *path, size_t n,
 			if (l.name_len == 6 && !memcmp(l.name, "_etext", 6))
 				etext = l.addr;
 		}
-		if (l.type != 't' && l.type != 'T' && l.type != 'w' && l.type != 'W')
+		if (!op_ksym_is_text(l.type) && l.type != OP_KSYM_END)
 			continue;
 		if (!l.mod) {
 			/* every kernel target (a differential report may name the

@@ -10,7 +10,8 @@
 # all the kernel does for it: interrupts and scheduling land there too, and
 # the kernel's share is the smallest, so only a floor is firm), and
 # `opreport -l` names opwl_lib_burn in libopwl.so and read_zero or another
-# kernel symbol under the app.
+# kernel symbol under the app; the symbols the daemon saved with the
+# session name the kernel samples as /proc/kallsyms does.
 . "$top_srcdir/tests/e2e/lib.sh"
 . "$top_srcdir/tests/accuracy/acclib.sh"
 e2e_need_perf
@@ -48,3 +49,13 @@ awk '$1 ~ /^[0-9]+$/ && $3 == "libopwl.so" && $4 == "opwl_lib_burn" { f = 1 } EN
 awk -v re="$ACC_KERNEL_RE" '$1 ~ /^[0-9]+$/ && $3 ~ re { f = 1 } END { exit !f }' \
 	"$E2E_TMP/symbols" || fail "no kernel symbol listed under libcall"
 echo "ok: opwl_lib_burn and kernel symbols listed under libcall"
+
+# The daemon saved the sampled kernel symbols with the session at the stop's
+# dump, and opreport names the kernel samples from them exactly as from
+# /proc/kallsyms.
+[ -s "$SESSION_DIR/samples/current/stats/kallsyms" ] ||
+	fail "no saved kernel symbols in samples/current/stats/kallsyms"
+acc_report "$E2E_TMP/symbols-proc" -l "image:$WORKLOADS/libcall" --kallsyms=/proc/kallsyms
+diff "$E2E_TMP/symbols-proc" "$E2E_TMP/symbols" ||
+	fail "the saved kernel symbols name samples unlike /proc/kallsyms"
+echo "ok: $(grep -vc '^#' "$SESSION_DIR/samples/current/stats/kallsyms") saved kernel symbol lines name the samples as /proc/kallsyms does"

@@ -731,6 +731,62 @@ static void test_sym_kallsyms_hostile(void **state)
 	free(dir);
 }
 
+/* A session's saved kernel symbols: end lines ("ADDR - -") close the
+ * symbol before them and are not symbols themselves; an end line at the
+ * address of a symbol loses to it; a module's base is its lowest symbol,
+ * not an end line below it. */
+static void test_sym_kallsyms_end_lines(void **state)
+{
+	char *dir = tu_mkdtemp(), *f = tu_path(dir, "kallsyms");
+	const char text[] =
+		"# comment line\n"
+		"ffffffff81000000 T _text\n"
+		"ffffffff81001000 - -\n"
+		"ffffffff81002000 t pid_task\n"
+		"ffffffff81002100 - -\n"
+		"ffffffff81002200 T schedule\n"
+		"ffffffff81002300 - -\n"
+		"ffffffff81002300 T adjacent\n"
+		"ffffffff81003000 D _etext\n"
+		"ffffffffbfffff00 - -\t[mod]\n"
+		"ffffffffc0000000 t mod_base\t[mod]\n"
+		"ffffffffc0000010 - -\t[mod]\n"
+		"ffffffffc0000100 t mod_fn\t[mod]\n"
+		"ffffffffc0000180 - -\t[mod]\n";
+	struct pp_symtab st;
+	const struct pp_sym *s;
+
+	(void)state;
+	assert_int_equal(tu_write_file(f, text, sizeof(text) - 1), 0);
+	assert_int_equal(pp_symtab_load_kallsyms(&st, f, NULL), 0);
+	assert_int_equal(st.nr_syms, 4);
+	assert_int_equal(pp_symtab_lookup(&st, 0xfff)->size, 0x1000);
+	assert_null(pp_symtab_lookup(&st, 0x1000));
+	assert_null(pp_symtab_lookup(&st, 0x1fff));
+	s = pp_symtab_lookup(&st, 0x20ff);
+	assert_non_null(s);
+	assert_string_equal(s->name, "pid_task");
+	assert_int_equal(s->size, 0x100);
+	assert_null(pp_symtab_lookup(&st, 0x2100));
+	assert_string_equal(pp_symtab_lookup(&st, 0x22ff)->name, "schedule");
+	s = pp_symtab_lookup(&st, 0x2300);
+	assert_non_null(s);
+	assert_string_equal(s->name, "adjacent");
+	assert_int_equal(s->size, 0xd00);	/* up to _etext */
+	assert_null(find_name(&st, "-"));
+	pp_symtab_release(&st);
+	assert_int_equal(pp_symtab_load_kallsyms(&st, f, "mod"), 0);
+	assert_int_equal(st.nr_syms, 2);
+	assert_int_equal(st.syms[0].start, 0);
+	assert_int_equal(st.syms[0].size, 0x10);
+	assert_int_equal(st.syms[1].start, 0x100);
+	assert_int_equal(st.syms[1].size, 0x80);
+	pp_symtab_release(&st);
+	tu_rm_rf(dir);
+	free(f);
+	free(dir);
+}
+
 static void test_sym_perfmap(void **state)
 {
 	char *dir = tu_mkdtemp(), *f = tu_path(dir, "perf-42.map");
@@ -795,6 +851,7 @@ int main(void)
 		cmocka_unit_test(test_sym_missing),
 		cmocka_unit_test(test_sym_kallsyms),
 		cmocka_unit_test(test_sym_kallsyms_hostile),
+		cmocka_unit_test(test_sym_kallsyms_end_lines),
 		cmocka_unit_test(test_sym_perfmap),
 		cmocka_unit_test(test_demangle),
 	};

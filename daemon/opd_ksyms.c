@@ -1,0 +1,374 @@
+/* The kernel symbols a session needs, saved with it (see opd_ksyms.h).
+ *
+ * Cost: one read of kallsyms and one pass over the kernel sample files'
+ * distinct offsets per dump, O(S + N log S) for S symbols and N offsets;
+ * nothing per sample.
+ */
+#include "config.h"
+#include "opd_ksyms.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "odb.h"
+#include "op_kernel.h"
+#include "op_names.h"
+
+/* One kernel image with samples: the kernel (module NULL) or a module. */
+struct ktarget {
+	char *module;
+	uint64_t *offs;
+	size_t nr_offs, alloc_offs;
+	/* its kallsyms text symbols, in file order, then sorted */
+	struct ksym *syms;
+	size_t nr_syms, alloc_syms;
+};
+
+struct ksym {
+	uint64_t addr;
+	size_t name_off;	/* into the name pool */
+	unsigned int name_len;
+	unsigned int seq;	/* file order, to keep aliases in it */
+	char type;
+	bool keep;
+};
+
+struct ksyms {
+	struct ktarget *t;
+	size_t nr;
+	char *pool;
+	size_t pool_len, pool_alloc;
+	/* _text, _stext, _etext of the kernel, as read */
+	struct op_ksym_line special[3];
+	bool have_special[3];
+};
+
+static const char *const special_name[3] = { "_text", "_stext", "_etext" };
+
+static struct ktarget *target_get(struct ksyms *k, const struct op_img *img)
+{
+	const char *module = op_img_is_kernel(img) ? NULL : img->path;
+	struct ktarget *t;
+
+	for (size_t i = 0; i < k->nr; i++)
+		if ((!module && !k->t[i].module) ||
+		    (module && k->t[i].module && !strcmp(module, k->t[i].module)))
+			return &k->t[i];
+	t = realloc(k->t, (k->nr + 1) * sizeof(*t));
+	if (!t)
+		return NULL;
+	k->t = t;
+	t = &k->t[k->nr];
+	memset(t, 0, sizeof(*t));
+	if (module && !(t->module = strdup(module)))
+		return NULL;
+	k->nr++;
+	return t;
+}
+
+static int add_off(uint64_t key, uint64_t count, void *arg)
+{
+	struct ktarget *t = arg;
+
+	(void)count;
+	if (t->nr_offs == t->alloc_offs) {
+		size_t na = t->alloc_offs ? t->alloc_offs * 2 : 256;
+		uint64_t *v = realloc(t->offs, na * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		t->offs = v;
+		t->alloc_offs = na;
+	}
+	t->offs[t->nr_offs++] = key;
+	return 0;
+}
+
+/* A sample file: its offsets join its kernel image's. Files that do not
+ * open are the report's business, not ours. */
+static int collect_file(const char *rel, const char *full, void *arg)
+{
+	struct ksyms *k = arg;
+	struct op_sfname n;
+	struct ktarget *t;
+	odb_t db;
+	int ret = 0;
+
+	if (op_sfname_parse(rel, &n))
+		return 0;
+	if (n.image.kind != OP_IMG_KERN)
+		goto out;
+	t = target_get(k, &n.image);
+	if (!t) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (odb_open(&db, full, ODB_RDONLY))
+		goto out;
+	ret = odb_for_each(&db, add_off, t);
+	odb_close(&db);
+out:
+	op_sfname_release(&n);
+	return ret;
+}
+
+static struct ktarget *target_of_line(struct ksyms *k,
+				      const struct op_ksym_line *l)
+{
+	for (size_t i = 0; i < k->nr; i++) {
+		const char *m = k->t[i].module;
+
+		if (!l->mod ? !m :
+		    m && strlen(m) == l->mod_len && !memcmp(m, l->mod, l->mod_len))
+			return &k->t[i];
+	}
+	return NULL;
+}
+
+static int add_sym(struct ksyms *k, struct ktarget *t,
+		   const struct op_ksym_line *l)
+{
+	struct ksym *s;
+
+	if (t->nr_syms == t->alloc_syms) {
+		size_t na = t->alloc_syms ? t->alloc_syms * 2 : 1024;
+
+		s = realloc(t->syms, na * sizeof(*s));
+		if (!s)
+			return -ENOMEM;
+		t->syms = s;
+		t->alloc_syms = na;
+	}
+	if (k->pool_alloc - k->pool_len < l->name_len) {
+		size_t na = k->pool_alloc ? k->pool_alloc * 2 : 1 << 20;
+		char *p;
+
+		while (na - k->pool_len < l->name_len)
+			na *= 2;
+		p = realloc(k->pool, na);
+		if (!p)
+			return -ENOMEM;
+		k->pool = p;
+		k->pool_alloc = na;
+	}
+	s = &t->syms[t->nr_syms];
+	s->addr = l->addr;
+	s->name_off = k->pool_len;
+	s->name_len = (unsigned int)l->name_len;
+	s->seq = (unsigned int)t->nr_syms;
+	s->type = l->type;
+	s->keep = false;
+	memcpy(k->pool + k->pool_len, l->name, l->name_len);
+	k->pool_len += l->name_len;
+	t->nr_syms++;
+	return 0;
+}
+
+static int read_kallsyms(struct ksyms *k, const char *proc_root)
+{
+	char path[4096], line[1024];
+	FILE *f;
+	int ret = 0;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/kallsyms", proc_root) >=
+	    sizeof(path))
+		return -ENAMETOOLONG;
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	setvbuf(f, NULL, _IOFBF, 256 * 1024);
+	while (!ret && fgets(line, sizeof(line), f)) {
+		struct op_ksym_line l;
+		struct ktarget *t;
+
+		if (!op_kallsyms_parse_line(line, &l) || !l.addr)
+			continue;
+		for (int i = 0; i < 3 && !l.mod; i++)
+			if (l.name_len == strlen(special_name[i]) &&
+			    !memcmp(l.name, special_name[i], l.name_len)) {
+				k->special[i] = l;
+				k->special[i].name = special_name[i];
+				k->have_special[i] = true;
+			}
+		if (!op_ksym_is_text(l.type))
+			continue;
+		t = target_of_line(k, &l);
+		if (t)
+			ret = add_sym(k, t, &l);
+	}
+	if (!ret && ferror(f))
+		ret = -EIO;
+	fclose(f);
+	return ret;
+}
+
+/* The kernel first, then the modules by name: the file does not depend on
+ * the order of the directory walk. */
+static int target_cmp(const void *a, const void *b)
+{
+	const struct ktarget *x = a, *y = b;
+
+	if (!x->module || !y->module)
+		return !!x->module - !!y->module;
+	return strcmp(x->module, y->module);
+}
+
+static int ksym_cmp(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Keep every alias at the address of the symbol holding addr (the last
+ * one starting at or below it). */
+static void keep_at(struct ktarget *t, uint64_t addr)
+{
+	size_t lo = 0, hi = t->nr_syms;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return;
+	for (size_t i = lo; i-- && t->syms[i].addr == t->syms[lo - 1].addr;)
+		t->syms[i].keep = true;
+}
+
+static void write_line(FILE *f, uint64_t addr, char type, const char *name,
+		       size_t len, const char *module)
+{
+	fprintf(f, "%016" PRIx64 " %c %.*s", addr, type, (int)len, name);
+	if (module)
+		fprintf(f, "\t[%s]", module);
+	fputc('\n', f);
+}
+
+/* The kept symbols of t, each run of them followed by an end line where
+ * the next symbol starts. */
+static void write_target(FILE *f, const struct ksyms *k, const struct ktarget *t)
+{
+	for (size_t i = 0; i < t->nr_syms; i++) {
+		const struct ksym *s = &t->syms[i];
+
+		if (!s->keep)
+			continue;
+		write_line(f, s->addr, s->type, k->pool + s->name_off,
+			   s->name_len, t->module);
+		if (i + 1 < t->nr_syms && !t->syms[i + 1].keep &&
+		    t->syms[i + 1].addr != s->addr)
+			write_line(f, t->syms[i + 1].addr, OP_KSYM_END, "-", 1,
+				   t->module);
+	}
+}
+
+static int write_file(const struct ksyms *k, const char *samples_dir)
+{
+	char dir[4096], tmp[4200], final[4200];
+	FILE *f;
+	int fd, ret = 0;
+
+	if ((size_t)snprintf(dir, sizeof(dir), "%s/stats", samples_dir) >=
+	    sizeof(dir))
+		return -ENAMETOOLONG;
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return -errno;
+	snprintf(tmp, sizeof(tmp), "%s/.kallsyms.XXXXXX", dir);
+	snprintf(final, sizeof(final), "%s/kallsyms", dir);
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return -errno;
+	f = fdopen(fd, "w");
+	if (!f) {
+		ret = -errno;
+		close(fd);
+		unlink(tmp);
+		return ret;
+	}
+	fprintf(f, "# kernel symbols sampled in this session (opsampler oprofiled)\n");
+	for (int i = 0; i < 3; i++)
+		if (k->have_special[i] && !op_ksym_is_text(k->special[i].type))
+			write_line(f, k->special[i].addr, k->special[i].type,
+				   special_name[i], strlen(special_name[i]), NULL);
+	for (size_t i = 0; i < k->nr; i++)
+		write_target(f, k, &k->t[i]);
+	if (fflush(f) || ferror(f))
+		ret = -(errno ? errno : EIO);
+	if (fchmod(fd, 0644) && !ret)
+		ret = -errno;
+	if (fclose(f) && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, final))
+		ret = -errno;
+	if (ret)
+		unlink(tmp);
+	return ret;
+}
+
+static void ksyms_release(struct ksyms *k)
+{
+	for (size_t i = 0; i < k->nr; i++) {
+		free(k->t[i].module);
+		free(k->t[i].offs);
+		free(k->t[i].syms);
+	}
+	free(k->t);
+	free(k->pool);
+}
+
+int opd_ksyms_save(const char *samples_dir, const char *proc_root)
+{
+	struct ksyms k;
+	uint64_t text;
+	int ret;
+
+	memset(&k, 0, sizeof(k));
+	ret = op_sfname_walk(samples_dir, collect_file, &k);
+	if (ret || !k.nr)
+		goto out;
+	qsort(k.t, k.nr, sizeof(*k.t), target_cmp);
+	ret = read_kallsyms(&k, proc_root);
+	if (ret)
+		goto out;
+	text = k.have_special[0] ? k.special[0].addr : k.special[1].addr;
+	if ((!k.have_special[0] && !k.have_special[1]) || !k.have_special[2]) {
+		ret = -ENODATA;
+		goto out;
+	}
+	for (size_t i = 0; i < k.nr; i++) {
+		struct ktarget *t = &k.t[i];
+		uint64_t base;
+
+		if (!t->nr_syms)
+			continue;
+		qsort(t->syms, t->nr_syms, sizeof(*t->syms), ksym_cmp);
+		/* a module's offsets are relative to its lowest symbol */
+		base = t->module ? t->syms[0].addr : text;
+		if (t->module) {
+			keep_at(t, base);
+		} else {
+			for (int s = 0; s < 3; s++)
+				if (k.have_special[s])
+					keep_at(t, k.special[s].addr);
+		}
+		for (size_t j = 0; j < t->nr_offs; j++)
+			keep_at(t, base + t->offs[j]);
+	}
+	ret = write_file(&k, samples_dir);
+out:
+	ksyms_release(&k);
+	return ret;
+}

@@ -1,0 +1,215 @@
+/* The session's copy of the sampled kernel symbols (opd_ksyms_save): a
+ * fixture kallsyms and sample files written through odb and op_names, and
+ * the exact file that must come out: the symbols holding a sample with all
+ * their aliases, an end line where the next symbol starts, _text/_etext,
+ * a module's lowest symbol; nothing for a session without kernel samples;
+ * a clear error for kallsyms without addresses or without the file.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "odb.h"
+#include "op_names.h"
+#include "opd_ksyms.h"
+#include "testutil.h"
+
+static const char kallsyms[] =
+	"0000000000000000 A fixed_percpu_data\n"
+	"ffffffff80ff0000 t before_text\n"
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81000000 T _text\n"
+	"ffffffff81000000 T startup_64\n"
+	"ffffffff81001000 T do_one_initcall\n"
+	"ffffffff81002000 t pid_task\n"
+	"ffffffff81002000 T pid_task_alias\n"
+	"ffffffff81002100 T tty_audit_exit\n"
+	"ffffffff81002200 T schedule\n"
+	"ffffffff81002300 d some_data\n"
+	"ffffffff81002400 T last_fn\n"
+	"ffffffff81003000 D _etext\n"
+	"ffffffffc0000000 t ext4_base\t[ext4]\n"
+	"ffffffffc0000100 t ext4_readpage\t[ext4]\n"
+	"ffffffffc0000200 t ext4_writepage\t[ext4]\n"
+	"ffffffffc0001000 t xfs_fn\t[xfs]\n";
+
+struct fx {
+	char *dir, *proc, *samples;
+};
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	char *p;
+
+	assert_non_null(f);
+	f->dir = tu_mkdtemp();
+	assert_non_null(f->dir);
+	f->proc = tu_path(f->dir, "proc");
+	f->samples = tu_path(f->dir, "samples");
+	assert_int_equal(mkdir(f->proc, 0755), 0);
+	assert_int_equal(mkdir(f->samples, 0755), 0);
+	p = tu_path(f->proc, "kallsyms");
+	assert_int_equal(tu_write_file(p, kallsyms, strlen(kallsyms)), 0);
+	free(p);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+
+	tu_rm_rf(f->dir);
+	free(f->dir);
+	free(f->proc);
+	free(f->samples);
+	free(f);
+	return 0;
+}
+
+/* Add count at each offset of the sample file of image kind/name under
+ * application app (separated by cpu). */
+static void add_samples(const struct fx *f, enum op_img_kind kind,
+			const char *name, int cpu, const uint64_t *offs, size_t n)
+{
+	struct op_sfname sn = {
+		.image = { .kind = kind, .path = (char *)name },
+		.dep = { .kind = OP_IMG_FILE, .path = "/bin/app" },
+		.event = "TIMER",
+		.count = 100000,
+		.tgid = OP_SF_ALL,
+		.tid = OP_SF_ALL,
+		.cpu = cpu,
+	};
+	char *rel = op_sfname_build(&sn), *path, *slash;
+	odb_t db;
+
+	assert_non_null(rel);
+	path = tu_path(f->samples, rel);
+	for (slash = path + strlen(f->samples) + 1; (slash = strchr(slash, '/'));
+	     slash++) {
+		*slash = '\0';
+		mkdir(path, 0755);
+		*slash = '/';
+	}
+	assert_int_equal(odb_open(&db, path, ODB_RDWR), 0);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(odb_add(&db, offs[i], 1), 0);
+	odb_close(&db);
+	free(path);
+	free(rel);
+}
+
+static char *read_out(const struct fx *f)
+{
+	char *path = tu_path(f->samples, "stats/kallsyms"), *buf;
+	FILE *fp = fopen(path, "r");
+	size_t n;
+
+	free(path);
+	if (!fp)
+		return NULL;
+	buf = calloc(1, 8192);
+	assert_non_null(buf);
+	n = fread(buf, 1, 8191, fp);
+	buf[n] = '\0';
+	fclose(fp);
+	return buf;
+}
+
+static void test_saved_symbols(void **state)
+{
+	struct fx *f = *state;
+	/* pid_task + 0x10 and + 0xff on two CPUs; schedule + 0x80 (data
+	 * follows it, which kallsyms readers skip: it ends at last_fn, saved
+	 * too, so no end line); last_fn + 0x10 (the last symbol: none
+	 * either); ext4_readpage + 4 */
+	const uint64_t k0[] = { 0x2010, 0x2200 + 0x80 };
+	const uint64_t k1[] = { 0x20ff, 0x2410 };
+	const uint64_t m[] = { 0x104 };
+	char *out;
+
+	add_samples(f, OP_IMG_KERN, "/proc/kallsyms", 0, k0, 2);
+	add_samples(f, OP_IMG_KERN, "/proc/kallsyms", 1, k1, 2);
+	add_samples(f, OP_IMG_KERN, "ext4", 0, m, 1);
+	add_samples(f, OP_IMG_FILE, "/bin/app", 0, m, 1);
+	assert_int_equal(opd_ksyms_save(f->samples, f->proc), 0);
+	out = read_out(f);
+	assert_non_null(out);
+	assert_string_equal(out,
+		"# kernel symbols sampled in this session (opsampler oprofiled)\n"
+		"ffffffff81003000 D _etext\n"
+		"ffffffff81000000 T _stext\n"
+		"ffffffff81000000 T _text\n"
+		"ffffffff81000000 T startup_64\n"
+		"ffffffff81001000 - -\n"
+		"ffffffff81002000 t pid_task\n"
+		"ffffffff81002000 T pid_task_alias\n"
+		"ffffffff81002100 - -\n"
+		"ffffffff81002200 T schedule\n"
+		"ffffffff81002400 T last_fn\n"
+		"ffffffffc0000000 t ext4_base\t[ext4]\n"
+		"ffffffffc0000100 t ext4_readpage\t[ext4]\n"
+		"ffffffffc0000200 - -\t[ext4]\n");
+	free(out);
+}
+
+static void test_no_kernel_samples(void **state)
+{
+	struct fx *f = *state;
+	const uint64_t o[] = { 0x10 };
+	char *p;
+
+	add_samples(f, OP_IMG_FILE, "/bin/app", 0, o, 1);
+	assert_int_equal(opd_ksyms_save(f->samples, f->proc), 0);
+	assert_null(read_out(f));
+	/* nor for a session without any sample file */
+	p = tu_path(f->dir, "empty");
+	assert_int_equal(mkdir(p, 0755), 0);
+	assert_int_equal(opd_ksyms_save(p, f->proc), 0);
+	free(p);
+}
+
+static void test_bad_kallsyms(void **state)
+{
+	struct fx *f = *state;
+	const uint64_t o[] = { 0x10 };
+	static const char hidden[] =
+		"0000000000000000 T _text\n"
+		"0000000000000000 T schedule\n"
+		"0000000000000000 T _etext\n";
+	char *p = tu_path(f->proc, "kallsyms");
+
+	add_samples(f, OP_IMG_KERN, "/proc/kallsyms", 0, o, 1);
+	/* kptr_restrict: every address reads 0 */
+	assert_int_equal(tu_write_file(p, hidden, strlen(hidden)), 0);
+	assert_int_equal(opd_ksyms_save(f->samples, f->proc), -ENODATA);
+	assert_null(read_out(f));
+	unlink(p);
+	assert_int_equal(opd_ksyms_save(f->samples, f->proc), -ENOENT);
+	assert_null(read_out(f));
+	free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_saved_symbols, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_kernel_samples, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_kallsyms, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
