@@ -145,8 +145,9 @@ static void fill_attr(const struct kop_session *s, struct perf_event_attr *a,
 	} else {
 		a->watermark = 1;
 		a->wakeup_watermark = (uint32_t)(s->cfg.cpu_buffer_size / 4);
-		/* context switches once per CPU, on the first event's ring */
-		a->context_switch = ev == 0;
+		/* no context_switch records: the sync thread writes its task
+		 * switches from the samples' tids, and the kernel would write
+		 * two records at every switch on every CPU for nothing */
 	}
 }
 

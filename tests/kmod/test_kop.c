@@ -780,9 +780,9 @@ static void test_attrs_and_offline_cpu(void **state)
 	assert_true(r->enabled);
 	assert_int_equal(r->attr.sample_type, PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 			 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD);
-	assert_true(r->attr.context_switch && r->attr.sample_id_all &&
-		    r->attr.use_clockid && r->attr.watermark &&
-		    r->attr.disabled);
+	assert_true(r->attr.sample_id_all && r->attr.use_clockid &&
+		    r->attr.watermark && r->attr.disabled);
+	assert_false(r->attr.context_switch);
 	assert_int_equal(r->attr.clockid, CLOCK_MONOTONIC);
 	assert_int_equal(r->attr.wakeup_watermark, 16384 / 4);
 	assert_false(r->attr.mmap2 || r->attr.comm || r->attr.task);
