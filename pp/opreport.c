@@ -221,7 +221,7 @@ int main(int argc, const char **argv)
 		{ "reverse-sort", 'r', POPT_ARG_NONE, &cl.reverse, 0, "reverse the sort", NULL },
 		{ "accumulated", 'a', POPT_ARG_NONE, &cl.accumulated, 0,
 		  "add cumulated samples and percent columns", NULL },
-		{ "no-header", 'n', POPT_ARG_NONE, &cl.no_header, 0, "no header lines", NULL },
+		{ "no-header", 'n', POPT_ARG_NONE, &cl.no_header, 0, "no header lines or column titles", NULL },
 		{ "output-file", 'o', POPT_ARG_STRING, &cl.output, 0, "write to FILE", "FILE" },
 		{ "merge", 'm', POPT_ARG_STRING, &cl.merge, 0,
 		  "merge along lib,cpu,tid,tgid,unitmask,all", "LIST" },

@@ -919,7 +919,9 @@ static int print_summary(FILE *out, const struct pp_profile *p,
 		}
 		apps[j] = t;
 	}
-	print_class_header(out, p, "");
+	/* -n hides the column titles too, as OProfile's opreport does */
+	if (!o->no_header)
+		print_class_header(out, p, "");
 	for (size_t a = 0; a < nr_apps; a++) {
 		const struct app_row *r = &apps[a];
 
@@ -929,7 +931,8 @@ static int print_summary(FILE *out, const struct pp_profile *p,
 		fprintf(out, "%s\n", v->app_names[idx[r->first]]);
 		if (!deps)
 			continue;
-		print_class_header(out, p, "\t");
+		if (!o->no_header)
+			print_class_header(out, p, "\t");
 		for (size_t k = 0; k < r->n; k++) {
 			const struct pp_image *im = &p->images[idx[r->first + k]];
 			const uint64_t *tot = o->global_percent ? p->total : r->total;
@@ -1075,6 +1078,29 @@ static void print_sym_cols(FILE *out, const uint64_t *counts,
 	}
 }
 
+/* The column-title line of -l and -d ("samples  %  image name ..."). */
+static void print_symbol_titles(FILE *out, const struct pp_report_opts *o,
+				size_t nc, bool image_col, bool app_col)
+{
+	if (o->show_address || o->details)
+		put_col(out, "vma", 9);
+	for (size_t c = 0; c < nc; c++) {
+		put_col(out, "samples", 9);
+		if (o->accumulated)
+			put_col(out, "cum. samples", 14);
+		put_col(out, "%", 9);
+		if (o->accumulated)
+			put_col(out, "cum. %", 11);
+	}
+	if (o->debug_info)
+		put_col(out, "linenr info", 28);
+	if (image_col)
+		put_col(out, "image name", 25);
+	if (app_col)
+		put_col(out, "app name", 25);
+	fputs("symbol name\n", out);
+}
+
 static int print_symbols(FILE *out, const struct pp_profile *p,
 			 const struct pp_symview *v,
 			 const struct pp_report_opts *o)
@@ -1094,23 +1120,8 @@ static int print_symbols(FILE *out, const struct pp_profile *p,
 		free(dcum);
 		return -ENOMEM;
 	}
-	if (vma_col)
-		put_col(out, "vma", 9);
-	for (size_t c = 0; c < nc; c++) {
-		put_col(out, "samples", 9);
-		if (o->accumulated)
-			put_col(out, "cum. samples", 14);
-		put_col(out, "%", 9);
-		if (o->accumulated)
-			put_col(out, "cum. %", 11);
-	}
-	if (o->debug_info)
-		put_col(out, "linenr info", 28);
-	if (image_col)
-		put_col(out, "image name", 25);
-	if (app_col)
-		put_col(out, "app name", 25);
-	fputs("symbol name\n", out);
+	if (!o->no_header)
+		print_symbol_titles(out, o, nc, image_col, app_col);
 	for (size_t i = 0; i < nr; i++) {
 		const struct pp_entry *e = sel[i];
 
@@ -1477,17 +1488,19 @@ int pp_report_diff(FILE *out, const struct pp_profile *a,
 	}
 	if (n)
 		qsort(rows, n, sizeof(*rows), diff_out_cmp);
-	if (!o->no_header)
+	if (!o->no_header) {
 		pp_report_header(out, b, o);
-	put_col(out, "samples", 9);
-	put_col(out, "%", 9);
-	put_col(out, "diff %", 10);
-	/* -l: [image] [app] symbol as in the symbol list; summary: [app] image */
-	if (o->symbols && image_col)
-		put_col(out, "image name", 25);
-	if (app_col)
-		put_col(out, "app name", 25);
-	fputs(o->symbols ? "symbol name\n" : "image name\n", out);
+		put_col(out, "samples", 9);
+		put_col(out, "%", 9);
+		put_col(out, "diff %", 10);
+		/* -l: [image] [app] symbol as in the symbol list; summary:
+		 * [app] image */
+		if (o->symbols && image_col)
+			put_col(out, "image name", 25);
+		if (app_col)
+			put_col(out, "app name", 25);
+		fputs(o->symbols ? "symbol name\n" : "image name\n", out);
+	}
 	for (size_t i = 0; i < n; i++) {
 		const struct diff_row *r = &rows[i];
 		const char *img;

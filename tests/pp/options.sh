@@ -60,18 +60,27 @@ lacks "func_b30"; has "func_a50"
 ARGS="-l -t 10"; run -l -t 10
 has "func_a50"; has "func_b30"; lacks "scale"; lacks "schedule"
 ARGS="-l -s symbol"; run -l -n -s symbol --demangle=none
-[ "$(line 2 | awk '{print $NF}')" = _ZN2ns5scaleEi ] || fail "-s symbol: $(line 2)"
-[ "$(line 3 | awk '{print $NF}')" = func_a50 ] || fail "-s symbol: $(line 3)"
+[ "$(line 1 | awk '{print $NF}')" = _ZN2ns5scaleEi ] || fail "-s symbol: $(line 1)"
+[ "$(line 2 | awk '{print $NF}')" = func_a50 ] || fail "-s symbol: $(line 2)"
 ARGS="-l -r"; run -l -n -r
-[ "$(line 2 | awk '{print $NF}')" = schedule ] || fail "-r: $(line 2)"
+[ "$(line 1 | awk '{print $NF}')" = schedule ] || fail "-r: $(line 1)"
+# -n hides the header block and the column titles: rows from the first line
 ARGS="-l -n"; run -l -n
-[ "$(line 1)" = "samples  %        image name               symbol name" ] || fail "-n: $(line 1)"
-[ "$(line 2)" = "60       60.0000  pp_target_pie            func_a50" ] || fail "-l: $(line 2)"
-ARGS="-l -a"; run -l -n -a
-[ "$(line 1)" = "samples  cum. samples  %        cum. %     image name               symbol name" ] ||
-	fail "-a header: $(line 1)"
-[ "$(line 3)" = "30       90            30.0000  90.0000    pp_target_pie            func_b30" ] ||
-	fail "-a: $(line 3)"
+[ "$(line 1)" = "60       60.0000  pp_target_pie            func_a50" ] || fail "-n: $(line 1)"
+lacks "symbol name"
+ARGS="-l"; run -l
+has "^samples  %        image name               symbol name\$"
+ARGS="-d -n"; run -d -n
+lacks "^vma"
+[ "$(line 1 | awk '{print $NF}')" = func_a50 ] || fail "-d -n: $(line 1)"
+ARGS="-n (summary)"; run -n
+lacks "samples|"; lacks "-----"
+[ "$(line 1)" = "      100 100.000 pp_target_pie" ] || fail "-n summary: $(line 1)"
+ARGS="-l -a"; run -l -a
+has "^samples  cum. samples  %        cum. %     image name               symbol name\$"
+ARGS="-l -a -n"; run -l -n -a
+[ "$(line 2)" = "30       90            30.0000  90.0000    pp_target_pie            func_b30" ] ||
+	fail "-a: $(line 2)"
 ARGS="-f"; run -f
 has "^ *100 100.000 $T\$"
 ARGS="summary"; run -n
@@ -99,9 +108,8 @@ has "^	 *2  2.0000 kallsyms\$"
 has "^ *25 20.0000 pp_target_nopie\$"
 ARGS="-%"; run -n -%
 has "^	 *2  1.6000 kallsyms\$"
-ARGS="-l two apps"; run -l -n
-[ "$(line 1)" = "samples  %        image name               app name                 symbol name" ] ||
-	fail "app name column: $(line 1)"
+ARGS="-l two apps"; run -l
+has "^samples  %        image name               app name                 symbol name\$"
 
 # binaries found elsewhere: --image-path by basename, --root as a prefix
 mkdir -p "$E2E_TMP/moved" "$E2E_TMP/root$(dirname "$T")"
