@@ -284,14 +284,107 @@ static int tid_pair_cmp(const void *a, const void *b)
 	return (x[1] > y[1]) - (x[1] < y[1]);
 }
 
+/* The distinct classes of fs's files along axis, sorted and described,
+ * into a new array *out of *nr. Returns 0 or -ENOMEM. */
+static int collect_classes(const struct pp_fileset *fs,
+			   const struct pp_merge *merge, enum pp_axis axis,
+			   struct pp_class **out, size_t *nr)
+{
+	struct pp_class *classes = NULL;
+	size_t n = 0;
+
+	for (size_t i = 0; i < fs->nr_files; i++) {
+		const struct pp_sfile *f = &fs->files[i];
+		struct class_key k = file_key(f, merge);
+		struct pp_class c;
+		size_t lo = 0, hi = n;
+
+		memset(&c, 0, sizeof(c));
+		snprintf(c.event, sizeof(c.event), "%s", k.event);
+		c.count = k.count;
+		c.unit_mask = f->name.unit_mask;
+		c.value = key_value(&k, axis);
+		/* classes are kept sorted: binary search, insert if new */
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+
+			if (class_cmp(&classes[mid], &c, axis) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == n || class_cmp(&classes[lo], &c, axis)) {
+			struct pp_class *v = realloc(classes, (n + 1) * sizeof(*v));
+
+			if (!v) {
+				free(classes);
+				return -ENOMEM;
+			}
+			classes = v;
+			memmove(&v[lo + 1], &v[lo], (n - lo) * sizeof(*v));
+			class_describe(&c, axis);
+			v[lo] = c;
+			n++;
+		}
+	}
+	*out = classes;
+	*nr = n;
+	return 0;
+}
+
+/* What to do about an axis that is shown, in OProfile's words. */
+static const char *axis_suggestion(enum pp_axis axis)
+{
+	switch (axis) {
+	case PP_AXIS_EVENT:
+		return "specify event:, count: or unitmask: (see also --merge=unitmask)";
+	case PP_AXIS_UNITMASK: return "specify unitmask: or --merge unitmask";
+	case PP_AXIS_TGID: return "specify tgid: or --merge tgid";
+	case PP_AXIS_TID: return "specify tid: or --merge tid";
+	case PP_AXIS_CPU: return "specify cpu: or --merge cpu";
+	case PP_AXIS_NONE: break;
+	}
+	return "";
+}
+
+/* The refusal of files that differ along two axes, worded as OProfile's
+ * opreport words it: the values of the first axis (five at most), the
+ * axis that conflicts, and how to narrow or merge the first. Returns 0 or
+ * -ENOMEM. */
+static int axes_error(const struct pp_fileset *fs, const struct pp_merge *merge,
+		      enum pp_axis shown, enum pp_axis conflict,
+		      char *err, size_t errlen)
+{
+	struct pp_class *v;
+	size_t n, len;
+	int ret = collect_classes(fs, merge, shown, &v, &n);
+
+	if (ret)
+		return ret;
+	snprintf(err, errlen, "Already displaying results for parameter %s "
+		 "with values:\n", pp_axis_name(shown));
+	for (size_t i = 0; i < n && i < 5; i++) {
+		len = strlen(err);
+		snprintf(err + len, errlen - len, "%s,", v[i].label);
+	}
+	len = strlen(err);
+	if (n > 5)
+		snprintf(err + len, errlen - len, " and %zu more,", n - 5);
+	len = strlen(err);
+	snprintf(err + len, errlen - len, "\nwhich conflicts with parameter %s.\n"
+		 "Suggestion: %s", pp_axis_name(conflict), axis_suggestion(shown));
+	free(v);
+	return 0;
+}
+
 int pp_classify(struct pp_fileset *fs, const struct pp_merge *merge,
 		char *err, size_t errlen)
 {
 	bool vary[PP_AXIS_CPU + 1] = { false };
-	enum pp_axis axis = PP_AXIS_NONE;
+	enum pp_axis axis = PP_AXIS_NONE, first = PP_AXIS_NONE, second = PP_AXIS_NONE;
 	struct class_key k0;
-	const char *names[4];
 	size_t nr_vary = 0;
+	int ret;
 
 	free(fs->classes);
 	fs->classes = NULL;
@@ -341,58 +434,21 @@ int pp_classify(struct pp_fileset *fs, const struct pp_merge *merge,
 	for (int a = PP_AXIS_EVENT; a <= PP_AXIS_CPU; a++) {
 		if (!vary[a])
 			continue;
-		if (nr_vary < 4)
-			names[nr_vary] = pp_axis_name((enum pp_axis)a);
+		if (!nr_vary)
+			first = (enum pp_axis)a;
+		else if (nr_vary == 1)
+			second = (enum pp_axis)a;
 		nr_vary++;
 		axis = (enum pp_axis)a;
 	}
 	if (nr_vary > 1) {
-		const char *m = strcmp(names[1], "event") ? names[1] : names[0];
-
-		snprintf(err, errlen,
-			 "the selected sample files differ by both %s and %s; "
-			 "a report shows only one of them as columns.\n"
-			 "Merge one with --merge (e.g. --merge=%s), or restrict it "
-			 "with a profile specification (e.g. %s:N)",
-			 names[0], names[1], m, m);
-		return -EDOM;
+		ret = axes_error(fs, merge, first, second, err, errlen);
+		return ret ? ret : -EDOM;
 	}
 	fs->axis = axis;
-	for (size_t i = 0; i < fs->nr_files; i++) {
-		struct pp_sfile *f = &fs->files[i];
-		struct class_key k = file_key(f, merge);
-		struct pp_class c;
-		size_t lo = 0, hi = fs->nr_classes;
-
-		memset(&c, 0, sizeof(c));
-		snprintf(c.event, sizeof(c.event), "%s", k.event);
-		c.count = k.count;
-		c.unit_mask = f->name.unit_mask;
-		c.value = key_value(&k, axis);
-		/* classes are kept sorted: binary search, insert if new */
-		while (lo < hi) {
-			size_t mid = (lo + hi) / 2;
-
-			if (class_cmp(&fs->classes[mid], &c, axis) < 0)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo == fs->nr_classes ||
-		    class_cmp(&fs->classes[lo], &c, axis)) {
-			struct pp_class *v = realloc(fs->classes,
-						     (fs->nr_classes + 1) * sizeof(*v));
-
-			if (!v)
-				return -ENOMEM;
-			fs->classes = v;
-			memmove(&v[lo + 1], &v[lo],
-				(fs->nr_classes - lo) * sizeof(*v));
-			class_describe(&c, axis);
-			v[lo] = c;
-			fs->nr_classes++;
-		}
-	}
+	ret = collect_classes(fs, merge, axis, &fs->classes, &fs->nr_classes);
+	if (ret)
+		return ret;
 	/* class indices once every class is known */
 	for (size_t i = 0; i < fs->nr_files; i++) {
 		struct class_key k = file_key(&fs->files[i], merge);

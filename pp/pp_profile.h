@@ -82,7 +82,9 @@ int pp_fileset_select(struct pp_fileset *fs, const char *session_dir,
 		      const struct pp_spec *spec, const struct op_logger *lg);
 
 /* Classify fs's files into columns after merging. Returns 0, or -EDOM when
- * the files differ along two axes (err explains how to merge them). */
+ * the files differ along two axes (err holds OProfile's explanation: the
+ * shown axis and its values, the conflicting axis, a suggestion; several
+ * lines, no final newline), or -ENOMEM. */
 int pp_classify(struct pp_fileset *fs, const struct pp_merge *merge,
 		char *err, size_t errlen);
 

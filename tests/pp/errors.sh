@@ -59,10 +59,15 @@ expect 3 session:nosuchsession
 expect 4 image:/no/such/program
 err_has "no sample file matches image:/no/such/program"
 
-# cpu and tid both vary: refused with the way out
+# cpu and tid both vary: refused with the way out, in OProfile's words
 expect 5
-err_has "differ by both tid and cpu"
-err_has "--merge"
+cat >"$E2E_TMP/want" <<EOF
+opreport: Already displaying results for parameter tid with values:
+tid:10,tid:11,
+which conflicts with parameter cpu.
+Suggestion: specify tid: or --merge tid
+EOF
+diff -u "$E2E_TMP/want" "$ERR" >&2 || fail "two axes: message differs"
 expect 0 --merge=tid
 out_has "Samples on CPU 1"
 expect 0 --merge=cpu

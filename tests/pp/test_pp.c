@@ -319,15 +319,42 @@ static void test_classify_two_axes(void **state)
 	(void)state;
 	mkfileset(&fs, d, 2);
 	assert_int_equal(pp_classify(&fs, &m, err, sizeof(err)), -EDOM);
-	assert_non_null(strstr(err, "--merge"));
-	assert_non_null(strstr(err, "cpu"));
-	assert_non_null(strstr(err, "tid"));
+	/* OProfile's wording: the axis shown first (tid comes before cpu) */
+	assert_string_equal(err,
+		"Already displaying results for parameter tid with values:\n"
+		"tid:5,tid:6,\n"
+		"which conflicts with parameter cpu.\n"
+		"Suggestion: specify tid: or --merge tid");
 	/* merging the cpu leaves tid (tgid follows tid) */
 	m.cpu = true;
 	assert_int_equal(pp_classify(&fs, &m, err, sizeof(err)), 0);
 	assert_int_equal(fs.axis, PP_AXIS_TID);
 	assert_string_equal(fs.classes[1].label, "tid:6");
 	assert_string_equal(fs.classes[1].longname, "Processes with a thread ID of 6");
+	pp_fileset_release(&fs);
+}
+
+static void test_classify_two_axes_many(void **state)
+{
+	/* seven events on two CPUs: five values named, the rest counted */
+	const struct fdesc d[] = {
+		{ "E1", 0, 1, 1 }, { "E2", 0, 1, 1 }, { "E3", 0, 1, 1 },
+		{ "E4", 0, 1, 1 }, { "E5", 0, 1, 1 }, { "E6", 0, 1, 1 },
+		{ "E7", 1, 1, 1 }, { "E1", 1, 1, 1 },
+	};
+	struct pp_fileset fs;
+	struct pp_merge m = { 0 };
+	char err[512] = "";
+
+	(void)state;
+	mkfileset(&fs, d, 8);
+	assert_int_equal(pp_classify(&fs, &m, err, sizeof(err)), -EDOM);
+	assert_string_equal(err,
+		"Already displaying results for parameter event with values:\n"
+		"E1:100000,E2:100000,E3:100000,E4:100000,E5:100000, and 2 more,\n"
+		"which conflicts with parameter cpu.\n"
+		"Suggestion: specify event:, count: or unitmask: "
+		"(see also --merge=unitmask)");
 	pp_fileset_release(&fs);
 }
 
@@ -837,6 +864,7 @@ int main(void)
 		cmocka_unit_test(test_classify_none),
 		cmocka_unit_test(test_classify_cpu),
 		cmocka_unit_test(test_classify_two_axes),
+		cmocka_unit_test(test_classify_two_axes_many),
 		cmocka_unit_test(test_classify_tid_tgid),
 		cmocka_unit_test(test_classify_event),
 		cmocka_unit_test(test_load_session),
