@@ -212,7 +212,7 @@ int main(int argc, const char **argv)
 		{ "exclude-dependent", 'x', POPT_ARG_NONE, &cl.exclude_dependent, 0,
 		  "leave out libraries, kernel and modules of each application", NULL },
 		{ "global-percent", '%', POPT_ARG_NONE, &cl.global_percent, 0,
-		  "percentages of the whole profile in dependent-image blocks", NULL },
+		  "percentages of the whole profile in dependent-image blocks and -d lines", NULL },
 		{ "long-filenames", 'f', POPT_ARG_NONE, &cl.long_filenames, 0, "full paths", NULL },
 		{ "threshold", 't', POPT_ARG_DOUBLE, &cl.threshold, 0,
 		  "hide lines below this percentage", "PERCENT" },

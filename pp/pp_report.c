@@ -1150,8 +1150,10 @@ static int print_symbols(FILE *out, const struct pp_profile *p,
 			const struct pp_symtab *st = NULL;
 
 			fprintf(out, "  %08" PRIx64 " ", v->vmas[e->image][j]);
-			print_sym_cols(out, &im->counts[j * nc], e->counts, dcum,
-				       nc, o->accumulated, !o->debug_info);
+			/* -%: against the whole profile, not the symbol */
+			print_sym_cols(out, &im->counts[j * nc],
+				       o->global_percent ? p->total : e->counts,
+				       dcum, nc, o->accumulated, !o->debug_info);
 			if (o->debug_info) {
 				const char *src = NULL;
 				int line = 0;

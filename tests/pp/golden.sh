@@ -133,6 +133,8 @@ check percpu-xml "$S2" -X cpu:0-1
 # -n: no header block and no column titles, in every layout
 check noheader-summary "$S2" -n
 check noheader-details "$S1" -n -d image:$T
+# -%: per-address lines of -d against all samples, not the symbol's
+check details-global "$S1" -d -% image:$T
 
 [ $nr_fail -eq 0 ] || fail "$nr_fail golden check(s) failed"
 echo "PASS: golden reports"
