@@ -929,7 +929,11 @@ static int print_summary(FILE *out, const struct pp_profile *p,
 			continue;
 		print_count_cols(out, r->total, p->total, nc);
 		fprintf(out, "%s\n", v->app_names[idx[r->first]]);
-		if (!deps)
+		/* as OProfile: no block when it would only repeat the
+		 * application's own image (an application sampled only in a
+		 * library still gets one) */
+		if (!deps || (r->n == 1 && pp_img_equal(&p->images[idx[r->first]].img,
+							&p->images[idx[r->first]].app)))
 			continue;
 		if (!o->no_header)
 			print_class_header(out, p, "\t");
@@ -937,7 +941,8 @@ static int print_summary(FILE *out, const struct pp_profile *p,
 			const struct pp_image *im = &p->images[idx[r->first + k]];
 			const uint64_t *tot = o->global_percent ? p->total : r->total;
 
-			if (below_threshold(im->total, tot, nc, o->threshold))
+			if (!image_sum(im, nc) ||
+			    below_threshold(im->total, tot, nc, o->threshold))
 				continue;
 			fputc('\t', out);
 			print_count_cols(out, im->total, tot, nc);

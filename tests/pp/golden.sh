@@ -75,6 +75,22 @@ file k:/proc/kallsyms f:$T2 TIMER 100000 0 all all 0
 ksym $KALLSYMS pid_task 0 3
 EOF
 
+# Applications with and without dependent images (--separate=kernel): one
+# sampled in itself and the kernel, one only in itself (no dependent block),
+# one only in the kernel (a block with the kernel alone).
+S3=$E2E_TMP/deps
+"$MKS" "$S3" <<EOF
+header 4 2596.13
+file f:$T f:$T TIMER 100000 0 all all all
+sym $T func_a50 0 40
+file k:/proc/kallsyms f:$T TIMER 100000 0 all all all
+ksym $KALLSYMS schedule 0 10
+file f:$T2 f:$T2 TIMER 100000 0 all all all
+sym $T2 main 0 30
+file k:/proc/kallsyms f:/opt/demo/idle TIMER 100000 0 all all all
+ksym $KALLSYMS pid_task 0 20
+EOF
+
 subst() {
 	sed -e "s|@A50@|$A50|g; s|@A50_4@|$A50_4|g; s|@B30@|$B30|g; s|@B30_2@|$B30_2|g" \
 	    -e "s|@C15@|$C15|g; s|@D05@|$D05|g; s|@D05_1@|$D05_1|g; s|@N_MAIN@|$N_MAIN|g" \
@@ -133,6 +149,8 @@ check percpu-xml "$S2" -X cpu:0-1
 # -n: no header block and no column titles, in every layout
 check noheader-summary "$S2" -n
 check noheader-details "$S1" -n -d image:$T
+# the dependent block only where it shows more than the application itself
+check deps "$S3"
 # -%: per-address lines of -d against all samples, not the symbol's
 check details-global "$S1" -d -% image:$T
 
