@@ -47,12 +47,45 @@ struct op_event_alias {
 static const struct op_event_alias op_event_aliases[] = {
 	{ "TIMER", "TIMER", NULL, "cpu-clock software event (timer mode), count in ns", OP_TIMER_MIN_NS },
 	{ "cpu-clock", "TIMER", NULL, "cpu-clock software event (timer mode), count in ns", OP_TIMER_MIN_NS },
-	{ "CPU_CLK_UNHALTED", "CPU_CLK_UNHALTED", "perf::PERF_COUNT_HW_CPU_CYCLES", "clock cycles when not halted", OP_HW_MIN_CYCLES },
-	{ "cycles", "CPU_CLK_UNHALTED", "perf::PERF_COUNT_HW_CPU_CYCLES", "clock cycles when not halted", OP_HW_MIN_CYCLES },
-	{ "cpu-cycles", "CPU_CLK_UNHALTED", "perf::PERF_COUNT_HW_CPU_CYCLES", "clock cycles when not halted", OP_HW_MIN_CYCLES },
-	{ "INST_RETIRED", "INST_RETIRED", "perf::PERF_COUNT_HW_INSTRUCTIONS", "instructions retired", OP_HW_MIN_CYCLES },
-	{ "instructions", "INST_RETIRED", "perf::PERF_COUNT_HW_INSTRUCTIONS", "instructions retired", OP_HW_MIN_CYCLES },
+	/* descriptions as OProfile's i386/arch_perfmon event list words them:
+	 * opreport prints them in its "Counted ... events (...)" header */
+	{ "CPU_CLK_UNHALTED", "CPU_CLK_UNHALTED", "perf::PERF_COUNT_HW_CPU_CYCLES", "Clock cycles when not halted", OP_HW_MIN_CYCLES },
+	{ "cycles", "CPU_CLK_UNHALTED", "perf::PERF_COUNT_HW_CPU_CYCLES", "Clock cycles when not halted", OP_HW_MIN_CYCLES },
+	{ "cpu-cycles", "CPU_CLK_UNHALTED", "perf::PERF_COUNT_HW_CPU_CYCLES", "Clock cycles when not halted", OP_HW_MIN_CYCLES },
+	{ "INST_RETIRED", "INST_RETIRED", "perf::PERF_COUNT_HW_INSTRUCTIONS", "number of instructions retired", OP_HW_MIN_CYCLES },
+	{ "instructions", "INST_RETIRED", "perf::PERF_COUNT_HW_INSTRUCTIONS", "number of instructions retired", OP_HW_MIN_CYCLES },
 };
+
+/* The cpu_type values written above, named as OProfile names them
+ * (op_cpu_type.c): pretty name, then "arch/processor" for XML. Note that
+ * 10 and 52 are OProfile 0.9's numbers; OProfile 1.x dropped old CPUs and
+ * renumbered (CPU_HAMMER 6, CPU_ARCH_PERFMON 41), so its opreport names
+ * these two differently. */
+static const struct {
+	uint32_t cpu_type;
+	const char *pretty;
+	const char *id;
+} op_cpu_names[] = {
+	{ ODB_CPU_TIMER_INT, "CPU with timer interrupt", "timer" },
+	{ OP_CPU_HAMMER, "AMD64 processors", "x86-64/hammer" },
+	{ OP_CPU_ARCH_PERFMON, "Intel Architectural Perfmon", "i386/arch_perfmon" },
+};
+
+const char *op_cpu_type_name(uint32_t cpu_type)
+{
+	for (size_t i = 0; i < sizeof(op_cpu_names) / sizeof(op_cpu_names[0]); i++)
+		if (op_cpu_names[i].cpu_type == cpu_type)
+			return op_cpu_names[i].pretty;
+	return NULL;
+}
+
+const char *op_cpu_type_id(uint32_t cpu_type)
+{
+	for (size_t i = 0; i < sizeof(op_cpu_names) / sizeof(op_cpu_names[0]); i++)
+		if (op_cpu_names[i].cpu_type == cpu_type)
+			return op_cpu_names[i].id;
+	return NULL;
+}
 
 static const struct op_event_alias *op_event_find_alias(const char *name)
 {
@@ -390,6 +423,30 @@ int op_event_resolve(const struct op_event_spec *spec, struct op_event *ev,
 	op_event_fill_attr(ev);
 	snprintf(ev->description, sizeof(ev->description), "%s",
 		 alias ? alias->description : info.desc ? info.desc : ev->spec.name);
+	return 0;
+}
+
+int op_event_describe(const char *name, char *buf, size_t len)
+{
+	const struct op_event_alias *alias = op_event_find_alias(name);
+	pfm_event_info_t info;
+	int idx;
+
+	if (alias) {
+		snprintf(buf, len, "%s", alias->description);
+		return 0;
+	}
+	if (pfm_initialize() != PFM_SUCCESS)
+		return -EIO;
+	idx = pfm_find_event(name);
+	if (idx < 0)
+		return -ENOENT;
+	memset(&info, 0, sizeof(info));
+	info.size = sizeof(info);
+	if (pfm_get_event_info(idx, PFM_OS_PERF_EVENT_EXT, &info) != PFM_SUCCESS ||
+	    !info.desc)
+		return -ENOENT;
+	snprintf(buf, len, "%s", info.desc);
 	return 0;
 }
 

@@ -53,6 +53,17 @@ int op_event_resolve(const struct op_event_spec *spec, struct op_event *ev,
 /* True when a hardware PMU can count cycles here (probes perf_event_open). */
 bool op_event_have_pmu(void);
 
+/* The description of a sample-file event name (OProfile's or libpfm4's
+ * wording) into buf, for report headers. Returns 0, -ENOENT for a name
+ * nobody here knows, or -EIO when libpfm4 cannot start. */
+int op_event_describe(const char *name, char *buf, size_t len);
+
+/* A sample-file header's cpu_type as OProfile names it: "AMD64 processors"
+ * for the "CPU: " line, "x86-64/hammer" (architecture/processor) for XML.
+ * NULL for a cpu_type this libop never writes. */
+const char *op_cpu_type_name(uint32_t cpu_type);
+const char *op_cpu_type_id(uint32_t cpu_type);
+
 /* Format a resolved event back as a spec string for --events/daemonrc. */
 void op_event_format(const struct op_event *ev, char *buf, size_t len);
 

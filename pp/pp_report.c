@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "odb.h"
+#include "op_events.h"
 #include "op_names.h"
 #include "pp_symbols.h"
 
@@ -636,14 +637,6 @@ void pp_symview_free(struct pp_symview *v)
 
 /* ---- header ---- */
 
-static const char *cpu_name(uint32_t cpu_type)
-{
-	switch (cpu_type) {
-	case ODB_CPU_TIMER_INT: return "CPU with timer interrupt";
-	default: return NULL;
-	}
-}
-
 static uint64_t read_stat(const char *dir, const char *name, bool *found)
 {
 	char path[PATH_MAX * 2];
@@ -725,21 +718,22 @@ static void print_loss_block(FILE *out, const struct pp_profile *p)
 void pp_report_header(FILE *out, const struct pp_profile *p,
 		      const struct pp_report_opts *opts)
 {
-	const char *cpu = cpu_name(p->hdr.cpu_type);
+	const char *cpu = op_cpu_type_name(p->hdr.cpu_type);
 	bool timer = p->hdr.cpu_type == ODB_CPU_TIMER_INT;
 
-	if (cpu)
-		fprintf(out, "CPU: %s, speed %g MHz (estimated)\n", cpu,
-			p->hdr.cpu_speed);
-	else
-		fprintf(out, "CPU: cpu type %u, speed %g MHz (estimated)\n",
-			p->hdr.cpu_type, p->hdr.cpu_speed);
+	/* OProfile's words for a cpu_type it does not know; no speed when
+	 * the header has none */
+	fprintf(out, "CPU: %s", cpu ? cpu : "invalid cpu type");
+	if (p->hdr.cpu_speed > 0)
+		fprintf(out, ", speed %g MHz (estimated)", p->hdr.cpu_speed);
+	fputc('\n', out);
 	if (timer) {
 		fprintf(out, "Profiling through timer interrupt\n");
 	} else {
 		/* one line per distinct event */
 		for (size_t c = 0; c < p->fs.nr_classes; c++) {
 			const struct pp_class *k = &p->fs.classes[c];
+			char desc[256];
 			bool seen = false;
 
 			for (size_t d = 0; d < c; d++)
@@ -748,8 +742,13 @@ void pp_report_header(FILE *out, const struct pp_profile *p,
 					seen = true;
 			if (seen)
 				continue;
-			fprintf(out, "Counted %s events with a unit mask of 0x%02x (%s) count %lu\n",
-				k->event, k->unit_mask,
+			/* an event no table here knows is described by its
+			 * name (OProfile would print only "Unknown event") */
+			if (op_event_describe(k->event, desc, sizeof(desc)))
+				snprintf(desc, sizeof(desc), "%s", k->event);
+			fprintf(out, "Counted %s events (%s) with a unit mask of "
+				"0x%02x (%s) count %lu\n", k->event, desc,
+				k->unit_mask,
 				k->unit_mask ? "multiple flags" : "No unit mask",
 				k->count);
 		}

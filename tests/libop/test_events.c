@@ -133,6 +133,25 @@ static void test_resolve_cpu_clock(void **state)
 	assert_int_equal(resolve_text("cpu-clock:10000", &ev, err, sizeof(err)), 0);
 }
 
+/* Report headers: event descriptions by sample-file name, CPU names. */
+static void test_describe(void **state)
+{
+	char buf[256];
+
+	(void)state;
+	assert_int_equal(op_event_describe("CPU_CLK_UNHALTED", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "Clock cycles when not halted");
+	assert_int_equal(op_event_describe("INST_RETIRED", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "number of instructions retired");
+	assert_int_not_equal(op_event_describe("NO_SUCH_EVENT_ANYWHERE", buf,
+					       sizeof(buf)), 0);
+	assert_string_equal(op_cpu_type_name(ODB_CPU_TIMER_INT), "CPU with timer interrupt");
+	assert_string_equal(op_cpu_type_id(ODB_CPU_TIMER_INT), "timer");
+	assert_string_equal(op_cpu_type_name(10), "AMD64 processors");
+	assert_string_equal(op_cpu_type_id(52), "i386/arch_perfmon");
+	assert_null(op_cpu_type_name(9999));
+}
+
 static void test_resolve_too_small(void **state)
 {
 	struct op_event ev;
@@ -254,6 +273,7 @@ int main(void)
 		cmocka_unit_test(test_parse_null),
 		cmocka_unit_test(test_resolve_cpu_clock),
 		cmocka_unit_test(test_resolve_too_small),
+		cmocka_unit_test(test_describe),
 		cmocka_unit_test(test_resolve_unit_mask_on_timer),
 		cmocka_unit_test(test_resolve_default),
 		cmocka_unit_test(test_resolve_unknown),

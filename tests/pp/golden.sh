@@ -91,6 +91,22 @@ file k:/proc/kallsyms f:/opt/demo/idle TIMER 100000 0 all all all
 ksym $KALLSYMS pid_task 0 20
 EOF
 
+# A hardware-event session: CPU_CLK_UNHALTED on an AMD64 (cpu_type 10 as
+# libop writes it), and one with no CPU speed in its header.
+S4=$E2E_TMP/hw
+"$MKS" "$S4" <<EOF
+header 10 2596.13
+file f:$T f:$T CPU_CLK_UNHALTED 100000 0 all all all
+sym $T func_a50 0 60
+sym $T func_b30 0 40
+EOF
+S5=$E2E_TMP/hw-nospeed
+"$MKS" "$S5" <<EOF
+header 52 0
+file f:$T f:$T INST_RETIRED 200000 0 all all all
+sym $T func_c15 0 5
+EOF
+
 subst() {
 	sed -e "s|@A50@|$A50|g; s|@A50_4@|$A50_4|g; s|@B30@|$B30|g; s|@B30_2@|$B30_2|g" \
 	    -e "s|@C15@|$C15|g; s|@D05@|$D05|g; s|@D05_1@|$D05_1|g; s|@N_MAIN@|$N_MAIN|g" \
@@ -151,6 +167,9 @@ check noheader-summary "$S2" -n
 check noheader-details "$S1" -n -d image:$T
 # the dependent block only where it shows more than the application itself
 check deps "$S3"
+# the header of hardware events: CPU name, event description, unit mask
+check hw-event "$S4" -l
+check hw-event-nospeed "$S5"
 # -%: per-address lines of -d against all samples, not the symbol's
 check details-global "$S1" -d -% image:$T
 
