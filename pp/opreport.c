@@ -304,7 +304,8 @@ int main(int argc, const char **argv)
 		status = EXIT_USAGE;
 		goto out_popt;
 	}
-	o.symbols = cl.symbols || cl.details || cl.debug_info;
+	/* XML always lists symbols, as OProfile's does */
+	o.symbols = cl.symbols || cl.details || cl.debug_info || cl.xml;
 	o.debug_info = cl.debug_info;
 	o.details = cl.details;
 	o.xml = cl.xml;
@@ -343,7 +344,12 @@ int main(int argc, const char **argv)
 			goto out_popt;
 		}
 	}
-	if (cl.sort && parse_sort(cl.sort, &o)) {
+	o.merge_text = cl.merge;
+	if (cl.sort && cl.xml) {
+		/* XML's order groups each application's images */
+		fprintf(stderr, "opreport: warning: sort options ignored because "
+			"they are incompatible with --xml\n");
+	} else if (cl.sort && parse_sort(cl.sort, &o)) {
 		status = EXIT_USAGE;
 		goto out_popt;
 	}
@@ -382,6 +388,12 @@ int main(int argc, const char **argv)
 			       err, sizeof(err))) {
 		fprintf(stderr, "opreport: bad profile specification: %s\n", err);
 		status = EXIT_SPEC;
+		goto out_popt;
+	}
+	if (is_diff && cl.xml) {
+		fprintf(stderr, "opreport: differential profiles are incompatible "
+			"with --xml\n");
+		status = EXIT_USAGE;
 		goto out_popt;
 	}
 	if (!is_diff) {

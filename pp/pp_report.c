@@ -1181,7 +1181,17 @@ static int print_symbols(FILE *out, const struct pp_profile *p,
 	return 0;
 }
 
-/* ---- XML ---- */
+/* ---- XML ----
+ *
+ * OProfile's schema 3.1 as its xml_utils writes it. Symbols are always
+ * listed (opreport -X resolves symbols with or without -l), sorted by
+ * application, image, then address, so that each application's symbols
+ * come together: one <binary> per application with its own symbols, then a
+ * <module> per dependent image. When the columns are threads or processes
+ * the body is <process>/<thread> elements instead, with every image of a
+ * thread as a <module>. <classes> names the columns only when they differ
+ * by cpu, event or unit mask; counts of zero are left out everywhere.
+ */
 
 static void xml_escape(FILE *out, const char *s)
 {
@@ -1200,154 +1210,481 @@ static void xml_escape(FILE *out, const char *s)
 	}
 }
 
-static void xml_counts(FILE *out, const uint64_t *counts, size_t nc)
+/* ` name="value"`, escaped */
+static void xml_attr(FILE *out, const char *name, const char *value)
 {
-	if (nc == 1) {
-		fprintf(out, "<count>\n%" PRIu64 "</count>\n", counts[0]);
-		return;
-	}
-	for (size_t c = 0; c < nc; c++)
-		fprintf(out, "<count class=\"c%zu\">\n%" PRIu64 "</count>\n", c,
-			counts[c]);
+	fprintf(out, " %s=\"", name);
+	xml_escape(out, value);
+	fputc('"', out);
 }
 
-static void xml_symbols(FILE *out, const struct pp_entry **sel, size_t nr,
-			size_t image, size_t nc, size_t *next_id,
-			const struct pp_entry **ids)
+struct xml_ctx {
+	FILE *out;
+	const struct pp_profile *p;
+	const struct pp_symview *v;
+	const struct pp_report_opts *o;
+	const struct pp_entry **sel;	/* in XML order */
+	size_t nr;
+	size_t nc;
+	bool subclasses;		/* <count class="cN"> */
+	size_t *id_of;			/* per view entry: idref, or SIZE_MAX */
+	const struct pp_entry **by_id;
+	size_t next_id;
+};
+
+/* The counts of classes [lo, hi] that are not zero. Returns true when it
+ * wrote one. */
+static bool xml_counts(const struct xml_ctx *x, const uint64_t *counts,
+		       size_t lo, size_t hi)
 {
-	for (size_t i = 0; i < nr; i++) {
-		if (sel[i]->image != image)
+	bool any = false;
+
+	for (size_t c = lo; c <= hi; c++) {
+		if (!counts[c])
 			continue;
-		ids[*next_id] = sel[i];
-		fprintf(out, "<symbol  idref=\"%zu\">\n", (*next_id)++);
-		xml_counts(out, sel[i]->counts, nc);
-		fputs("</symbol>\n", out);
+		any = true;
+		if (x->subclasses)
+			fprintf(x->out, "<count  class=\"c%zu\">\n", c);
+		else
+			fputs("<count>\n", x->out);
+		fprintf(x->out, "%" PRIu64 "</count>\n", counts[c]);
 	}
+	return any;
+}
+
+static bool has_counts(const uint64_t *counts, size_t lo, size_t hi)
+{
+	for (size_t c = lo; c <= hi; c++)
+		if (counts[c])
+			return true;
+	return false;
+}
+
+/* One <symbol>, numbered the first time it is written. */
+static void xml_symbol(struct xml_ctx *x, const struct pp_entry *e,
+		       size_t lo, size_t hi)
+{
+	size_t k = (size_t)(e - x->v->entries);
+
+	if (!has_counts(e->counts, lo, hi))
+		return;
+	if (x->id_of[k] == SIZE_MAX) {
+		x->id_of[k] = x->next_id;
+		x->by_id[x->next_id++] = e;
+	}
+	fprintf(x->out, "<symbol  idref=\"%zu\">\n", x->id_of[k]);
+	xml_counts(x, e->counts, lo, hi);
+	fputs("</symbol>\n", x->out);
+}
+
+static bool is_own_image(const struct xml_ctx *x, const struct pp_entry *e)
+{
+	return !strcmp(x->v->img_long[e->image], x->v->app_long[e->image]);
+}
+
+/* Symbols sel[from, to) of one image as a <module> for classes [lo, hi]:
+ * its summary is the sum of its symbols, as OProfile's is. */
+static void xml_module(struct xml_ctx *x, size_t from, size_t to,
+		       size_t lo, size_t hi, uint64_t *sum)
+{
+	const struct pp_entry *first = x->sel[from];
+
+	memset(sum, 0, x->nc * sizeof(*sum));
+	for (size_t i = from; i < to; i++)
+		for (size_t c = lo; c <= hi; c++)
+			sum[c] += x->sel[i]->counts[c];
+	if (!has_counts(sum, lo, hi))
+		return;
+	fputs("<module ", x->out);
+	xml_attr(x->out, "name", x->v->img_long[first->image]);
+	fputs(">\n", x->out);
+	xml_counts(x, sum, lo, hi);
+	for (size_t i = from; i < to; i++)
+		xml_symbol(x, x->sel[i], lo, hi);
+	fputs("</module>\n", x->out);
+}
+
+/* End of the run of sel from i with the same image. */
+static size_t image_run_end(const struct xml_ctx *x, size_t i, size_t end)
+{
+	size_t j = i + 1;
+
+	while (j < end && !strcmp(x->v->img_long[x->sel[j]->image],
+				  x->v->img_long[x->sel[i]->image]) &&
+	       !strcmp(x->v->app_long[x->sel[j]->image],
+		       x->v->app_long[x->sel[i]->image]))
+		j++;
+	return j;
+}
+
+static void xml_binaries(struct xml_ctx *x, uint64_t *sum)
+{
+	size_t hi = x->nc - 1;
+
+	for (size_t i = 0, j; i < x->nr; i = j) {
+		const char *app = x->v->app_long[x->sel[i]->image];
+
+		for (j = i; j < x->nr && !strcmp(x->v->app_long[x->sel[j]->image], app); j++)
+			;
+		fputs("<binary ", x->out);
+		xml_attr(x->out, "name", app);
+		fputs(">\n", x->out);
+		memset(sum, 0, x->nc * sizeof(*sum));
+		for (size_t k = i; k < j; k++)
+			if (is_own_image(x, x->sel[k]))
+				for (size_t c = 0; c < x->nc; c++)
+					sum[c] += x->sel[k]->counts[c];
+		xml_counts(x, sum, 0, hi);
+		for (size_t k = i; k < j; k++)
+			if (is_own_image(x, x->sel[k]))
+				xml_symbol(x, x->sel[k], 0, hi);
+		for (size_t k = i, m; k < j; k = m) {
+			m = image_run_end(x, k, j);
+			if (!is_own_image(x, x->sel[k]))
+				xml_module(x, k, m, 0, hi, sum);
+		}
+		fputs("</binary>\n", x->out);
+	}
+}
+
+/* The value of a sample-file name field common to a class's files:
+ * "all", a number, or "" when its files differ (the field was merged). */
+static void class_field(const struct pp_profile *p, size_t cls, bool tgid,
+			char *buf, size_t len)
+{
+	bool found = false;
+	int val = 0;
+
+	for (size_t i = 0; i < p->fs.nr_files; i++) {
+		const struct pp_sfile *f = &p->fs.files[i];
+		int fv = tgid ? f->name.tgid : f->name.tid;
+
+		if (f->cls != cls)
+			continue;
+		if (found && fv != val) {
+			snprintf(buf, len, "%s", "");
+			return;
+		}
+		found = true;
+		val = fv;
+	}
+	if (val == OP_SF_ALL)
+		snprintf(buf, len, "all");
+	else
+		snprintf(buf, len, "%d", val);
+}
+
+static long field_num(const char *s)
+{
+	if (!*s)
+		return -2;	/* merged */
+	if (!strcmp(s, "all"))
+		return -1;
+	return strtol(s, NULL, 10);
+}
+
+static int tgid_cmp(const void *a, const void *b, void *vctx)
+{
+	const char (*tgid)[24] = vctx;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	long tx = field_num(tgid[x]), ty = field_num(tgid[y]);
+
+	if (tx != ty)
+		return tx < ty ? -1 : 1;
+	return (x > y) - (x < y);
+}
+
+/* Columns are threads (or processes): one <process> per thread group with
+ * a <thread> per column, as OProfile writes --separate=thread sessions. */
+static int xml_processes(struct xml_ctx *x, uint64_t *sum)
+{
+	size_t nc = x->nc;
+	char (*tgid)[24] = calloc(nc, sizeof(*tgid));
+	char (*tid)[24] = calloc(nc, sizeof(*tid));
+	size_t *ord = calloc(nc, sizeof(*ord));
+	uint64_t *psum = calloc(nc, sizeof(*psum));
+
+	if (!tgid || !tid || !ord || !psum) {
+		free(tgid);
+		free(tid);
+		free(ord);
+		free(psum);
+		return -ENOMEM;
+	}
+	for (size_t c = 0; c < nc; c++) {
+		class_field(x->p, c, true, tgid[c], sizeof(tgid[c]));
+		class_field(x->p, c, false, tid[c], sizeof(tid[c]));
+		ord[c] = c;
+	}
+	/* columns by thread group, then in their own order */
+	qsort_r(ord, nc, sizeof(*ord), tgid_cmp, tgid);
+	for (size_t a = 0, b; a < nc; a = b) {
+		const char *name = NULL;
+		bool any = false;
+
+		for (b = a; b < nc && !strcmp(tgid[ord[b]], tgid[ord[a]]); b++)
+			;
+		memset(psum, 0, nc * sizeof(*psum));
+		for (size_t i = 0; i < x->nr; i++)
+			for (size_t k = a; k < b; k++) {
+				psum[ord[k]] += x->sel[i]->counts[ord[k]];
+				if (!name && x->sel[i]->counts[ord[k]])
+					name = x->v->app_long[x->sel[i]->image];
+			}
+		for (size_t k = a; k < b; k++)
+			any |= psum[ord[k]] != 0;
+		if (!any)
+			continue;	/* as OProfile: no empty process */
+		fputs("<process ", x->out);
+		xml_attr(x->out, "pid", tgid[ord[a]]);
+		xml_attr(x->out, "name", name ? name : "");
+		fputs(">\n", x->out);
+		for (size_t k = a; k < b; k++)
+			xml_counts(x, psum, ord[k], ord[k]);
+		for (size_t k = a; k < b; k++) {
+			size_t c = ord[k];
+
+			if (!psum[c])
+				continue;
+			fputs("<thread ", x->out);
+			xml_attr(x->out, "tid", tid[c]);
+			fputs(">\n", x->out);
+			xml_counts(x, psum, c, c);
+			for (size_t i = 0, m; i < x->nr; i = m) {
+				m = image_run_end(x, i, x->nr);
+				xml_module(x, i, m, c, c, sum);
+			}
+			fputs("</thread>\n", x->out);
+		}
+		fputs("</process>\n", x->out);
+	}
+	free(tgid);
+	free(tid);
+	free(ord);
+	free(psum);
+	return 0;
+}
+
+struct xml_sort_ctx {
+	const struct pp_symview *v;
+	bool reverse;
+};
+
+/* OProfile's XML order: application, image (base names unless -f), then
+ * its remaining keys in their order: address, samples, name. */
+static int xml_entry_cmp(const void *a, const void *b, void *vctx)
+{
+	const struct xml_sort_ctx *ctx = vctx;
+	const struct pp_entry *x = *(const struct pp_entry *const *)a;
+	const struct pp_entry *y = *(const struct pp_entry *const *)b;
+	int c = strcmp(ctx->v->app_names[x->image], ctx->v->app_names[y->image]);
+
+	if (!c)
+		c = strcmp(ctx->v->img_names[x->image], ctx->v->img_names[y->image]);
+	if (!c)
+		c = (x->vma > y->vma) - (x->vma < y->vma);
+	if (!c)
+		c = (x->counts[0] < y->counts[0]) - (x->counts[0] > y->counts[0]);
+	if (!c)
+		c = strcmp(x->name, y->name);
+	if (ctx->reverse)
+		c = -c;
+	/* one order whatever the names: full names, then view order */
+	if (!c)
+		c = strcmp(ctx->v->app_long[x->image], ctx->v->app_long[y->image]);
+	if (!c)
+		c = strcmp(ctx->v->img_long[x->image], ctx->v->img_long[y->image]);
+	if (!c)
+		c = (x > y) - (x < y);
+	return c;
+}
+
+static void xml_header(const struct xml_ctx *x, size_t nr_cpus)
+{
+	const struct pp_profile *p = x->p;
+	const struct pp_report_opts *o = x->o;
+	const char *id = op_cpu_type_id(p->hdr.cpu_type);
+	const char *slash;
+	char buf[64];
+
+	if (!id)
+		id = "invalid cpu type";
+	slash = strchr(id, '/');
+	fputs("<?xml version=\"1.0\" ?>\n", x->out);
+	fputs("<profile  schemaversion=\"3.1\"", x->out);
+	snprintf(buf, sizeof(buf), "%.*s", slash ? (int)(slash - id) : (int)strlen(id), id);
+	xml_attr(x->out, "cputype", buf);
+	fputc('\n', x->out);
+	if (slash) {
+		xml_attr(x->out, "processor", slash + 1);
+		fputc('\n', x->out);
+	}
+	if (nr_cpus > 1)
+		fprintf(x->out, " separatedcpus=\"%zu\"\n", nr_cpus);
+	fprintf(x->out, " mhz=\"%g\"\n", p->hdr.cpu_speed);
+	xml_attr(x->out, "title", o->title ? o->title : "opreport ");
+	fputs(">\n", x->out);
+	/* the options OProfile records, in its order */
+	fputs("<options ", x->out);
+	if (o->spec_text && *o->spec_text) {
+		char *s = strdup(o->spec_text);
+
+		for (char *q = s; q && *q; q++)
+			if (*q == ' ')
+				*q = ',';
+		xml_attr(x->out, "session", s ? s : o->spec_text);
+		free(s);
+	}
+	if (o->debug_info)
+		xml_attr(x->out, "debuginfo", "true");
+	if (o->details)
+		xml_attr(x->out, "details", "true");
+	if (o->image_path)
+		xml_attr(x->out, "imagepath", o->image_path);
+	if (o->merge_text)
+		xml_attr(x->out, "merge", o->merge_text);
+	if (o->exclude_dependent)
+		xml_attr(x->out, "excludedependent", "true");
+	for (int pass = 0; pass < 2; pass++) {
+		char *const *list = pass ? o->include_symbols : o->exclude_symbols;
+
+		if (!list || !*list)
+			continue;
+		fprintf(x->out, " %s=\"", pass ? "includesymbols" : "excludesymbols");
+		for (size_t i = 0; list[i]; i++) {
+			if (i)
+				fputc(',', x->out);
+			xml_escape(x->out, list[i]);
+		}
+		fputc('"', x->out);
+	}
+	fputs("/>\n", x->out);
+}
+
+/* Index of class c's event among the distinct event names, in class order
+ * (its <eventsetup> id). */
+static size_t event_index(const struct pp_profile *p, size_t c)
+{
+	const struct pp_class *k = p->fs.classes;
+	size_t idx = 0;
+
+	for (size_t d = 0; d < c; d++) {
+		bool first = true;
+
+		if (!strcmp(k[d].event, k[c].event))
+			return idx;
+		for (size_t e = 0; e < d && first; e++)
+			first = strcmp(k[e].event, k[d].event) != 0;
+		idx += first;
+	}
+	return idx;
 }
 
 static int print_xml(FILE *out, const struct pp_profile *p,
 		     const struct pp_symview *v, const struct pp_report_opts *o)
 {
-	size_t nr = 0, nc = v->nc, next_id = 0;
-	const struct pp_entry **sel = selected_entries(p, v, o, &nr);
-	const struct pp_entry **ids = calloc(nr ? nr : 1, sizeof(*ids));
+	struct xml_ctx x = { .out = out, .p = p, .v = v, .o = o, .nc = v->nc };
+	struct xml_sort_ctx sctx = { v, o->reverse };
 	bool timer = p->hdr.cpu_type == ODB_CPU_TIMER_INT;
-	bool *done = calloc(p->nr_images ? p->nr_images : 1, sizeof(bool));
-	uint64_t *tmp = calloc(nc, sizeof(*tmp));
+	bool by_thread = p->fs.axis == PP_AXIS_TID || p->fs.axis == PP_AXIS_TGID;
+	size_t nr_cpus = 1, nr_events = 0;
+	bool nonzero_masks = false;
+	uint64_t *sum = calloc(x.nc, sizeof(*sum));
+	int ret = 0;
 
-	if (!sel || !ids || !done || !tmp) {
-		free(sel);
-		free(ids);
-		free(done);
-		free(tmp);
-		return -ENOMEM;
+	x.sel = selected_entries(p, v, o, &x.nr);
+	x.id_of = malloc((v->nr_entries ? v->nr_entries : 1) * sizeof(*x.id_of));
+	x.by_id = calloc(v->nr_entries ? v->nr_entries : 1, sizeof(*x.by_id));
+	if (!x.sel || !x.id_of || !x.by_id || !sum) {
+		ret = -ENOMEM;
+		goto out;
 	}
-	fputs("<?xml version=\"1.0\" ?>\n", out);
-	fprintf(out, "<profile  schemaversion=\"3.1\" cputype=\"%s\"\n",
-		timer ? "timer" : "x86-64");
-	fprintf(out, " processor=\"%s\"\n", timer ? "timer" : "generic");
-	fprintf(out, " mhz=\"%g\"\n", p->hdr.cpu_speed);
-	fputs(" title=\"", out);
-	xml_escape(out, o->title ? o->title : "opreport ");
-	fputs("\">\n", out);
-	fputs("<options  session=\"", out);
-	xml_escape(out, o->spec_text ? o->spec_text : "");
-	fputs("\"/>\n", out);
+	for (size_t i = 0; i < v->nr_entries; i++)
+		x.id_of[i] = SIZE_MAX;
+	if (x.nr)
+		qsort_r(x.sel, x.nr, sizeof(*x.sel), xml_entry_cmp, &sctx);
+	for (size_t c = 0; c < p->fs.nr_classes; c++) {
+		const struct pp_class *k = &p->fs.classes[c];
+
+		if (p->fs.axis == PP_AXIS_CPU && k->value >= 0 &&
+		    (size_t)k->value + 1 > nr_cpus)
+			nr_cpus = (size_t)k->value + 1;
+		if (k->unit_mask)
+			nonzero_masks = true;
+		if (event_index(p, c) + 1 > nr_events)
+			nr_events = event_index(p, c) + 1;
+	}
+	x.subclasses = nr_cpus > 1 || nr_events > 1 || nonzero_masks;
+
+	xml_header(&x, nr_cpus);
 	fputs("<setup>\n", out);
 	for (size_t c = 0, id = 0; c < p->fs.nr_classes; c++) {
 		const struct pp_class *k = &p->fs.classes[c];
-		bool seen = false;
 
-		/* one setup per distinct event, however many columns */
-		for (size_t d = 0; d < c; d++)
-			if (!strcmp(p->fs.classes[d].event, k->event) &&
-			    p->fs.classes[d].count == k->count &&
-			    p->fs.classes[d].unit_mask == k->unit_mask)
-				seen = true;
-		if (seen)
+		/* one setup per distinct event name, however many columns */
+		if (event_index(p, c) != id)
 			continue;
-		fprintf(out, "<eventsetup  id=\"%zu\" eventname=\"", id++);
-		xml_escape(out, k->event);
-		fprintf(out, "\" unitmask=\"%u\" setupcount=\"%lu\"/>\n",
+		id++;
+		if (timer) {
+			fprintf(out, "<timersetup  rtcinterrupts=\"%lu\"/>\n", k->count);
+			continue;
+		}
+		fprintf(out, "<eventsetup  id=\"%zu\"", id - 1);
+		xml_attr(out, "eventname", k->event);
+		fprintf(out, " unitmask=\"%u\" setupcount=\"%lu\"/>\n",
 			k->unit_mask, k->count);
 	}
 	fputs("</setup>\n\n", out);
-	if (nc > 1) {
+	if (x.subclasses) {
 		fputs("<classes>\n", out);
-		for (size_t c = 0; c < nc; c++) {
-			fprintf(out, "<class  name=\"c%zu\" label=\"", c);
-			xml_escape(out, p->fs.classes[c].label);
-			fputs("\"/>\n", out);
+		for (size_t c = 0; c < x.nc; c++) {
+			const struct pp_class *k = &p->fs.classes[c];
+
+			fprintf(out, "<class  name=\"c%zu\"", c);
+			if (nr_cpus > 1 && k->value >= 0)
+				fprintf(out, " cpu=\"%ld\"", k->value);
+			else if (nr_cpus > 1)
+				fputs(" cpu=\"all\"", out);
+			if (nr_events > 1)
+				fprintf(out, " event=\"%zu\"", event_index(p, c));
+			if (nonzero_masks)
+				fprintf(out, " mask=\"%u\"", k->unit_mask);
+			fputs("/>\n", out);
 		}
 		fputs("</classes>\n", out);
 	}
-	/* one <binary> per application, in the order of its first symbol */
-	for (size_t pass = 0; pass < p->nr_images; pass++) {
-		size_t app_img = SIZE_MAX;
+	if (by_thread)
+		ret = xml_processes(&x, sum);
+	else
+		xml_binaries(&x, sum);
+	if (ret)
+		goto out;
 
-		for (size_t i = 0; i < p->nr_images; i++)
-			if (!done[i] && (app_img == SIZE_MAX ||
-			    image_sum(&p->images[i], nc) >
-			    image_sum(&p->images[app_img], nc)))
-				app_img = i;
-		if (app_img == SIZE_MAX)
-			break;
-		/* the app's own image first, then its modules */
-		const char *app = v->app_long[app_img];
+	fputs("<symboltable>\n", out);
+	for (size_t i = 0; i < x.nr; i++) {
+		const struct pp_entry *e = x.sel[i];
+		size_t id = x.id_of[e - v->entries];
 
-		fputs("<binary  name=\"", out);
-		xml_escape(out, app);
-		fputs("\">\n", out);
-		memset(tmp, 0, nc * sizeof(*tmp));
-		for (size_t i = 0; i < p->nr_images; i++)
-			if (!strcmp(v->app_long[i], app) &&
-			    pp_img_equal(&p->images[i].img, &p->images[i].app))
-				for (size_t c = 0; c < nc; c++)
-					tmp[c] += p->images[i].total[c];
-		xml_counts(out, tmp, nc);
-		for (size_t i = 0; i < p->nr_images; i++)
-			if (!strcmp(v->app_long[i], app) &&
-			    pp_img_equal(&p->images[i].img, &p->images[i].app)) {
-				done[i] = true;
-				if (o->symbols)
-					xml_symbols(out, sel, nr, i, nc, &next_id, ids);
-			}
-		for (size_t i = 0; i < p->nr_images; i++) {
-			if (done[i] || strcmp(v->app_long[i], app))
-				continue;
-			done[i] = true;
-			fputs("<module  name=\"", out);
-			xml_escape(out, v->img_long[i]);
-			fputs("\">\n", out);
-			xml_counts(out, p->images[i].total, nc);
-			if (o->symbols)
-				xml_symbols(out, sel, nr, i, nc, &next_id, ids);
-			fputs("</module>\n", out);
+		if (id == SIZE_MAX)
+			continue;
+		fprintf(out, "<symboldata  id=\"%zu\"  name=\"", id);
+		xml_escape(out, e->name);
+		fprintf(out, "\"  startingaddr=\"%08" PRIx64 "\"", e->vma);
+		if (o->debug_info && e->src) {
+			fputs("  file=\"", out);
+			xml_escape(out, e->src);
+			fprintf(out, "\"  line=\"%d\"", e->line);
 		}
-		fputs("</binary>\n", out);
+		fputs("/>\n", out);
 	}
-	if (o->symbols) {
-		fputs("<symboltable>\n", out);
-		for (size_t i = 0; i < next_id; i++) {
-			fprintf(out, "<symboldata  id=\"%zu\"  name=\"", i);
-			xml_escape(out, ids[i]->name);
-			fprintf(out, "\"  startingaddr=\"%08" PRIx64 "\"", ids[i]->vma);
-			if (o->debug_info && ids[i]->src) {
-				fputs("  file=\"", out);
-				xml_escape(out, ids[i]->src);
-				fprintf(out, "\"  line=\"%d\"", ids[i]->line);
-			}
-			fputs("/>\n", out);
-		}
-		fputs("</symboltable>\n", out);
-	}
-	if (o->symbols && o->details) {
+	fputs("</symboltable>\n", out);
+	if (o->details) {
 		/* per-address counts, as offsets from each symbol's start */
 		size_t detail_id = 0;
 
 		fputs("<detailtable>\n", out);
-		for (size_t i = 0; i < next_id; i++) {
-			const struct pp_entry *e = ids[i];
+		for (size_t i = 0; i < x.next_id; i++) {
+			const struct pp_entry *e = x.by_id[i];
 			const struct pp_image *im = &p->images[e->image];
 
 			fprintf(out, "<symboldetails  id=\"%zu\">\n", i);
@@ -1356,7 +1693,7 @@ static int print_xml(FILE *out, const struct pp_profile *p,
 
 				fprintf(out, "<detaildata  id=\"%zu\"  vmaoffset=\"%" PRIx64 "\">\n",
 					detail_id++, v->vmas[e->image][j] - e->vma);
-				xml_counts(out, &im->counts[j * nc], nc);
+				xml_counts(&x, &im->counts[j * x.nc], 0, x.nc - 1);
 				fputs("</detaildata>\n", out);
 			}
 			fputs("</symboldetails>\n", out);
@@ -1364,11 +1701,12 @@ static int print_xml(FILE *out, const struct pp_profile *p,
 		fputs("</detailtable>\n", out);
 	}
 	fputs("</profile>\n", out);
-	free(sel);
-	free(ids);
-	free(done);
-	free(tmp);
-	return 0;
+out:
+	free(x.sel);
+	free(x.id_of);
+	free(x.by_id);
+	free(sum);
+	return ret;
 }
 
 int pp_report_print(FILE *out, const struct pp_profile *p,

@@ -46,6 +46,7 @@ struct pp_report_opts {
 	const char *jit_dir;		/* where perf-PID.map live, default /tmp */
 	const char *title;		/* command line, for XML */
 	const char *spec_text;		/* profile specification, for XML */
+	const char *merge_text;		/* --merge as given, for XML, or NULL */
 };
 
 /* Result flags of a report, beyond the text. */

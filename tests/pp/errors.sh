@@ -55,6 +55,8 @@ expect 2 foo:bar
 err_has "unknown tag 'foo'"
 expect 2 "{" cpu:0 "}"
 err_has "two '{ }' groups"
+expect 1 -X "{" "}" "{" "}"
+err_has "differential profiles are incompatible with --xml"
 expect 3 session:nosuchsession
 expect 4 image:/no/such/program
 err_has "no sample file matches image:/no/such/program"

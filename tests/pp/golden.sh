@@ -107,6 +107,30 @@ file f:$T f:$T INST_RETIRED 200000 0 all all all
 sym $T func_c15 0 5
 EOF
 
+# --separate=thread: two threads of one process (one also in the kernel)
+# and another process; and two hardware events side by side.
+S6=$E2E_TMP/threads
+"$MKS" "$S6" <<EOF
+header 4 2596.13
+file f:$T f:$T TIMER 100000 0 100 100 all
+sym $T func_a50 0 50
+file f:$T f:$T TIMER 100000 0 100 101 all
+sym $T func_b30 0 20
+file k:/proc/kallsyms f:$T TIMER 100000 0 100 101 all
+ksym $KALLSYMS schedule 0 5
+file f:$T2 f:$T2 TIMER 100000 0 200 200 all
+sym $T2 main 0 9
+EOF
+S7=$E2E_TMP/events
+"$MKS" "$S7" <<EOF
+header 10 2596.13
+file f:$T f:$T CPU_CLK_UNHALTED 100000 0 all all all
+sym $T func_a50 0 60
+file f:$T f:$T INST_RETIRED 200000 0 all all all
+sym $T func_a50 0 10
+sym $T func_b30 0 30
+EOF
+
 subst() {
 	sed -e "s|@A50@|$A50|g; s|@A50_4@|$A50_4|g; s|@B30@|$B30|g; s|@B30_2@|$B30_2|g" \
 	    -e "s|@C15@|$C15|g; s|@D05@|$D05|g; s|@D05_1@|$D05_1|g; s|@N_MAIN@|$N_MAIN|g" \
@@ -170,6 +194,10 @@ check deps "$S3"
 # the header of hardware events: CPU name, event description, unit mask
 check hw-event "$S4" -l
 check hw-event-nospeed "$S5"
+# XML: processes and threads as elements; events as classes
+check xml-threads "$S6" -X
+check xml-events "$S7" -X
+check events "$S7" -l
 # -%: per-address lines of -d against all samples, not the symbol's
 check details-global "$S1" -d -% image:$T
 
