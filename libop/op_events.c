@@ -21,11 +21,13 @@
 
 #include "odb.h"
 
-/* OProfile's cpu_type numbers for the sample-file header (op_cpu_type.h):
- * timer mode is ODB_CPU_TIMER_INT; hardware events are labelled with the
- * generic type of the CPU's vendor. */
-#define OP_CPU_HAMMER 10	/* AMD64 */
-#define OP_CPU_ARCH_PERFMON 52	/* Intel architectural perfmon */
+/* OProfile 1.x's cpu_type numbers for the sample-file header (its
+ * op_cpu_type enum, which 1.0 renumbered when it dropped old CPUs: 0.9
+ * had 10 and 52 here): timer mode is ODB_CPU_TIMER_INT (4 in both);
+ * hardware events are labelled with the generic type of the CPU's vendor,
+ * as operf labels a CPU it has no model-specific events for. */
+#define OP_CPU_ARCH_PERFMON 41	/* Intel architectural perfmon */
+#define OP_CPU_AMD64_GENERIC 69	/* AMD64 generic */
 
 #define OP_TIMER_DEFAULT_NS 1000000UL	/* 1 kHz per CPU */
 #define OP_TIMER_MIN_NS 10000UL		/* 10 us: below this the kernel throttles */
@@ -57,18 +59,15 @@ static const struct op_event_alias op_event_aliases[] = {
 };
 
 /* The cpu_type values written above, named as OProfile names them
- * (op_cpu_type.c): pretty name, then "arch/processor" for XML. Note that
- * 10 and 52 are OProfile 0.9's numbers; OProfile 1.x dropped old CPUs and
- * renumbered (CPU_HAMMER 6, CPU_ARCH_PERFMON 41), so its opreport names
- * these two differently. */
+ * (op_cpu_type.c): pretty name, then "arch/processor" for XML. */
 static const struct {
 	uint32_t cpu_type;
 	const char *pretty;
 	const char *id;
 } op_cpu_names[] = {
 	{ ODB_CPU_TIMER_INT, "CPU with timer interrupt", "timer" },
-	{ OP_CPU_HAMMER, "AMD64 processors", "x86-64/hammer" },
 	{ OP_CPU_ARCH_PERFMON, "Intel Architectural Perfmon", "i386/arch_perfmon" },
+	{ OP_CPU_AMD64_GENERIC, "AMD64 generic", "x86-64/generic" },
 };
 
 const char *op_cpu_type_name(uint32_t cpu_type)
@@ -238,7 +237,7 @@ static uint32_t op_hw_cpu_type(void)
 	while (fgets(line, sizeof(line), f)) {
 		if (!strncmp(line, "vendor_id", 9)) {
 			if (strstr(line, "AuthenticAMD") || strstr(line, "HygonGenuine"))
-				type = OP_CPU_HAMMER;
+				type = OP_CPU_AMD64_GENERIC;
 			break;
 		}
 	}

@@ -58,8 +58,8 @@ bool op_event_have_pmu(void);
  * nobody here knows, or -EIO when libpfm4 cannot start. */
 int op_event_describe(const char *name, char *buf, size_t len);
 
-/* A sample-file header's cpu_type as OProfile names it: "AMD64 processors"
- * for the "CPU: " line, "x86-64/hammer" (architecture/processor) for XML.
+/* A sample-file header's cpu_type as OProfile names it: "AMD64 generic"
+ * for the "CPU: " line, "x86-64/generic" (architecture/processor) for XML.
  * NULL for a cpu_type this libop never writes. */
 const char *op_cpu_type_name(uint32_t cpu_type);
 const char *op_cpu_type_id(uint32_t cpu_type);

@@ -147,8 +147,11 @@ static void test_describe(void **state)
 					       sizeof(buf)), 0);
 	assert_string_equal(op_cpu_type_name(ODB_CPU_TIMER_INT), "CPU with timer interrupt");
 	assert_string_equal(op_cpu_type_id(ODB_CPU_TIMER_INT), "timer");
-	assert_string_equal(op_cpu_type_name(10), "AMD64 processors");
-	assert_string_equal(op_cpu_type_id(52), "i386/arch_perfmon");
+	/* OProfile 1.x's numbers */
+	assert_string_equal(op_cpu_type_name(69), "AMD64 generic");
+	assert_string_equal(op_cpu_type_id(41), "i386/arch_perfmon");
+	assert_string_equal(op_cpu_type_name(4), "CPU with timer interrupt");
+	assert_null(op_cpu_type_name(52));
 	assert_null(op_cpu_type_name(9999));
 }
 

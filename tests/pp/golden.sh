@@ -91,18 +91,18 @@ file k:/proc/kallsyms f:/opt/demo/idle TIMER 100000 0 all all all
 ksym $KALLSYMS pid_task 0 20
 EOF
 
-# A hardware-event session: CPU_CLK_UNHALTED on an AMD64 (cpu_type 10 as
+# A hardware-event session: CPU_CLK_UNHALTED on an AMD64 (cpu_type 69 as
 # libop writes it), and one with no CPU speed in its header.
 S4=$E2E_TMP/hw
 "$MKS" "$S4" <<EOF
-header 10 2596.13
+header 69 2596.13
 file f:$T f:$T CPU_CLK_UNHALTED 100000 0 all all all
 sym $T func_a50 0 60
 sym $T func_b30 0 40
 EOF
 S5=$E2E_TMP/hw-nospeed
 "$MKS" "$S5" <<EOF
-header 52 0
+header 41 0
 file f:$T f:$T INST_RETIRED 200000 0 all all all
 sym $T func_c15 0 5
 EOF
@@ -123,7 +123,7 @@ sym $T2 main 0 9
 EOF
 S7=$E2E_TMP/events
 "$MKS" "$S7" <<EOF
-header 10 2596.13
+header 69 2596.13
 file f:$T f:$T CPU_CLK_UNHALTED 100000 0 all all all
 sym $T func_a50 0 60
 file f:$T f:$T INST_RETIRED 200000 0 all all all
