@@ -354,7 +354,12 @@ int opd_ksyms_save(const char *samples_dir, const char *proc_root)
 
 		if (!t->nr_syms)
 			continue;
-		qsort(t->syms, t->nr_syms, sizeof(*t->syms), ksym_cmp);
+		/* kallsyms is sorted but for a few runs: check first */
+		for (size_t j = 1; j < t->nr_syms; j++)
+			if (t->syms[j - 1].addr > t->syms[j].addr) {
+				qsort(t->syms, t->nr_syms, sizeof(*t->syms), ksym_cmp);
+				break;
+			}
 		/* a module's offsets are relative to its lowest symbol */
 		base = t->module ? t->syms[0].addr : text;
 		if (t->module) {

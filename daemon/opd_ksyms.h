@@ -1,17 +1,18 @@
 /* The kernel symbols a session needs, saved with it.
  *
- * At every dump the daemon writes samples/current/stats/kallsyms: the lines
- * of PROC_ROOT/kallsyms for each kernel and module symbol that holds a
+ * When collection stops (opcontrol --stop, and the daemon's exit) the
+ * daemon writes samples/current/stats/kallsyms: the lines of
+ * PROC_ROOT/kallsyms for each kernel and module symbol that holds a
  * sampled address, in kallsyms' own format, each followed by an end line
  * (type OP_KSYM_END) where the next symbol starts unless that one is saved
  * too; plus _text, _stext and _etext, and each sampled module's lowest
  * symbol (the base its offsets are relative to). opreport names kernel
  * samples from it: a few hundred lines instead of the 100k+ the kernel
  * formats anew on every read of /proc/kallsyms, and the kernel that was
- * profiled even after a reboot or an upgrade. A sample outside every saved
- * symbol (taken after the last dump) sends opreport back to
- * /proc/kallsyms. The file lives under stats/, which OProfile's tools do
- * not read as samples.
+ * profiled even after a reboot or an upgrade. A sample outside every
+ * saved symbol (taken since the last stop: a running session read after a
+ * --dump) sends opreport back to /proc/kallsyms. The file lives under
+ * stats/, which OProfile's tools do not read as samples.
  */
 #ifndef OPD_KSYMS_H
 #define OPD_KSYMS_H

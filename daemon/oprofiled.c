@@ -594,7 +594,8 @@ static void free_stats(struct opd_stats *st)
 	free(st->cpu_received);
 }
 
-/* Sync every CPU buffer, drain, msync, write and log the stats. */
+/* Sync every CPU buffer, drain, msync, write and log the stats; at a stop
+ * or the exit, save the sampled kernel symbols too. */
 static int dump(struct opd_daemon *d, const char *why)
 {
 	struct opd_stats st;
@@ -623,12 +624,17 @@ static int dump(struct opd_daemon *d, const char *why)
 	}
 	opd_stats_log(&st, &d->log, why);
 	free_stats(&st);
-	/* not the samples: a report without it reads /proc/kallsyms */
-	r = opd_ksyms_save(d->paths.current_dir, "/proc");
-	if (r && r != -ENODATA)
-		op_log(&d->log, OP_LOG_WARN,
-		       "dump: cannot save the kernel symbols in %s/stats: %s",
-		       d->paths.current_dir, strerror(-r));
+	/* The sampled kernel symbols, when collection stops: a read of
+	 * /proc/kallsyms costs ~50 ms of CPU, too much for every --dump of a
+	 * running session. Not the samples: a report without the copy, or
+	 * with samples it does not name, reads /proc/kallsyms. */
+	if (strcmp(why, "dump")) {
+		r = opd_ksyms_save(d->paths.current_dir, "/proc");
+		if (r && r != -ENODATA)
+			op_log(&d->log, OP_LOG_WARN,
+			       "%s: cannot save the kernel symbols in %s/stats: %s",
+			       why, d->paths.current_dir, strerror(-r));
+	}
 	return ret;
 }
 

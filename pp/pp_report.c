@@ -408,8 +408,8 @@ static bool ksyms_cover(const struct pp_symview *v, const struct pp_profile *p,
 }
 
 /* The session's own copy of the sampled kernel symbols (written by the
- * daemon at each dump, see daemon/opd_ksyms.h), when the report reads one
- * session and no kallsyms file was named. Malloc'd, or NULL. */
+ * daemon when collection stops, see daemon/opd_ksyms.h), when the report
+ * reads one session and no kallsyms file was named. Malloc'd, or NULL. */
 static char *session_ksyms(const struct pp_profile *p,
 			   const struct pp_report_opts *o)
 {
@@ -479,7 +479,7 @@ static int load_tabs(struct pp_symview *v, const struct pp_profile *p,
 		if (!job.status[j] &&
 		    ksyms_cover(v, p, tab_of_job, j, &job.tabs[j]))
 			continue;
-		/* samples since the last dump, or a copy without this image */
+		/* samples since the last stop, or a copy without this image */
 		for (size_t i = 0; i < job.n; i++)
 			pp_symtab_release(&job.tabs[i]);
 		job.path = kallsyms;

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # opreport names kernel samples from the session's saved copy of the
 # sampled kernel symbols (samples/current/stats/kallsyms, written by the
-# daemon at each dump) when it names every sampled kernel address; a
-# --kallsyms file overrides it; a sample outside every saved symbol (taken
-# after the last dump) sends the report back to /proc/kallsyms. The saved
-# names here exist in no real kernel, so the output shows which was read.
+# daemon when collection stops) when it names every sampled kernel
+# address; a --kallsyms file overrides it; a sample outside every saved
+# symbol (taken since the last stop) sends the report back to
+# /proc/kallsyms. The saved names here exist in no real kernel, so the
+# output shows which was read.
 . "$top_srcdir/tests/e2e/lib.sh"
 
 PP=$top_builddir/tests/pp
