@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "op_names.h"
 
@@ -42,6 +43,7 @@ int opd_sfiles_init(struct opd_sfiles *sf, const char *dir,
 	sf->cpu_speed = cpu_speed;
 	sf->log = log;
 	sf->max_open = max_open ? max_open : OPD_SFILE_DEFAULT_MAX_OPEN;
+	sf->retry_ns = OPD_SFILE_RETRY_NS;
 	sf->nr_buckets = 64;
 	while (sf->nr_buckets < sf->max_open * 2)
 		sf->nr_buckets *= 2;
@@ -139,6 +141,34 @@ static int open_file(struct opd_sfiles *sf, struct opd_sfile *f)
 	return ret;
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* Open f, or mark it failed until retry_ns from now. */
+static void try_open(struct opd_sfiles *sf, struct opd_sfile *f)
+{
+	if (open_file(sf, f)) {
+		f->failed = true;
+		f->retry_at = now_ns() + sf->retry_ns;
+		sf->nr_open_failures++;
+		return;
+	}
+	if (f->failed) {
+		char *rel = opd_sfile_name(sf, &f->key);
+
+		op_log(sf->log, OP_LOG_INFO,
+		       "sfile: opened %s after an earlier failure", rel ? rel : "(unnamed)");
+		free(rel);
+	}
+	f->failed = false;
+	sf->nr_opens++;
+}
+
 static void lru_unlink(struct opd_sfiles *sf, struct opd_sfile *f)
 {
 	if (f->lru_prev)
@@ -203,12 +233,7 @@ struct opd_sfile *opd_sfile_get(struct opd_sfiles *sf,
 		}
 		f->key = *key;
 		f->db.fd = -1;
-		if (open_file(sf, f)) {
-			f->failed = true;
-			sf->nr_open_failures++;
-		} else {
-			sf->nr_opens++;
-		}
+		try_open(sf, f);
 		f->hnext = sf->buckets[h];
 		sf->buckets[h] = f;
 		sf->nr_cached++;
@@ -217,6 +242,8 @@ struct opd_sfile *opd_sfile_get(struct opd_sfiles *sf,
 		lru_unlink(sf, f);
 		lru_push_front(sf, f);
 	}
+	if (f->failed && now_ns() >= f->retry_at)
+		try_open(sf, f);
 	if (f->failed) {
 		sf->nr_lost++;
 		return NULL;

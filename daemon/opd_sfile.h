@@ -48,6 +48,7 @@ struct opd_sfile {
 	odb_t db;
 	bool failed;			/* open failed: samples are lost */
 	bool logged;			/* a failure of this file was logged */
+	uint64_t retry_at;		/* failed: CLOCK_MONOTONIC ns of the next try */
 	struct opd_sfile *hnext;	/* hash chain */
 	struct opd_sfile *lru_prev, *lru_next;	/* prev: more recent */
 };
@@ -60,6 +61,7 @@ struct opd_sfiles {
 	const struct op_logger *log;
 
 	size_t max_open;
+	uint64_t retry_ns;		/* a failed open is tried again after this */
 	size_t nr_cached;
 	struct opd_sfile **buckets;
 	size_t nr_buckets;
@@ -67,11 +69,15 @@ struct opd_sfiles {
 
 	uint64_t nr_opens;		/* successful opens, re-opens included */
 	uint64_t nr_evictions;
-	uint64_t nr_open_failures;
+	uint64_t nr_open_failures;	/* failed opens, retries included */
 	uint64_t nr_lost;		/* samples lost to open or add failures */
 };
 
 #define OPD_SFILE_DEFAULT_MAX_OPEN 512
+/* A file that failed to open (a full disk, a directory in the way, out of
+ * descriptors) is tried again once a second while its samples come: the
+ * samples meanwhile are counted lost, those after a recovery are kept. */
+#define OPD_SFILE_RETRY_NS 1000000000ULL
 
 /* dir: samples/current (created as needed); events: nr_events entries,
  * borrowed; max_open 0: the default. Returns 0 or -errno. */
@@ -81,7 +87,8 @@ int opd_sfiles_init(struct opd_sfiles *sf, const char *dir,
 		    const struct op_logger *log);
 
 /* The file for key, opened (or created) if needed and made most recent.
- * NULL when it cannot be opened (counted, logged once). */
+ * NULL when it cannot be opened (counted, logged once; tried again after
+ * retry_ns). */
 struct opd_sfile *opd_sfile_get(struct opd_sfiles *sf,
 				const struct opd_sfile_key *key);
 

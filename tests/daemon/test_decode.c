@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -669,7 +670,8 @@ static void test_cache_eviction(void **state)
 }
 
 /* A directory that cannot hold files: every sample counted lost, one log
- * line for the file, and the decoder goes on. */
+ * line for the file, and the decoder goes on; once the way is clear, the
+ * files open at their next try. */
 static void test_cache_unwritable(void **state)
 {
 	char *dir = tu_mkdtemp();
@@ -688,6 +690,27 @@ static void test_cache_unwritable(void **state)
 	assert_int_equal(c.sfiles.nr_open_failures, 5);
 	/* one line per failed file, plus the two no-mapping warnings */
 	assert_int_equal(c.lc.nr_warn, 5 + 2);
+	/* the way cleared: a second later each file opens at its next
+	 * sample and nothing more is lost */
+	assert_int_equal(unlink(blocker), 0);
+	assert_int_equal(mkdir(blocker, 0755), 0);
+	opd_decode(c.dec, chain_stream, sizeof(chain_stream) / sizeof(chain_stream[0]));
+	assert_int_equal(c.sampler.nr_written, 0);	/* not yet */
+	usleep(1100 * 1000);
+	opd_decode(c.dec, chain_stream, sizeof(chain_stream) / sizeof(chain_stream[0]));
+	assert_int_equal(c.sampler.nr_written, 9);
+	assert_int_equal(c.sfiles.nr_lost, 909);
+	assert_int_equal(c.sfiles.nr_open_failures, 5);
+	assert_int_equal(c.lc.nr_warn, 5 + 2);
+	opd_sfiles_close_all(&c.sfiles);
+	{
+		uint64_t total = 0;
+		size_t nr_files = 0;
+
+		walk(blocker, &total, &nr_files);
+		assert_int_equal(total, 9);
+		assert_int_equal(nr_files, 5);
+	}
 	chain_release(&c);
 	free(blocker);
 	tu_rm_rf(dir);
