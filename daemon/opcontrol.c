@@ -1259,7 +1259,7 @@ int main(int argc, const char **argv)
 		{ "event", 'e', POPT_ARG_STRING, &event_arg, OPT_EVENT,
 		  "event to sample, repeatable, or \"default\"", "NAME:COUNT:UNITMASK:KERNEL:USER" },
 		{ "separate", 'p', POPT_ARG_STRING, &o.separate, 0,
-		  "separate samples by none,lib,kernel,thread,cpu,all", "LIST" },
+		  "separate samples by none,lib,kernel,thread,cpu,all (kernel implies lib)", "LIST" },
 		{ "callgraph", 'c', POPT_ARG_STRING, &o.callgraph, 0,
 		  "call-graph depth (stored; 0 is off)", "DEPTH" },
 		{ "image", 'i', POPT_ARG_STRING, &o.image, 0,

@@ -79,7 +79,7 @@ static const struct {
 	{ "none", 0 },
 	{ "lib", OP_SEP_LIB },
 	{ "library", OP_SEP_LIB },
-	{ "kernel", OP_SEP_KERNEL },
+	{ "kernel", OP_SEP_KERNEL | OP_SEP_LIB },	/* implies lib, as in OProfile */
 	{ "thread", OP_SEP_THREAD },
 	{ "cpu", OP_SEP_CPU },
 	{ "all", OP_SEP_ALL },

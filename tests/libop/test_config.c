@@ -77,7 +77,8 @@ static const struct {
 	{ "none", 0, 0, 0, "none" },
 	{ "lib", 0, OP_SEP_LIB, 0, "lib" },
 	{ "library", 0, OP_SEP_LIB, 0, "lib" },
-	{ "kernel", 0, OP_SEP_KERNEL, 0, "kernel" },
+	/* kernel implies lib, as OProfile's opcontrol documents it */
+	{ "kernel", 0, OP_SEP_LIB | OP_SEP_KERNEL, 0, "lib,kernel" },
 	{ "kernel,lib", 0, OP_SEP_LIB | OP_SEP_KERNEL, 0, "lib,kernel" },
 	{ "thread", 0, OP_SEP_THREAD, 0, "thread" },
 	{ "cpu", 0, OP_SEP_CPU, 0, "cpu" },
