@@ -69,7 +69,8 @@ struct kop_stats {
 	unsigned int nr_cpus;
 	uint64_t *nr_lost_ring_cpu;	/* nr_cpus entries; owned by the session */
 	uint64_t *nr_samples_cpu;	/* nr_cpus entries; owned by the session */
-	bool throttled;			/* PERF_RECORD_THROTTLE seen */
+	uint64_t throttled;		/* bit i: PERF_RECORD_THROTTLE on event i
+					 * (bit 63 for every event from 63 on) */
 };
 
 struct kop_session;

@@ -300,7 +300,7 @@ struct kop_counts {
 	uint64_t nr_samples, nr_kernel_samples, nr_user_samples,
 		 nr_anon_samples, nr_lost_ring, nr_lost_evbuf,
 		 nr_lost_no_task, nr_bad_records, nr_module_loads;
-	bool throttled;
+	uint64_t throttled;
 };
 
 struct kop_session {

@@ -447,7 +447,9 @@ static void do_record(struct kop_session *s, struct kop_ring *r,
 		s->out[r->cpu].nr_lost += p[0];
 		break;
 	case PERF_RECORD_THROTTLE:
-		s->counts.throttled = true;
+		/* each event has its own ring: the ring names the event */
+		if (!r->sideband)
+			s->counts.throttled |= 1ULL << (r->event < 63 ? r->event : 63);
 		break;
 	case PERF_RECORD_MMAP:		/* we ask for MMAP2 */
 	case PERF_RECORD_UNTHROTTLE:

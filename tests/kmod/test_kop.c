@@ -205,13 +205,22 @@ static const struct kcase cases[] = {
 		.want = { .nr_samples = 3, .nr_kernel_samples = 3 },
 	},
 	{
-		.name = "a THROTTLE record sets the throttled flag",
+		.name = "a THROTTLE record marks its ring's event throttled",
 		.steps = {
 			{ W_RAW, 0, .ppid = PERF_RECORD_THROTTLE, .len = 56, .time = 5 },
 			{ W_KSAMPLE, 0, 0, 0, 0, 6, KTEXT + 0x80 },
 		},
 		.expect = { CPU(0), CTX(0, 0, 0), KERN, KTEXT + 0x80, 0, END },
-		.want = { .nr_samples = 1, .nr_kernel_samples = 1, .throttled = true },
+		.want = { .nr_samples = 1, .nr_kernel_samples = 1, .throttled = 1 },
+	},
+	{
+		.name = "a THROTTLE record on the side-band ring throttles no event",
+		.steps = {
+			{ W_RAW, 0, .ppid = PERF_RECORD_THROTTLE, .len = 56, .time = 5, .ring = 1 },
+			{ W_KSAMPLE, 0, 0, 0, 0, 6, KTEXT + 0x80 },
+		},
+		.expect = { CPU(0), CTX(0, 0, 0), KERN, KTEXT + 0x80, 0, END },
+		.want = { .nr_samples = 1, .nr_kernel_samples = 1, .throttled = 0 },
 	},
 	{
 		.name = "an unknown record type is counted and skipped",
@@ -459,8 +468,8 @@ static void run_step(struct fixture *fx, const struct step *st)
 						(uint32_t)st->cpu));
 		break;
 	case W_RAW:
-		put(fx, st->cpu, rec, fake_raw(rec, st->ppid, st->len, st->time,
-					       (uint32_t)st->cpu));
+		put_ring(fx, st->cpu, st->ring, rec,
+			 fake_raw(rec, st->ppid, st->len, st->time, (uint32_t)st->cpu));
 		break;
 	case W_FILL:
 		for (uint64_t i = 0; i < st->len; i++)
