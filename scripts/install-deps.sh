@@ -7,8 +7,9 @@ set -euo pipefail
 pkgs=(gcc make autoconf automake libtool pkg-config binutils elfutils
       libpfm4-dev libdw-dev libelf-dev libpopt-dev libcmocka-dev
       clang libclang-rt-dev procps)
-# bench: perf to measure against, bc for the report benchmark's arithmetic
-[ "${1:-}" = --bench ] && pkgs+=(linux-perf bc)
+# bench: perf to measure against, bc for the benchmarks' arithmetic,
+# time for opreport's peak memory
+[ "${1:-}" = --bench ] && pkgs+=(linux-perf bc time)
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -8,7 +8,8 @@
 #         BENCH disk_<n>_perf_over_op ratio (goal >= 1000 at 7e6)
 #   report: wall time of opreport -l vs perf report --stdio --sort dso,sym,
 #         median of BENCH_RUNS;   BENCH report_<n>_<tool> s,
-#         BENCH report_<n>_speedup ratio (goal >= 40 at 7e6, flat)
+#         BENCH report_<n>_speedup ratio (goal >= 40 at 7e6, flat),
+#         BENCH report_<n>_op_peak_rss KB (goal < 10 MB)
 # BENCH_SIZES overrides the sizes ("1e5 1e6 7e6"), BENCH_PERIOD the period (ns).
 . "$(dirname "$0")/benchlib.sh"
 
@@ -45,6 +46,8 @@ for n in ${BENCH_SIZES:-1e5 1e6 7e6}; do
 	done
 	ot=$(median "${t[@]}")
 	bench_line "report_${n}_op" "$ot" s
+	rss=$(/usr/bin/time -f '%M' "$OPREPORT" --session-dir="$SESSION_DIR" -l 2>&1 >/dev/null | tail -1)
+	bench_line "report_${n}_op_peak_rss" "$rss" KB
 	if [ "$pt" = nan ]; then
 		bench_line "report_${n}_speedup" nan ratio
 	else

@@ -22,6 +22,8 @@ OPREPORT=$top_builddir/pp/opreport
 MKS=$top_builddir/tests/pp/pp_mksession
 RUNS=${BENCH_RUNS:-3}
 [ -x "$OPREPORT" ] || { echo "bench_opreport: $OPREPORT not built" >&2; exit 1; }
+"$(dirname "$0")/../../scripts/install-deps.sh" --bench >&2 ||
+	{ echo "bench_opreport: cannot install /usr/bin/time" >&2; exit 1; }
 if [ ! -x "$MKS" ]; then
 	make -s -C "$top_builddir/tests" pp/pp_mksession >&2
 fi
