@@ -75,7 +75,9 @@ int op_sfname_walk(const char *dir, op_sfname_walk_fn fn, void *ctx);
 
 /* True for the kernel itself among OP_IMG_KERN images: our sessions name it
  * "/proc/kallsyms" or by its vmlinux path, OProfile's "vmlinux" or
- * "no-vmlinux"; any other kernel image name is a module. */
+ * "no-vmlinux"; any other kernel image name is a module. (OProfile 1.x's
+ * operf files the kernel under {root} by its path, which parses as a FILE:
+ * opreport turns it into a KERN image from the sample file's is_kernel.) */
 int op_img_is_kernel(const struct op_img *img);
 
 /* Short name of an image as opreport prints it without --long-filenames:

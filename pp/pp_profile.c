@@ -638,6 +638,12 @@ int pp_profile_load(struct pp_profile *p, struct pp_fileset *fs,
 			p->nr_bad_files++;
 			continue;
 		}
+		/* OProfile's operf names the kernel by a path, under {root}:
+		 * "/proc/kallsyms" or the --vmlinux file; only the header
+		 * tells it from a binary. Its offsets are the kernel's, so it
+		 * is read as the kernel, by the name it was given. */
+		if (f->name.image.kind == OP_IMG_FILE && db.header->is_kernel)
+			f->name.image.kind = OP_IMG_KERN;
 		ret = find_image(p, &lds, app, &f->name.image, &idx);
 		if (ret) {
 			odb_close(&db);
