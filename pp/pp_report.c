@@ -924,7 +924,10 @@ static int print_summary(FILE *out, const struct pp_profile *p,
 	for (size_t a = 0; a < nr_apps; a++) {
 		const struct app_row *r = &apps[a];
 
-		if (below_threshold(r->total, p->total, nc, o->threshold))
+		/* as OProfile's opreport: the threshold weighs applications
+		 * by the first column alone and keeps every dependent image
+		 * of an application it shows */
+		if (below_threshold(r->total, p->total, 1, o->threshold))
 			continue;
 		print_count_cols(out, r->total, p->total, nc);
 		fprintf(out, "%s\n", v->app_names[idx[r->first]]);
@@ -940,8 +943,7 @@ static int print_summary(FILE *out, const struct pp_profile *p,
 			const struct pp_image *im = &p->images[idx[r->first + k]];
 			const uint64_t *tot = o->global_percent ? p->total : r->total;
 
-			if (!image_sum(im, nc) ||
-			    below_threshold(im->total, tot, nc, o->threshold))
+			if (!image_sum(im, nc))
 				continue;
 			fputc('\t', out);
 			print_count_cols(out, im->total, tot, nc);

@@ -59,6 +59,30 @@ ARGS="-l -e"; run -l -e func_b30
 lacks "func_b30"; has "func_a50"
 ARGS="-l -t 10"; run -l -t 10
 has "func_a50"; has "func_b30"; lacks "scale"; lacks "schedule"
+# --threshold: applications by the first column only, every dependent
+# image of a shown application, symbols in -l by any column (OProfile's
+# opreport.cpp output_summaries and profile_container::select_symbols)
+T2=$PP/pp_target_nopie
+"$MKS" "$E2E_TMP/thr" <<EOF
+header 4 1000
+file f:$T f:$T TIMER 100000 0 all all 0
+sym $T func_a50 0 90
+file k:/proc/kallsyms f:$T TIMER 100000 0 all all 0
+ksym $KALLSYMS schedule 0 1
+file f:$T f:$T TIMER 100000 0 all all 1
+sym $T func_a50 0 1
+file f:$T2 f:$T2 TIMER 100000 0 all all 0
+sym $T2 main 0 2
+file f:$T2 f:$T2 TIMER 100000 0 all all 1
+sym $T2 main 0 50
+EOF
+S=$E2E_TMP/thr
+ARGS="-t 5"; run -t 5
+has " pp_target_pie\$"; lacks "pp_target_nopie"
+has "^	.* kallsyms\$"
+ARGS="-l -t 5"; run -l -t 5
+has " main\$"; has " func_a50\$"; lacks " schedule\$"
+S=$E2E_TMP/s
 ARGS="-l -s symbol"; run -l -n -s symbol --demangle=none
 [ "$(line 1 | awk '{print $NF}')" = _ZN2ns5scaleEi ] || fail "-s symbol: $(line 1)"
 [ "$(line 2 | awk '{print $NF}')" = func_a50 ] || fail "-s symbol: $(line 2)"
