@@ -1232,6 +1232,12 @@ struct xml_ctx {
 	size_t *id_of;			/* per view entry: idref, or SIZE_MAX */
 	const struct pp_entry **by_id;
 	size_t next_id;
+	/* -d: per idref, its <detaildata> elements so far (written into the
+	 * <detailtable> at the end) and how many */
+	FILE **det;
+	char **det_text;
+	size_t *det_len;
+	size_t *nr_det;
 };
 
 /* The counts of classes [lo, hi] that are not zero. Returns true when it
@@ -1262,11 +1268,47 @@ static bool has_counts(const uint64_t *counts, size_t lo, size_t hi)
 	return false;
 }
 
-/* One <symbol>, numbered the first time it is written. */
+/* -d: the <detaildata> of e's addresses for classes [lo, hi] appended to
+ * its idref's list, as OProfile's XML generator numbers them: one element
+ * per address and class with samples, ids counting on from the symbol's
+ * earlier ones, the address as a vma and the count's class always named
+ * (empty without <classes>). */
+static void xml_details(struct xml_ctx *x, const struct pp_entry *e,
+			size_t id, size_t lo, size_t hi)
+{
+	const uint64_t *counts = x->p->images[e->image].counts;
+	FILE *f = x->det[id];
+
+	if (!f) {
+		f = open_memstream(&x->det_text[id], &x->det_len[id]);
+		if (!f)
+			return;
+		x->det[id] = f;
+	}
+	for (size_t k = 0; k < e->nr_addrs; k++) {
+		size_t j = e->addrs[k];
+
+		for (size_t c = lo; c <= hi; c++) {
+			if (!counts[j * x->nc + c])
+				continue;
+			fprintf(f, "<detaildata  id=\"%zu\"  vmaoffset=\"%08" PRIx64 "\">\n",
+				x->nr_det[id]++, x->v->vmas[e->image][j]);
+			if (x->subclasses)
+				fprintf(f, "<count  class=\"c%zu\">\n", c);
+			else
+				fputs("<count  class=\"\">\n", f);
+			fprintf(f, "%" PRIu64 "</count>\n</detaildata>\n",
+				counts[j * x->nc + c]);
+		}
+	}
+}
+
+/* One <symbol>, numbered the first time it is written; with -d it points
+ * at its <detaildata> through detaillo and detailhi. */
 static void xml_symbol(struct xml_ctx *x, const struct pp_entry *e,
 		       size_t lo, size_t hi)
 {
-	size_t k = (size_t)(e - x->v->entries);
+	size_t k = (size_t)(e - x->v->entries), id;
 
 	if (!has_counts(e->counts, lo, hi))
 		return;
@@ -1274,7 +1316,17 @@ static void xml_symbol(struct xml_ctx *x, const struct pp_entry *e,
 		x->id_of[k] = x->next_id;
 		x->by_id[x->next_id++] = e;
 	}
-	fprintf(x->out, "<symbol  idref=\"%zu\">\n", x->id_of[k]);
+	id = x->id_of[k];
+	fprintf(x->out, "<symbol  idref=\"%zu\"", id);
+	if (x->o->details) {
+		size_t det_lo = x->nr_det[id];
+
+		xml_details(x, e, id, lo, hi);
+		if (x->nr_det[id] > det_lo)
+			fprintf(x->out, " detaillo=\"%zu\" detailhi=\"%zu\"",
+				det_lo, x->nr_det[id] - 1);
+	}
+	fputs(">\n", x->out);
 	xml_counts(x, e->counts, lo, hi);
 	fputs("</symbol>\n", x->out);
 }
@@ -1597,6 +1649,18 @@ static int print_xml(FILE *out, const struct pp_profile *p,
 	x.sel = selected_entries(p, v, o, &x.nr);
 	x.id_of = malloc((v->nr_entries ? v->nr_entries : 1) * sizeof(*x.id_of));
 	x.by_id = calloc(v->nr_entries ? v->nr_entries : 1, sizeof(*x.by_id));
+	if (o->details) {
+		size_t n = v->nr_entries ? v->nr_entries : 1;
+
+		x.det = calloc(n, sizeof(*x.det));
+		x.det_text = calloc(n, sizeof(*x.det_text));
+		x.det_len = calloc(n, sizeof(*x.det_len));
+		x.nr_det = calloc(n, sizeof(*x.nr_det));
+		if (!x.det || !x.det_text || !x.det_len || !x.nr_det) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
 	if (!x.sel || !x.id_of || !x.by_id || !sum) {
 		ret = -ENOMEM;
 		goto out;
@@ -1681,23 +1745,17 @@ static int print_xml(FILE *out, const struct pp_profile *p,
 	}
 	fputs("</symboltable>\n", out);
 	if (o->details) {
-		/* per-address counts, as offsets from each symbol's start */
-		size_t detail_id = 0;
-
+		/* each symbol's per-address counts, in idref order */
 		fputs("<detailtable>\n", out);
 		for (size_t i = 0; i < x.next_id; i++) {
-			const struct pp_entry *e = x.by_id[i];
-			const struct pp_image *im = &p->images[e->image];
-
+			if (!x.det[i])
+				continue;
+			fclose(x.det[i]);
+			x.det[i] = NULL;
+			if (!x.nr_det[i])
+				continue;
 			fprintf(out, "<symboldetails  id=\"%zu\">\n", i);
-			for (size_t k = 0; k < e->nr_addrs; k++) {
-				size_t j = e->addrs[k];
-
-				fprintf(out, "<detaildata  id=\"%zu\"  vmaoffset=\"%" PRIx64 "\">\n",
-					detail_id++, v->vmas[e->image][j] - e->vma);
-				xml_counts(&x, &im->counts[j * x.nc], 0, x.nc - 1);
-				fputs("</detaildata>\n", out);
-			}
+			fwrite(x.det_text[i], 1, x.det_len[i], out);
 			fputs("</symboldetails>\n", out);
 		}
 		fputs("</detailtable>\n", out);
@@ -1707,6 +1765,15 @@ out:
 	free(x.sel);
 	free(x.id_of);
 	free(x.by_id);
+	for (size_t i = 0; x.det && i < v->nr_entries; i++) {
+		if (x.det[i])
+			fclose(x.det[i]);
+		free(x.det_text[i]);
+	}
+	free(x.det);
+	free(x.det_text);
+	free(x.det_len);
+	free(x.nr_det);
 	free(sum);
 	return ret;
 }
