@@ -5,6 +5,7 @@
 #include "pp_report.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
@@ -1634,6 +1635,58 @@ static size_t event_index(const struct pp_profile *p, size_t c)
 	return idx;
 }
 
+/* -X -d: the machine code of e's symbol as a <bytes> element (upper-case
+ * hex, as OProfile's xml_utils::output_symbol_bytes), for symbols of ELF
+ * files whose whole extent is in the file; nothing for the kernel, modules,
+ * anonymous regions and samples outside every symbol. The extent runs to
+ * the next symbol of the same segment, padding included, as OProfile's
+ * op_bfd::symbol_size measures it; the last symbol keeps its own size. */
+static void xml_symbol_bytes(const struct xml_ctx *x, const struct pp_entry *e,
+			     size_t id)
+{
+	const struct pp_image *im = &x->p->images[e->image];
+	size_t t = x->v->img_tab[e->image];
+	const struct pp_symtab *st;
+	unsigned char *buf;
+	char *path;
+	int fd;
+	ssize_t n = -1;
+
+	if (!e->sym || im->img.kind != OP_IMG_FILE || t == SIZE_MAX ||
+	    x->v->tabs[t].status || !e->sym->size || e->sym->size > (1u << 24))
+		return;
+	st = &x->v->tabs[t].st;
+	for (size_t i = 0; i < st->nr_segs; i++) {
+		const struct pp_load_seg *g = &st->segs[i];
+		const struct pp_sym *next = e->sym + 1;
+		uint64_t size = e->sym->size;
+
+		if (e->sym->start < g->vaddr ||
+		    e->sym->start + e->sym->size > g->vaddr + g->filesz)
+			continue;
+		if (next < st->syms + st->nr_syms && next->start > e->sym->start &&
+		    next->start <= g->vaddr + g->filesz && next->start - e->sym->start < (1u << 24))
+			size = next->start - e->sym->start;
+		path = locate_binary(im->img.path, x->o);
+		buf = malloc(size);
+		fd = path && buf ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+		if (fd >= 0) {
+			n = pread(fd, buf, size,
+				  (off_t)(e->sym->start - g->vaddr + g->offset));
+			close(fd);
+		}
+		if (n == (ssize_t)size) {
+			fprintf(x->out, "<bytes  id=\"%zu\">\n", id);
+			for (size_t k = 0; k < size; k++)
+				fprintf(x->out, "%02X", buf[k]);
+			fputs("</bytes>\n", x->out);
+		}
+		free(buf);
+		free(path);
+		return;
+	}
+}
+
 static int print_xml(FILE *out, const struct pp_profile *p,
 		     const struct pp_symview *v, const struct pp_report_opts *o)
 {
@@ -1759,6 +1812,15 @@ static int print_xml(FILE *out, const struct pp_profile *p,
 			fputs("</symboldetails>\n", out);
 		}
 		fputs("</detailtable>\n", out);
+		/* the code of each symbol, in symbol-table order */
+		fputs("<bytestable>\n", out);
+		for (size_t i = 0; i < x.nr; i++) {
+			size_t id = x.id_of[x.sel[i] - v->entries];
+
+			if (id != SIZE_MAX)
+				xml_symbol_bytes(&x, x.sel[i], id);
+		}
+		fputs("</bytestable>\n", out);
 	}
 	fputs("</profile>\n", out);
 out:
