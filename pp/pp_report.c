@@ -1687,6 +1687,22 @@ static void xml_symbol_bytes(const struct xml_ctx *x, const struct pp_entry *e,
 	}
 }
 
+/* The CPU of class c's files, -1 for "all" or when --merge=cpu folds them:
+ * the class's own value along the CPU axis, else the CPU its files share
+ * (a single CPU selected, or another axis). */
+static long class_cpu(const struct pp_profile *p, size_t c, bool merged)
+{
+	if (merged)
+		return -1;
+	if (p->fs.axis == PP_AXIS_CPU)
+		return p->fs.classes[c].value;
+	for (size_t i = 0; i < p->fs.nr_files; i++)
+		if (p->fs.files[i].cls == c)
+			return p->fs.files[i].name.cpu == OP_SF_ALL ? -1 :
+			       p->fs.files[i].name.cpu;
+	return -1;
+}
+
 static int print_xml(FILE *out, const struct pp_profile *p,
 		     const struct pp_symview *v, const struct pp_report_opts *o)
 {
@@ -1696,6 +1712,7 @@ static int print_xml(FILE *out, const struct pp_profile *p,
 	bool by_thread = p->fs.axis == PP_AXIS_TID || p->fs.axis == PP_AXIS_TGID;
 	size_t nr_cpus = 1, nr_events = 0;
 	bool nonzero_masks = false;
+	struct pp_merge merge = { 0 };
 	uint64_t *sum = calloc(x.nc, sizeof(*sum));
 	int ret = 0;
 
@@ -1722,12 +1739,17 @@ static int print_xml(FILE *out, const struct pp_profile *p,
 		x.id_of[i] = SIZE_MAX;
 	if (x.nr)
 		qsort_r(x.sel, x.nr, sizeof(*x.sel), xml_entry_cmp, &sctx);
+	if (o->merge_text)
+		pp_merge_parse(o->merge_text, &merge, NULL);
+	/* as OProfile's identify_xml_classes: the highest CPU of any class
+	 * plus one, so a session split by CPU counts as separated even with
+	 * one CPU selected, unless that CPU is 0 */
 	for (size_t c = 0; c < p->fs.nr_classes; c++) {
 		const struct pp_class *k = &p->fs.classes[c];
+		long cpu = class_cpu(p, c, merge.cpu);
 
-		if (p->fs.axis == PP_AXIS_CPU && k->value >= 0 &&
-		    (size_t)k->value + 1 > nr_cpus)
-			nr_cpus = (size_t)k->value + 1;
+		if (cpu >= 0 && (size_t)cpu + 1 > nr_cpus)
+			nr_cpus = (size_t)cpu + 1;
 		if (k->unit_mask)
 			nonzero_masks = true;
 		if (event_index(p, c) + 1 > nr_events)
@@ -1760,8 +1782,8 @@ static int print_xml(FILE *out, const struct pp_profile *p,
 			const struct pp_class *k = &p->fs.classes[c];
 
 			fprintf(out, "<class  name=\"c%zu\"", c);
-			if (nr_cpus > 1 && k->value >= 0)
-				fprintf(out, " cpu=\"%ld\"", k->value);
+			if (nr_cpus > 1 && class_cpu(p, c, merge.cpu) >= 0)
+				fprintf(out, " cpu=\"%ld\"", class_cpu(p, c, merge.cpu));
 			else if (nr_cpus > 1)
 				fputs(" cpu=\"all\"", out);
 			if (nr_events > 1)

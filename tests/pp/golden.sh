@@ -241,6 +241,9 @@ check percpu-cpu1 "$S2" -l cpu:1
 check merge-cpu "$S2" --merge=cpu
 check merge-cpu-lib "$S2" --merge=cpu,lib
 check percpu-xml "$S2" -X cpu:0-1
+# one CPU selected: OProfile counts separated CPUs as the highest CPU + 1
+check percpu-xml-cpu1 "$S2" -X cpu:1
+check percpu-xml-cpu0 "$S2" -X cpu:0
 # -n: no header block and no column titles, in every layout
 check noheader-summary "$S2" -n
 check noheader-details "$S1" -n -d image:$T
