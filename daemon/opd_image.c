@@ -11,7 +11,7 @@
 
 #include "op_proto.h"
 
-#define OPD_DEFAULT_KERNEL_NAME "/proc/kallsyms"
+#define OPD_DEFAULT_KERNEL_NAME OP_KALLSYMS_IMAGE
 
 static size_t cookie_hash(uint64_t cookie, size_t nr_buckets)
 {

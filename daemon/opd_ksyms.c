@@ -90,8 +90,9 @@ static int add_off(uint64_t key, uint64_t count, void *arg)
 	return 0;
 }
 
-/* A sample file: its offsets join its kernel image's. Files that do not
- * open are the report's business, not ours. */
+/* A sample file: its offsets join its kernel image's. A kernel named by
+ * its vmlinux path has a file's name, and the header says it is the
+ * kernel. Files that do not open are the report's business, not ours. */
 static int collect_file(const char *rel, const char *full, void *arg)
 {
 	struct ksyms *k = arg;
@@ -102,16 +103,14 @@ static int collect_file(const char *rel, const char *full, void *arg)
 
 	if (op_sfname_parse(rel, &n))
 		return 0;
-	if (n.image.kind != OP_IMG_KERN)
+	if (n.image.kind == OP_IMG_ANON || odb_open(&db, full, ODB_RDONLY))
 		goto out;
-	t = target_get(k, &n.image);
-	if (!t) {
-		ret = -ENOMEM;
-		goto out;
+	if (n.image.kind == OP_IMG_FILE && db.header->is_kernel)
+		n.image.kind = OP_IMG_KERN;
+	if (n.image.kind == OP_IMG_KERN) {
+		t = target_get(k, &n.image);
+		ret = t ? odb_for_each(&db, add_off, t) : -ENOMEM;
 	}
-	if (odb_open(&db, full, ODB_RDONLY))
-		goto out;
-	ret = odb_for_each(&db, add_off, t);
 	odb_close(&db);
 out:
 	op_sfname_release(&n);

@@ -16,8 +16,13 @@
  *   a component longer than 255 bytes        -> split into pieces of at most
  *                                               255 bytes, each but the last
  *                                               ending in %+ (continued)
- * Kernel image names are split on '/' the same way, so "/proc/kallsyms"
- * becomes {kern}/%-/proc/kallsyms and a module "ext4" {kern}/ext4. The
+ * A kernel image named by a path is filed under {root} as OProfile 1.x's
+ * operf files it: {root}/proc/kallsyms, which parses back as the kernel,
+ * or {root}/boot/vmlinux-..., which parses back as a file (the sample
+ * file's header flags it as the kernel); names without '/' (modules,
+ * "no-vmlinux") go under {kern}: a module "ext4" is {kern}/ext4. (Sessions
+ * of ours from before this layout filed the kernel as
+ * {kern}/%-/proc/kallsyms, a name no longer accepted.) The
  * event name also escapes '.', the field separator of the last component;
  * an anonymous region's name also escapes '/' and '}'.
  *
@@ -227,6 +232,12 @@ static int add_image(struct sbuf *b, const struct op_img *img, bool first)
 		add_path(b, img->path + 1);
 		return 0;
 	case OP_IMG_KERN:
+		if (img->path[0] == '/') {
+			/* the kernel by its path, as operf files it */
+			sb_add(b, first ? "{root}" : "/{root}");
+			add_path(b, img->path + 1);
+			return 0;
+		}
 		sb_add(b, first ? "{kern}" : "/{kern}");
 		add_path(b, img->path);
 		return 0;
@@ -506,6 +517,11 @@ static int parse_image(const struct comps *c, size_t *i, bool stop_at_dep,
 			return path.oom ? -ENOMEM : -EINVAL;
 		}
 		img->path = path.s;
+		/* the kernel under {root} by the name of its symbol file; a
+		 * kernel named by its vmlinux path reads as a file, and the
+		 * sample file's header (is_kernel) says what it is */
+		if (img->kind == OP_IMG_FILE && !strcmp(img->path, OP_KALLSYMS_IMAGE))
+			img->kind = OP_IMG_KERN;
 	} else if (!strncmp(first, "{anon:", 6)) {
 		size_t len = strlen(first);
 		const char *r, *dot1, *dot2;

@@ -3,7 +3,8 @@
  * daemon builds names with it, opreport parses them with it.
  *
  *   {root}/APP/{dep}/{root}/IMAGE/EVENT.COUNT.UNITMASK.TGID.TID.CPU
- *   .../{dep}/{kern}/NAME/...                  kernel image or module
+ *   .../{dep}/{root}/proc/kallsyms/...         the kernel (or {root}/VMLINUX)
+ *   .../{dep}/{kern}/NAME/...                  a module, or "no-vmlinux"
  *   .../{dep}/{anon:NAME}/TGID.0xSTART.0xEND/...  anonymous region of a process
  *
  * "image" is where the samples fell; "dep" is the application they were
@@ -26,6 +27,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+/* The kernel's image name when its symbols come from kallsyms (ours and
+ * operf's default). */
+#define OP_KALLSYMS_IMAGE "/proc/kallsyms"
 
 enum op_img_kind {
 	OP_IMG_FILE,	/* a binary by absolute path */

@@ -43,7 +43,7 @@ count=${line%% *}
 # 1.5 s of one CPU at the default 1 ms period: about 1500 samples
 [ "$count" -ge 700 ] || fail "only $count samples for the 1.5 s spin"
 echo "$line" | grep -q '\.all\.all\.all$' || fail "unseparated file not named .all.all.all: $line"
-grep -q '{kern}' "$E2E_TMP/files" || fail "no kernel sample file"
+grep -qF '{root}/proc/kallsyms/' "$E2E_TMP/files" || fail "no kernel sample file"
 total=$(cat "$CUR/stats/total_samples")
 [ "$total" -ge "$count" ] || fail "stats total_samples $total < $count"
 for f in event_lost_overflow lost_no_task lost_no_mapping lost_samplefile lost_records_by_kernel bad_escape \

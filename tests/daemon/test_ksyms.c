@@ -105,6 +105,7 @@ static void add_samples(const struct fx *f, enum op_img_kind kind,
 		*slash = '/';
 	}
 	assert_int_equal(odb_open(&db, path, ODB_RDWR), 0);
+	db.header->is_kernel = kind == OP_IMG_KERN;
 	for (size_t i = 0; i < n; i++)
 		assert_int_equal(odb_add(&db, offs[i], 1), 0);
 	odb_close(&db);
@@ -139,12 +140,16 @@ static void test_saved_symbols(void **state)
 	const uint64_t k0[] = { 0x2010, 0x2200 + 0x80 };
 	const uint64_t k1[] = { 0x20ff, 0x2410 };
 	const uint64_t m[] = { 0x104 };
+	const uint64_t v[] = { 0x1008 };	/* do_one_initcall */
 	char *out;
 
 	add_samples(f, OP_IMG_KERN, "/proc/kallsyms", 0, k0, 2);
 	add_samples(f, OP_IMG_KERN, "/proc/kallsyms", 1, k1, 2);
 	add_samples(f, OP_IMG_KERN, "ext4", 0, m, 1);
 	add_samples(f, OP_IMG_FILE, "/bin/app", 0, m, 1);
+	/* the kernel named by a vmlinux path: a file's name, the header's
+	 * is_kernel flag */
+	add_samples(f, OP_IMG_KERN, "/boot/vmlinux-6.1", 0, v, 1);
 	assert_int_equal(opd_ksyms_save(f->samples, f->proc), 0);
 	out = read_out(f);
 	assert_non_null(out);
@@ -154,7 +159,7 @@ static void test_saved_symbols(void **state)
 		"ffffffff81000000 T _stext\n"
 		"ffffffff81000000 T _text\n"
 		"ffffffff81000000 T startup_64\n"
-		"ffffffff81001000 - -\n"
+		"ffffffff81001000 T do_one_initcall\n"
 		"ffffffff81002000 t pid_task\n"
 		"ffffffff81002000 T pid_task_alias\n"
 		"ffffffff81002100 - -\n"

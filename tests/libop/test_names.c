@@ -101,7 +101,7 @@ static const struct {
 	  "CPU_CLK_UNHALTED.100000.0.123.124.1" },
 	{ { KERN_IMG("/proc/kallsyms"), KERN_IMG("/proc/kallsyms"), S("TIMER"), 1000000, 0,
 	    OP_SF_ALL, OP_SF_ALL, 0 },
-	  "{kern}/%-/proc/kallsyms/{dep}/{kern}/%-/proc/kallsyms/TIMER.1000000.0.all.all.0" },
+	  "{root}/proc/kallsyms/{dep}/{root}/proc/kallsyms/TIMER.1000000.0.all.all.0" },
 	{ { KERN_IMG("ext4"), FILE_IMG("/usr/bin/dd"), S("TIMER"), 1, 255, 0, 0, 3 },
 	  "{root}/usr/bin/dd/{dep}/{kern}/ext4/TIMER.1.255.0.0.3" },
 	{ { ANON_IMG("anon", 42, 0x7f0000000000ull, 0x7f0000021000ull),
@@ -169,6 +169,7 @@ static void test_long_components(void **state)
 				p[j + 1] = '.';
 			}
 			n.event = S("TIMER");
+			n.image.kind = OP_IMG_FILE;
 			n.image.path = p;
 			round_trip(&n, NULL);
 			free(p);
@@ -321,6 +322,10 @@ static void random_img(uint64_t *s, struct op_img *img)
 
 	img->kind = (enum op_img_kind)(rnd(s) % 3);
 	img->path = random_bytes(s, max, img->kind == OP_IMG_FILE);
+	/* a kernel named by a path is filed as a file (kept apart by the
+	 * sample file's header): only "/proc/kallsyms" reads back as kernel */
+	if (img->kind == OP_IMG_KERN && img->path[0] == '/')
+		img->kind = OP_IMG_FILE;
 	img->anon_tgid = (pid_t)(rnd(s) % 100000);
 	img->anon_start = rnd(s);
 	img->anon_end = rnd(s) % 3 ? rnd(s) : 0;
@@ -385,6 +390,36 @@ static void test_random_mutations(void **state)
 	}
 }
 
+/* The kernel as operf files it: by its path under {root}. /proc/kallsyms
+ * reads back as the kernel; a vmlinux path reads back as a file (the
+ * sample file's header tells); names without '/' stay under {kern}; our
+ * old {kern}/%-/proc/kallsyms form is refused. */
+static void test_kernel_names(void **state)
+{
+	struct op_sfname k = { KERN_IMG("/proc/kallsyms"), FILE_IMG("/bin/sh"), S("TIMER"),
+			       1, 0, -1, -1, -1 };
+	struct op_sfname v = { KERN_IMG("/boot/vmlinux-6.1"), KERN_IMG("/boot/vmlinux-6.1"),
+			       S("TIMER"), 1, 0, -1, -1, -1 };
+	struct op_sfname nv = { KERN_IMG("no-vmlinux"), KERN_IMG("no-vmlinux"), S("TIMER"),
+				1, 0, -1, -1, -1 };
+	struct op_sfname n;
+	char *s;
+
+	(void)state;
+	round_trip(&k, "{root}/bin/sh/{dep}/{root}/proc/kallsyms/TIMER.1.0.all.all.all");
+	round_trip(&nv, "{kern}/no-vmlinux/{dep}/{kern}/no-vmlinux/TIMER.1.0.all.all.all");
+	s = op_sfname_build(&v);
+	assert_string_equal(s, "{root}/boot/vmlinux-6.1/{dep}/{root}/boot/vmlinux-6.1/"
+			       "TIMER.1.0.all.all.all");
+	assert_int_equal(op_sfname_parse(s, &n), 0);
+	assert_int_equal(n.image.kind, OP_IMG_FILE);
+	assert_string_equal(n.image.path, "/boot/vmlinux-6.1");
+	op_sfname_release(&n);
+	free(s);
+	assert_int_equal(op_sfname_parse("{kern}/%-/proc/kallsyms/{dep}/{kern}/%-/proc/kallsyms/"
+					 "TIMER.1.0.all.all.all", &n), -EINVAL);
+}
+
 static void test_display(void **state)
 {
 	struct op_img f = FILE_IMG("/usr/lib/libc.so.6");
@@ -423,6 +458,7 @@ int main(void)
 		cmocka_unit_test(test_build_errors),
 		cmocka_unit_test(test_random_round_trips),
 		cmocka_unit_test(test_random_mutations),
+		cmocka_unit_test(test_kernel_names),
 		cmocka_unit_test(test_display),
 	};
 
