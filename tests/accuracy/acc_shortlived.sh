@@ -39,7 +39,9 @@ read -r cu cs < <(awk '{ for (i = 1; i < NF; i++) {
 	END { print u, s }' "$E2E_TMP/forker.out")
 want=$(awk -v u="$cu" -v s="$cs" -v p="$ACC_PERIOD" 'BEGIN { printf "%d", (u + s) * 1e9 / p }')
 
-check "$burn >= 10000" "child_burn: $burn samples (>= 10000)"
+# enough samples to judge by: three a child (the children's CPU time varies
+# with the machine's load: 1.1 to 3 s here, 10k to 30k samples)
+check "$burn >= 4500" "child_burn: $burn samples (>= 4500, three a child)"
 check "$burn >= 0.95 * ($user - $calib + $nomap)" \
 	"child_burn $burn of $user user-mode samples (less $calib calib_burn) + $nomap lost_no_mapping and lost_no_task"
 check "$total >= 0.9 * $want" "forker: $total samples, children's CPU time stands for $want"
