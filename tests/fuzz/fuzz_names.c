@@ -3,7 +3,9 @@
  *  - parse(x): refused, or build(parse(x)) == x, and x is safe (no empty,
  *    ".", ".." or over-long component, relative);
  *  - the same bytes cut into fields (image, dep, event, numbers): build
- *    gives a safe name that parses back to the same fields. */
+ *    gives a safe name that parses back to the same fields (a path under
+ *    {root} reads back as the kernel when it is /proc/kallsyms, else as a
+ *    file: the sample file's header tells a vmlinux apart). */
 #include "config.h"
 
 #include <errno.h>
@@ -34,7 +36,13 @@ static void check_safe(const char *name)
 
 static int same_img(const struct op_img *a, const struct op_img *b)
 {
-	if (a->kind != b->kind || strcmp(a->path, b->path))
+	enum op_img_kind want = a->kind;
+
+	/* one name for a path under {root}: /proc/kallsyms is the kernel,
+	 * any other path a file */
+	if (want != OP_IMG_ANON && a->path[0] == '/')
+		want = strcmp(a->path, OP_KALLSYMS_IMAGE) ? OP_IMG_FILE : OP_IMG_KERN;
+	if (want != b->kind || strcmp(a->path, b->path))
 		return 0;
 	return a->kind != OP_IMG_ANON || (a->anon_tgid == b->anon_tgid &&
 		a->anon_start == b->anon_start && a->anon_end == b->anon_end);
