@@ -908,16 +908,22 @@ static void daemonise(struct opd_daemon *d)
 	setsid();
 }
 
-static void detach_stdio(void)
+/* stdin and stdout to /dev/null; stderr to the log, so that whatever the
+ * runtime says when it kills us (a sanitizer report, glibc's abort
+ * message) is where the user looks. */
+static void detach_stdio(const struct opd_daemon *d)
 {
 	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	int log = open(d->paths.log_file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 
-	if (fd < 0)
-		return;
-	dup2(fd, STDIN_FILENO);
-	dup2(fd, STDOUT_FILENO);
-	dup2(fd, STDERR_FILENO);
-	close(fd);
+	if (fd >= 0) {
+		dup2(fd, STDIN_FILENO);
+		dup2(fd, STDOUT_FILENO);
+		dup2(log >= 0 ? log : fd, STDERR_FILENO);
+		close(fd);
+	}
+	if (log >= 0)
+		close(log);
 }
 
 int main(int argc, char **argv)
@@ -948,7 +954,7 @@ int main(int argc, char **argv)
 		if (chdir("/") < 0) {
 			/* nothing relative is used after start-up */
 		}
-		detach_stdio();
+		detach_stdio(d);
 		if (write(d->ready_fd, "ok\n", 3) < 0) {
 			/* the parent is gone; keep running */
 		}

@@ -10,10 +10,11 @@ ACC_PERIOD=${ACC_PERIOD:-100000}
 op() { "$OPCONTROL" --session-dir="$SESSION_DIR" "$@"; }
 
 acc_cleanup() {
+	local status=$?
 	if [ -S "$SESSION_DIR/opd_ctl" ]; then
 		op --shutdown >/dev/null 2>&1 || true
 	fi
-	e2e_cleanup
+	e2e_cleanup "$status"
 }
 trap acc_cleanup EXIT
 

@@ -32,6 +32,13 @@ e2e_need_perf() {
 E2E_TMP=$(mktemp -d "${TMPDIR:-/tmp}/opsampler-e2e.XXXXXX")
 SESSION_DIR=$E2E_TMP/session
 e2e_cleanup() {
+	local status=${1:-$?}
+	# a failed test shows the end of its daemon's log (a daemon that died
+	# says why there: its stderr goes to the log)
+	if [ "$status" -ne 0 ] && [ -f "$SESSION_DIR/samples/oprofiled.log" ]; then
+		echo "--- the last lines of $SESSION_DIR/samples/oprofiled.log:" >&2
+		tail -n 40 "$SESSION_DIR/samples/oprofiled.log" >&2
+	fi
 	# never leave a daemon behind
 	if [ -f "$SESSION_DIR/lock" ]; then
 		local pid
