@@ -425,12 +425,17 @@ int op_event_resolve(const struct op_event_spec *spec, struct op_event *ev,
 	return 0;
 }
 
-int op_event_describe(const char *name, char *buf, size_t len)
+int op_event_describe(uint32_t cpu_type, const char *name, char *buf, size_t len)
 {
 	const struct op_event_alias *alias = op_event_find_alias(name);
 	pfm_event_info_t info;
 	int idx;
 
+	if (alias && cpu_type == OP_CPU_AMD64_GENERIC &&
+	    !strcmp(alias->canonical, "CPU_CLK_UNHALTED")) {
+		snprintf(buf, len, "CPU Clocks not Halted");
+		return 0;
+	}
 	if (alias) {
 		snprintf(buf, len, "%s", alias->description);
 		return 0;

@@ -53,10 +53,13 @@ int op_event_resolve(const struct op_event_spec *spec, struct op_event *ev,
 /* True when a hardware PMU can count cycles here (probes perf_event_open). */
 bool op_event_have_pmu(void);
 
-/* The description of a sample-file event name (OProfile's or libpfm4's
- * wording) into buf, for report headers. Returns 0, -ENOENT for a name
- * nobody here knows, or -EIO when libpfm4 cannot start. */
-int op_event_describe(const char *name, char *buf, size_t len);
+/* The description of a sample-file event name into buf, for report
+ * headers: OProfile's wording for the session's cpu_type (its event lists
+ * differ: x86-64/generic says "CPU Clocks not Halted" where
+ * i386/arch_perfmon says "Clock cycles when not halted"), else libpfm4's.
+ * Returns 0, -ENOENT for a name nobody here knows, or -EIO when libpfm4
+ * cannot start. */
+int op_event_describe(uint32_t cpu_type, const char *name, char *buf, size_t len);
 
 /* A sample-file header's cpu_type as OProfile names it: "AMD64 generic"
  * for the "CPU: " line, "x86-64/generic" (architecture/processor) for XML.

@@ -745,7 +745,8 @@ void pp_report_header(FILE *out, const struct pp_profile *p,
 				continue;
 			/* an event no table here knows is described by its
 			 * name (OProfile would print only "Unknown event") */
-			if (op_event_describe(k->event, desc, sizeof(desc)))
+			if (op_event_describe(p->hdr.cpu_type, k->event, desc,
+					      sizeof(desc)))
 				snprintf(desc, sizeof(desc), "%s", k->event);
 			fprintf(out, "Counted %s events (%s) with a unit mask of "
 				"0x%02x (%s) count %lu\n", k->event, desc,
