@@ -214,7 +214,8 @@ struct opd_image *opd_image_from_cookie(struct opd_images *ims, uint64_t cookie)
 		if (kind == OP_IMG_ANON) {
 			im->img.anon_tgid = info->tgid;
 			im->img.anon_start = info->start;
-			im->img.anon_end = info->end;
+			/* named with the last byte, as OProfile names them */
+			im->img.anon_end = info->end > info->start ? info->end - 1 : info->end;
 		} else {
 			struct stat st;
 

@@ -6,6 +6,7 @@
  *   .../{dep}/{root}/proc/kallsyms/...         the kernel (or {root}/VMLINUX)
  *   .../{dep}/{kern}/NAME/...                  a module, or "no-vmlinux"
  *   .../{dep}/{anon:NAME}/TGID.0xSTART.0xEND/...  anonymous region of a process
+ *                                               (END its last byte, as operf)
  *
  * "image" is where the samples fell; "dep" is the application they were
  * separated under (--separate=lib,kernel); without separation dep equals
@@ -42,8 +43,8 @@ struct op_img {
 	enum op_img_kind kind;
 	char *path;		/* FILE: absolute path; KERN: image name; ANON: region name ("anon", "[vdso]", "[heap]"...) */
 	pid_t anon_tgid;	/* ANON only */
-	uint64_t anon_start;	/* ANON only: region [start, end) */
-	uint64_t anon_end;
+	uint64_t anon_start;	/* ANON only: region [start, end], end its last */
+	uint64_t anon_end;	/* byte, as OProfile's names give it */
 };
 
 #define OP_SF_ALL (-1)	/* a tgid/tid/cpu field that is not separated */

@@ -230,8 +230,9 @@ static int load_tab(struct img_tab *t, const struct pp_image *im,
 		snprintf(buf, sizeof(buf), "%s%s/perf-%d.map",
 			 o->root ? o->root : "", o->jit_dir ? o->jit_dir : "/tmp",
 			 (int)img->anon_tgid);
+		/* the name gives the region's last byte */
 		t->status = pp_symtab_load_perfmap(&t->st, buf, img->anon_start,
-						   img->anon_end, NULL);
+						   img->anon_end + 1, NULL);
 		return t->status;
 	}
 	return -EINVAL;

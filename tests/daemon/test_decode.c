@@ -540,7 +540,8 @@ static void check_expect(const char *dir, const struct expect *e, const char *la
 	if (e->kind == OP_IMG_ANON) {
 		n.image.anon_tgid = 100;
 		n.image.anon_start = 0x7f0000001000ULL;
-		n.image.anon_end = 0x7f0000003000ULL;
+		/* [0x7f0000001000, 0x7f0000003000) named by its last byte */
+		n.image.anon_end = 0x7f0000002fffULL;
 	}
 	if (strcmp(e->dep, e->image)) {
 		n.dep.kind = OP_IMG_FILE;

@@ -31,7 +31,7 @@ ksym $KALLSYMS schedule 0 2
 EOF
 "$MKS" "$E2E_TMP/jit" <<EOF
 header 4 1000
-file a:anon:4242:7f0000001000:7f0000002000 a:anon:4242:7f0000001000:7f0000002000 TIMER 100000 0 all all all
+file a:anon:4242:7f0000001000:7f0000001fff a:anon:4242:7f0000001000:7f0000001fff TIMER 100000 0 all all all
 off 24 5
 EOF
 printf '7f0000001000 20 jitted_a\n7f0000001020 10 jitted_b\n' >"$E2E_TMP/perf-4242.map"
@@ -48,7 +48,7 @@ S=$E2E_TMP/jit
 ARGS="-l --jit-dir"; run -l --jit-dir="$E2E_TMP"
 has "^5 *100.000  jitted_b\$"
 ARGS="(no map)"; run --jit-dir="$E2E_TMP/none"
-has " anon (tgid:4242 range:0x7f0000001000-0x7f0000002000)\$"
+has " anon (tgid:4242 range:0x7f0000001000-0x7f0000001fff)\$"
 ARGS="-l (no map)"; run -l --jit-dir="$E2E_TMP/none"
 has "^5 *100.000  (no symbols)\$"
 S=$E2E_TMP/s
