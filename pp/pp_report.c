@@ -4,6 +4,7 @@
 #include "config.h"
 #include "pp_report.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -717,6 +718,48 @@ static void print_loss_block(FILE *out, const struct pp_profile *p)
 			"sample_lost_overflow", cpu_lost, percent(cpu_lost, all));
 }
 
+/* The events the kernel throttled (stats/throttled/EVENT, one empty file
+ * each, as both daemons write them): samples it did not take, which no
+ * loss counter holds. */
+static void print_throttle_block(FILE *out, const struct pp_profile *p)
+{
+	char names[512] = "";
+	size_t len = 0;
+
+	for (size_t s = 0; s < p->fs.nr_sessions; s++) {
+		char dir[PATH_MAX];
+		struct dirent *de;
+		DIR *d;
+
+		snprintf(dir, sizeof(dir), "%s/stats/throttled", p->fs.sessions[s]);
+		d = opendir(dir);
+		if (!d)
+			continue;
+		while ((de = readdir(d))) {
+			size_t n = strlen(de->d_name);
+			const char *hit;
+
+			if (de->d_name[0] == '.')
+				continue;
+			/* each name once, whichever session it came from */
+			hit = strstr(names, de->d_name);
+			if (hit && (hit == names || hit[-1] == ',') &&
+			    (hit[n] == ',' || !hit[n]))
+				continue;
+			if (len + n + 2 >= sizeof(names))
+				break;
+			len += (size_t)snprintf(names + len, sizeof(names) - len,
+						"%s%s", len ? "," : "", de->d_name);
+		}
+		closedir(d);
+	}
+	if (!len)
+		return;
+	fprintf(out, "WARNING: the kernel throttled the sampling of %s: its sample "
+		"rate was higher than the kernel allows, so fewer samples were taken "
+		"than the count asks for. Sample less often.\n", names);
+}
+
 void pp_report_header(FILE *out, const struct pp_profile *p,
 		      const struct pp_report_opts *opts)
 {
@@ -757,6 +800,7 @@ void pp_report_header(FILE *out, const struct pp_profile *p,
 		}
 	}
 	print_loss_block(out, p);
+	print_throttle_block(out, p);
 	if (p->fs.axis != PP_AXIS_NONE && p->fs.axis != PP_AXIS_EVENT)
 		for (size_t c = 0; c < p->fs.nr_classes; c++)
 			fprintf(out, "%s\n", p->fs.classes[c].longname);

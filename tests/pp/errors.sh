@@ -121,5 +121,15 @@ out_has "WARNING: 19 samples were lost while profiling (1.8719% of 1015 samples)
 out_has "event_lost_overflow *10 (0.9852%)"
 out_has "lost_no_mapping *4 (0.3941%)"
 out_has "sample_lost_overflow *5"
+grep -q throttled "$OUT" && fail "a throttle warning without throttling"
+
+# throttled events (stats/throttled/EVENT, empty files): said in the header
+mkdir -p "$S/samples/current/stats/throttled"
+: >"$S/samples/current/stats/throttled/TIMER"
+: >"$S/samples/current/stats/throttled/CPU_CLK_UNHALTED"
+expect 0
+out_has "WARNING: the kernel throttled the sampling of \(TIMER,CPU_CLK_UNHALTED\|CPU_CLK_UNHALTED,TIMER\): "
+expect 0 -n
+grep -q throttled "$OUT" && fail "-n printed the throttle warning"
 
 echo "PASS: opreport errors and warnings"
