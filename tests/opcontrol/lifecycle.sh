@@ -74,6 +74,8 @@ pid=$(cat "$SESSION_DIR/lock")
 alive "$pid" || fail "no daemon after the save"
 expect 0 "Profiling: stopped" opc --status
 [ -n "$(find "$SESSION_DIR/samples/run1" -type f -name 'TIMER.*')" ] || fail "run1 has no sample files"
+# the kernel symbols saved at the stop travel with the session
+[ -s "$SESSION_DIR/samples/run1/stats/kallsyms" ] || fail "run1 has no saved kernel symbols"
 [ -d "$cur" ] || fail "no current after save"
 [ -z "$(find "$cur" -type f -name 'TIMER.*')" ] || fail "current still has sample files after save"
 expect 1 "--save=run1: session $SESSION_DIR/samples/run1 already exists" opc --save=run1
