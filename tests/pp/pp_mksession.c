@@ -30,6 +30,7 @@
 #include <gelf.h>
 #include <inttypes.h>
 #include <libelf.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +61,21 @@ static int mkdirs(const char *path)
 		*p = '/';
 	}
 	return 0;
+}
+
+/* Create (or open) the sample file at path with its header filled in. */
+static void open_sample_file(odb_t *db, int lineno, const char *path,
+			     unsigned int cpu_type, double mhz, unsigned long count,
+			     unsigned int unit_mask, bool is_kernel)
+{
+	mkdirs(path);
+	if (odb_open(db, path, ODB_RDWR))
+		die(lineno, "cannot open", path);
+	db->header->cpu_type = cpu_type;
+	db->header->cpu_speed = mhz;
+	db->header->ctr_count = (uint32_t)count;
+	db->header->ctr_um = unit_mask;
+	db->header->is_kernel = is_kernel;
 }
 
 static int parse_img(const char *s, struct op_img *img)
@@ -305,15 +321,9 @@ int main(int argc, char **argv)
 			if (!rel)
 				die(lineno, "cannot name", f[0]);
 			snprintf(path, sizeof(path), "%s%s", dir, rel);
-			mkdirs(path);
-			if (odb_open(&db, path, ODB_RDWR))
-				die(lineno, "cannot open", path);
+			open_sample_file(&db, lineno, path, cpu_type, mhz, sf.count,
+					 sf.unit_mask, sf.image.kind == OP_IMG_KERN);
 			open_db = true;
-			db.header->cpu_type = cpu_type;
-			db.header->cpu_speed = mhz;
-			db.header->ctr_count = (uint32_t)sf.count;
-			db.header->ctr_um = sf.unit_mask;
-			db.header->is_kernel = sf.image.kind == OP_IMG_KERN;
 			if (mtime_override >= 0)
 				db.header->mtime = (uint64_t)mtime_override;
 			else if (sf.image.kind == OP_IMG_FILE && !stat(sf.image.path, &st))
@@ -334,15 +344,9 @@ int main(int argc, char **argv)
 					    &um) != 3)
 				die(lineno, "rawfile: no EVENT.COUNT.UM in", a[1]);
 			snprintf(path, sizeof(path), "%s%s", dir, a[1]);
-			mkdirs(path);
-			if (odb_open(&db, path, ODB_RDWR))
-				die(lineno, "cannot open", path);
+			open_sample_file(&db, lineno, path, cpu_type, mhz, count,
+					 (unsigned int)um, atoi(a[2]) != 0);
 			open_db = true;
-			db.header->cpu_type = cpu_type;
-			db.header->cpu_speed = mhz;
-			db.header->ctr_count = (uint32_t)count;
-			db.header->ctr_um = (uint32_t)um;
-			db.header->is_kernel = (uint32_t)atoi(a[2]);
 			db.header->anon_start = strtoull(a[3], NULL, 16);
 			if (strcmp(a[4], "-") && !stat(a[4], &st))
 				db.header->mtime = (uint64_t)st.st_mtime;
