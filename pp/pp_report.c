@@ -1315,6 +1315,26 @@ static bool has_counts(const uint64_t *counts, size_t lo, size_t hi)
 	return false;
 }
 
+/* -g: the source line of address j of e's image as attributes of its
+ * <detaildata>, as OProfile writes them: line= whenever the address has
+ * one, file= only when it differs from the file of the symbol's start (an
+ * inlined function from a header, say) and that one is known. */
+static void xml_detail_line(const struct xml_ctx *x, FILE *f,
+			    const struct pp_entry *e, size_t j)
+{
+	size_t t = x->v->img_tab[e->image];
+	const char *src = NULL;
+	int line = 0;
+
+	if (t == SIZE_MAX || x->v->tabs[t].status ||
+	    !pp_symtab_line(&x->v->tabs[t].st, x->v->vmas[e->image][j], &src, &line) ||
+	    !src)
+		return;
+	if (e->src && strcmp(e->src, src))
+		xml_attr(f, "file", src);
+	fprintf(f, " line=\"%d\"", line);
+}
+
 /* -d: the <detaildata> of e's addresses for classes [lo, hi] appended to
  * its idref's list, as OProfile's XML generator numbers them: one element
  * per address and class with samples, ids counting on from the symbol's
@@ -1338,8 +1358,11 @@ static void xml_details(struct xml_ctx *x, const struct pp_entry *e,
 		for (size_t c = lo; c <= hi; c++) {
 			if (!counts[j * x->nc + c])
 				continue;
-			fprintf(f, "<detaildata  id=\"%zu\"  vmaoffset=\"%08" PRIx64 "\">\n",
+			fprintf(f, "<detaildata  id=\"%zu\"  vmaoffset=\"%08" PRIx64 "\"",
 				x->nr_det[id]++, x->v->vmas[e->image][j]);
+			if (x->o->debug_info)
+				xml_detail_line(x, f, e, j);
+			fputs(">\n", f);
 			if (x->subclasses)
 				fprintf(f, "<count  class=\"c%zu\">\n", c);
 			else
@@ -1856,13 +1879,13 @@ static int print_xml(FILE *out, const struct pp_profile *p,
 			continue;
 		fprintf(out, "<symboldata  id=\"%zu\"  name=\"", id);
 		xml_escape(out, e->name);
-		fprintf(out, "\"  startingaddr=\"%08" PRIx64 "\"", e->vma);
+		fputc('"', out);
+		/* -g: the symbol's source, full path, before its address */
 		if (o->debug_info && e->src) {
-			fputs("  file=\"", out);
-			xml_escape(out, e->src);
-			fprintf(out, "\"  line=\"%d\"", e->line);
+			xml_attr(out, "file", e->src);
+			fprintf(out, " line=\"%d\"", e->line);
 		}
-		fputs("/>\n", out);
+		fprintf(out, "  startingaddr=\"%08" PRIx64 "\"/>\n", e->vma);
 	}
 	fputs("</symboltable>\n", out);
 	if (o->details) {

@@ -202,6 +202,9 @@ check() {
 	# the machine code in -X -d's <bytes> is the compiler's: compared
 	# apart, below
 	sed -i 's|^[0-9A-F][0-9A-F]*</bytes>$|@BYTES@</bytes>|' "$out"
+	# -X -g names the fixture's source by the full path the compiler
+	# recorded, which depends on where the tree is
+	sed -i 's|file="/[^"]*/pp_target\.c"|file="@SRCDIR@/pp_target.c"|' "$out"
 	if [ "${GOLDEN_UPDATE:-0}" = 1 ]; then
 		unsubst <"$out" >"$GOLDEN/$name.txt"
 		return
@@ -233,6 +236,10 @@ if [ -z "$want" ] || [ "$got" != "$want" ]; then
 	echo "FAIL: xml-details: <bytes> of func_b30 '$got', objdump '$want'" >&2
 	nr_fail=$((nr_fail + 1))
 fi
+# -g: the source of each symbol on its <symboldata>, and with -d the line
+# of each address on its <detaildata>
+check xml-lines "$S1" -X -l -g image:$T
+check xml-details-lines "$S1" -X -d -g image:$T
 check diff "$S1" -l { session:old } { session:current }
 check diff-summary "$S1" { session:old } { }
 check percpu "$S2"
