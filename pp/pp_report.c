@@ -1276,8 +1276,12 @@ struct xml_ctx {
 	size_t nr;
 	size_t nc;
 	bool subclasses;		/* <count class="cN"> */
-	size_t *id_of;			/* per view entry: idref, or SIZE_MAX */
-	const struct pp_entry **by_id;
+	/* per view entry: the entry whose idref it shares (itself unless
+	 * selected with another of the same image and symbol name), and that
+	 * entry's idref, or SIZE_MAX before it is written */
+	size_t *rep;
+	size_t *id_of;
+	bool *written;			/* per idref, for the tables */
 	size_t next_id;
 	/* -d: per idref, its <detaildata> elements so far (written into the
 	 * <detailtable> at the end) and how many */
@@ -1373,19 +1377,17 @@ static void xml_details(struct xml_ctx *x, const struct pp_entry *e,
 	}
 }
 
-/* One <symbol>, numbered the first time it is written; with -d it points
- * at its <detaildata> through detaillo and detailhi. */
+/* One <symbol>, numbered the first time its image and name are written;
+ * with -d it points at its <detaildata> through detaillo and detailhi. */
 static void xml_symbol(struct xml_ctx *x, const struct pp_entry *e,
 		       size_t lo, size_t hi)
 {
-	size_t k = (size_t)(e - x->v->entries), id;
+	size_t k = x->rep[e - x->v->entries], id;
 
 	if (!has_counts(e->counts, lo, hi))
 		return;
-	if (x->id_of[k] == SIZE_MAX) {
-		x->id_of[k] = x->next_id;
-		x->by_id[x->next_id++] = e;
-	}
+	if (x->id_of[k] == SIZE_MAX)
+		x->id_of[k] = x->next_id++;
 	id = x->id_of[k];
 	fprintf(x->out, "<symbol  idref=\"%zu\"", id);
 	if (x->o->details) {
@@ -1592,7 +1594,59 @@ static int xml_processes(struct xml_ctx *x, uint64_t *sum)
 struct xml_sort_ctx {
 	const struct pp_symview *v;
 	bool reverse;
+	const struct pp_entry **sel;	/* for xml_key_cmp */
 };
+
+/* The symbol name as read from the image, not demangled. */
+static const char *raw_name(const struct pp_entry *e)
+{
+	return e->sym ? e->sym->name : e->name;
+}
+
+/* Positions in sel by image (full name) and raw symbol name, then
+ * position. */
+static int xml_key_cmp(const void *a, const void *b, void *vctx)
+{
+	const struct xml_sort_ctx *ctx = vctx;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	const struct pp_entry *x = ctx->sel[i], *y = ctx->sel[j];
+	int c = strcmp(ctx->v->img_long[x->image], ctx->v->img_long[y->image]);
+
+	if (!c)
+		c = strcmp(raw_name(x), raw_name(y));
+	if (!c)
+		c = (i > j) - (i < j);
+	return c;
+}
+
+/* OProfile numbers symbols by image and name (xml_get_symbol_index keys
+ * its table on "image:symbol"): a library's symbol sampled under two
+ * applications is one <symboldata>, its <detaildata> counted across both.
+ * Point each selected entry at the first in XML order with its key. */
+static int xml_share_ids(struct xml_ctx *x, struct xml_sort_ctx *ctx)
+{
+	size_t *pos = malloc((x->nr ? x->nr : 1) * sizeof(*pos));
+
+	if (!pos)
+		return -ENOMEM;
+	for (size_t i = 0; i < x->v->nr_entries; i++)
+		x->rep[i] = i;
+	for (size_t i = 0; i < x->nr; i++)
+		pos[i] = i;
+	ctx->sel = x->sel;
+	if (x->nr)
+		qsort_r(pos, x->nr, sizeof(*pos), xml_key_cmp, ctx);
+	for (size_t i = 0, first = 0; i < x->nr; i++) {
+		const struct pp_entry *e = x->sel[pos[i]], *f = x->sel[pos[first]];
+
+		if (strcmp(x->v->img_long[e->image], x->v->img_long[f->image]) ||
+		    strcmp(raw_name(e), raw_name(f)))
+			first = i;
+		x->rep[e - x->v->entries] = (size_t)(x->sel[pos[first]] - x->v->entries);
+	}
+	free(pos);
+	return 0;
+}
 
 /* OProfile's XML order: application, image (base names unless -f), then
  * its remaining keys in their order: address, samples, name. */
@@ -1776,7 +1830,7 @@ static int print_xml(FILE *out, const struct pp_profile *p,
 		     const struct pp_symview *v, const struct pp_report_opts *o)
 {
 	struct xml_ctx x = { .out = out, .p = p, .v = v, .o = o, .nc = v->nc };
-	struct xml_sort_ctx sctx = { v, o->reverse };
+	struct xml_sort_ctx sctx = { v, o->reverse, NULL };
 	bool timer = p->hdr.cpu_type == ODB_CPU_TIMER_INT;
 	bool by_thread = p->fs.axis == PP_AXIS_TID || p->fs.axis == PP_AXIS_TGID;
 	size_t nr_cpus = 1, nr_events = 0;
@@ -1786,8 +1840,9 @@ static int print_xml(FILE *out, const struct pp_profile *p,
 	int ret = 0;
 
 	x.sel = selected_entries(p, v, o, &x.nr);
+	x.rep = malloc((v->nr_entries ? v->nr_entries : 1) * sizeof(*x.rep));
 	x.id_of = malloc((v->nr_entries ? v->nr_entries : 1) * sizeof(*x.id_of));
-	x.by_id = calloc(v->nr_entries ? v->nr_entries : 1, sizeof(*x.by_id));
+	x.written = calloc(v->nr_entries ? v->nr_entries : 1, sizeof(*x.written));
 	if (o->details) {
 		size_t n = v->nr_entries ? v->nr_entries : 1;
 
@@ -1800,7 +1855,7 @@ static int print_xml(FILE *out, const struct pp_profile *p,
 			goto out;
 		}
 	}
-	if (!x.sel || !x.id_of || !x.by_id || !sum) {
+	if (!x.sel || !x.rep || !x.id_of || !x.written || !sum) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -1808,6 +1863,9 @@ static int print_xml(FILE *out, const struct pp_profile *p,
 		x.id_of[i] = SIZE_MAX;
 	if (x.nr)
 		qsort_r(x.sel, x.nr, sizeof(*x.sel), xml_entry_cmp, &sctx);
+	ret = xml_share_ids(&x, &sctx);
+	if (ret)
+		goto out;
 	if (o->merge_text)
 		pp_merge_parse(o->merge_text, &merge, NULL);
 	/* as OProfile's identify_xml_classes: the highest CPU of any class
@@ -1870,13 +1928,15 @@ static int print_xml(FILE *out, const struct pp_profile *p,
 	if (ret)
 		goto out;
 
+	/* each idref once, from the first of its entries in XML order */
 	fputs("<symboltable>\n", out);
 	for (size_t i = 0; i < x.nr; i++) {
 		const struct pp_entry *e = x.sel[i];
-		size_t id = x.id_of[e - v->entries];
+		size_t id = x.id_of[x.rep[e - v->entries]];
 
-		if (id == SIZE_MAX)
+		if (id == SIZE_MAX || x.written[id])
 			continue;
+		x.written[id] = true;
 		fprintf(out, "<symboldata  id=\"%zu\"  name=\"", id);
 		xml_escape(out, e->name);
 		fputc('"', out);
@@ -1905,19 +1965,23 @@ static int print_xml(FILE *out, const struct pp_profile *p,
 		fputs("</detailtable>\n", out);
 		/* the code of each symbol, in symbol-table order */
 		fputs("<bytestable>\n", out);
+		memset(x.written, 0, v->nr_entries * sizeof(*x.written));
 		for (size_t i = 0; i < x.nr; i++) {
-			size_t id = x.id_of[x.sel[i] - v->entries];
+			size_t id = x.id_of[x.rep[x.sel[i] - v->entries]];
 
-			if (id != SIZE_MAX)
-				xml_symbol_bytes(&x, x.sel[i], id);
+			if (id == SIZE_MAX || x.written[id])
+				continue;
+			x.written[id] = true;
+			xml_symbol_bytes(&x, x.sel[i], id);
 		}
 		fputs("</bytestable>\n", out);
 	}
 	fputs("</profile>\n", out);
 out:
 	free(x.sel);
+	free(x.rep);
 	free(x.id_of);
-	free(x.by_id);
+	free(x.written);
 	for (size_t i = 0; x.det && i < v->nr_entries; i++) {
 		if (x.det[i])
 			fclose(x.det[i]);

@@ -91,6 +91,21 @@ file k:/proc/kallsyms f:/opt/demo/idle TIMER 100000 0 all all all
 ksym $KALLSYMS pid_task 0 20
 EOF
 
+# --separate=lib: the fixture as a library of two applications, sampled
+# in different symbols under each (func_a50 under both).
+S10=$E2E_TMP/libs
+"$MKS" "$S10" <<EOF
+header 4 2596.13
+file f:$T2 f:$T2 TIMER 100000 0 all all all
+sym $T2 main 0 9
+file f:$T f:$T2 TIMER 100000 0 all all all
+sym $T func_a50 0 40
+sym $T func_b30 0 10
+file f:$T f:/opt/demo/other TIMER 100000 0 all all all
+sym $T func_a50 4 20
+sym $T func_c15 0 5
+EOF
+
 # A hardware-event session: CPU_CLK_UNHALTED on an AMD64 (cpu_type 69 as
 # libop writes it), and one with no CPU speed in its header.
 S4=$E2E_TMP/hw
@@ -263,6 +278,10 @@ check hw-event-nospeed "$S5"
 check xml-threads "$S6" -X
 check xml-events "$S7" -X
 check events "$S7" -l
+# a library under two applications: one symbol-table entry per symbol of
+# the library, shared by both, its details numbered across them
+check xml-libs "$S10" -X
+check xml-libs-details "$S10" -X -d
 # -%: per-address lines of -d against all samples, not the symbol's
 check details-global "$S1" -d -% image:$T
 
