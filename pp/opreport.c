@@ -168,6 +168,10 @@ static int build_report(struct one_report *r, const char *session_dir,
 		return EXIT_NO_SAMPLES;
 	}
 	ret = pp_classify(&fs, merge, err, sizeof(err));
+	/* OProfile's XML takes files that differ along several axes at once
+	 * (arrange_profiles: identify_xml_classes checks no axis) */
+	if (ret == -EDOM && o->xml)
+		ret = pp_classify_multi(&fs, merge);
 	if (ret) {
 		fprintf(stderr, "opreport: %s\n", ret == -EDOM ? err : strerror(-ret));
 		pp_fileset_release(&fs);

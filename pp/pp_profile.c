@@ -58,6 +58,7 @@ const char *pp_axis_name(enum pp_axis axis)
 	case PP_AXIS_TGID: return "tgid";
 	case PP_AXIS_TID: return "tid";
 	case PP_AXIS_CPU: return "cpu";
+	case PP_AXIS_MULTI: return "multiple";
 	case PP_AXIS_NONE: break;
 	}
 	return "none";
@@ -269,6 +270,7 @@ static void class_describe(struct pp_class *c, enum pp_axis axis)
 		break;
 	case PP_AXIS_EVENT:
 	case PP_AXIS_NONE:
+	case PP_AXIS_MULTI:
 		snprintf(c->label, sizeof(c->label), "%s:%lu", c->event, c->count);
 		c->longname[0] = '\0';
 		break;
@@ -342,7 +344,9 @@ static const char *axis_suggestion(enum pp_axis axis)
 	case PP_AXIS_TGID: return "specify tgid: or --merge tgid";
 	case PP_AXIS_TID: return "specify tid: or --merge tid";
 	case PP_AXIS_CPU: return "specify cpu: or --merge cpu";
-	case PP_AXIS_NONE: break;
+	case PP_AXIS_NONE:
+	case PP_AXIS_MULTI:
+		break;
 	}
 	return "";
 }
@@ -470,6 +474,96 @@ int pp_classify(struct pp_fileset *fs, const struct pp_merge *merge,
 		}
 		fs->files[i].cls = (unsigned int)lo;	/* present: inserted above */
 	}
+	return 0;
+}
+
+/* A tgid, tid or cpu field in OProfile's XML class order: numbers up,
+ * then "all". */
+static int field_cmp(long a, long b)
+{
+	if (a == b)
+		return 0;
+	if (a == OP_SF_ALL)
+		return 1;
+	if (b == OP_SF_ALL)
+		return -1;
+	return a < b ? -1 : 1;
+}
+
+static int multi_key_cmp(const struct class_key *a, const struct class_key *b)
+{
+	int c = field_cmp(a->tgid, b->tgid);
+
+	if (!c)
+		c = field_cmp(a->tid, b->tid);
+	if (!c)
+		c = (a->um > b->um) - (a->um < b->um);
+	if (!c)
+		c = strcmp(a->event, b->event);
+	if (!c)
+		c = (a->count > b->count) - (a->count < b->count);
+	if (!c)
+		c = field_cmp(a->cpu, b->cpu);
+	return c;
+}
+
+static int multi_qcmp(const void *a, const void *b)
+{
+	return multi_key_cmp(a, b);
+}
+
+int pp_classify_multi(struct pp_fileset *fs, const struct pp_merge *merge)
+{
+	struct class_key *keys;
+	size_t n = 0;
+
+	free(fs->classes);
+	fs->classes = NULL;
+	fs->nr_classes = 0;
+	fs->axis = PP_AXIS_MULTI;
+	if (!fs->nr_files)
+		return 0;
+	keys = malloc(fs->nr_files * sizeof(*keys));
+	if (!keys)
+		return -ENOMEM;
+	for (size_t i = 0; i < fs->nr_files; i++)
+		keys[i] = file_key(&fs->files[i], merge);
+	qsort(keys, fs->nr_files, sizeof(*keys), multi_qcmp);
+	for (size_t i = 0; i < fs->nr_files; i++)
+		if (!n || multi_key_cmp(&keys[n - 1], &keys[i]))
+			keys[n++] = keys[i];
+	fs->classes = calloc(n, sizeof(*fs->classes));
+	if (!fs->classes) {
+		free(keys);
+		return -ENOMEM;
+	}
+	fs->nr_classes = n;
+	for (size_t i = 0; i < fs->nr_files; i++) {
+		struct class_key k = file_key(&fs->files[i], merge);
+		size_t lo = 0, hi = n;
+
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+
+			if (multi_key_cmp(&keys[mid], &k) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		fs->files[i].cls = (unsigned int)lo;
+		/* the unit mask a class shows is its first file's, as
+		 * collect_classes() takes it */
+		if (!fs->classes[lo].label[0]) {
+			struct pp_class *c = &fs->classes[lo];
+
+			snprintf(c->event, sizeof(c->event), "%s", k.event);
+			c->count = k.count;
+			c->unit_mask = fs->files[i].name.unit_mask;
+			c->value = -1;
+			class_describe(c, PP_AXIS_MULTI);
+		}
+	}
+	free(keys);
 	return 0;
 }
 

@@ -2,10 +2,11 @@
  *
  * A report selects sample files with a profile specification (pp_spec.h),
  * classifies them into "classes" (columns) along the one axis on which they
- * differ once --merge has been applied (cpu, tid, tgid, event, unit mask),
- * and sums each (application, image) pair's counts per class. Reading a
- * sample file costs one pass over its distinct offsets (odb_for_each): the
- * work depends on distinct addresses, never on the number of samples.
+ * differ once --merge has been applied (cpu, tid, tgid, event, unit mask;
+ * for XML along several at once, as OProfile's XML allows), and sums each
+ * (application, image) pair's counts per class. Reading a sample file
+ * costs one pass over its distinct offsets (odb_for_each): the work
+ * depends on distinct addresses, never on the number of samples.
  *
  * Ownership: a pp_profile owns every string and array hanging off it;
  * pp_profile_release frees them all.
@@ -37,6 +38,7 @@ enum pp_axis {
 	PP_AXIS_TGID,
 	PP_AXIS_TID,
 	PP_AXIS_CPU,
+	PP_AXIS_MULTI,		/* several at once: XML only, pp_classify_multi() */
 };
 
 const char *pp_axis_name(enum pp_axis axis);
@@ -87,6 +89,14 @@ int pp_fileset_select(struct pp_fileset *fs, const char *session_dir,
  * lines, no final newline), or -ENOMEM. */
 int pp_classify(struct pp_fileset *fs, const struct pp_merge *merge,
 		char *err, size_t errlen);
+
+/* Classify as OProfile's XML report does when the files differ along
+ * several axes: one column per distinct (tgid, tid, unit mask, event,
+ * count, cpu) left after merging, in that order with "all" after every
+ * number, so that a thread's columns are neighbours. fs->axis becomes
+ * PP_AXIS_MULTI; a column's tgid, tid and cpu are those of its files.
+ * Returns 0 or -ENOMEM. */
+int pp_classify_multi(struct pp_fileset *fs, const struct pp_merge *merge);
 
 void pp_fileset_release(struct pp_fileset *fs);
 

@@ -1276,6 +1276,7 @@ struct xml_ctx {
 	size_t nr;
 	size_t nc;
 	bool subclasses;		/* <count class="cN"> */
+	size_t *sub;			/* per column: its N in "cN" */
 	/* per view entry: the entry whose idref it shares (itself unless
 	 * selected with another of the same image and symbol name), and that
 	 * entry's idref, or SIZE_MAX before it is written */
@@ -1303,7 +1304,7 @@ static bool xml_counts(const struct xml_ctx *x, const uint64_t *counts,
 			continue;
 		any = true;
 		if (x->subclasses)
-			fprintf(x->out, "<count  class=\"c%zu\">\n", c);
+			fprintf(x->out, "<count  class=\"c%zu\">\n", x->sub[c]);
 		else
 			fputs("<count>\n", x->out);
 		fprintf(x->out, "%" PRIu64 "</count>\n", counts[c]);
@@ -1368,7 +1369,7 @@ static void xml_details(struct xml_ctx *x, const struct pp_entry *e,
 				xml_detail_line(x, f, e, j);
 			fputs(">\n", f);
 			if (x->subclasses)
-				fprintf(f, "<count  class=\"c%zu\">\n", c);
+				fprintf(f, "<count  class=\"c%zu\">\n", x->sub[c]);
 			else
 				fputs("<count  class=\"\">\n", f);
 			fprintf(f, "%" PRIu64 "</count>\n</detaildata>\n",
@@ -1521,7 +1522,10 @@ static int tgid_cmp(const void *a, const void *b, void *vctx)
 }
 
 /* Columns are threads (or processes): one <process> per thread group with
- * a <thread> per column, as OProfile writes --separate=thread sessions. */
+ * a <thread> per run of columns with the same tid, as OProfile writes
+ * --separate=thread sessions. Columns along one axis are one per thread;
+ * along several (PP_AXIS_MULTI) they come sorted by tgid and tid, a
+ * thread's columns split by cpu, event or unit mask side by side. */
 static int xml_processes(struct xml_ctx *x, uint64_t *sum)
 {
 	size_t nc = x->nc;
@@ -1542,8 +1546,10 @@ static int xml_processes(struct xml_ctx *x, uint64_t *sum)
 		class_field(x->p, c, false, tid[c], sizeof(tid[c]));
 		ord[c] = c;
 	}
-	/* columns by thread group, then in their own order */
-	qsort_r(ord, nc, sizeof(*ord), tgid_cmp, tgid);
+	/* columns by thread group, then in their own order (already so
+	 * across several axes, "all" last as OProfile orders them) */
+	if (x->p->fs.axis != PP_AXIS_MULTI)
+		qsort_r(ord, nc, sizeof(*ord), tgid_cmp, tgid);
 	for (size_t a = 0, b; a < nc; a = b) {
 		const char *name = NULL;
 		bool any = false;
@@ -1567,18 +1573,22 @@ static int xml_processes(struct xml_ctx *x, uint64_t *sum)
 		fputs(">\n", x->out);
 		for (size_t k = a; k < b; k++)
 			xml_counts(x, psum, ord[k], ord[k]);
-		for (size_t k = a; k < b; k++) {
-			size_t c = ord[k];
+		for (size_t k = a, t; k < b; k = t) {
+			/* columns ord[k, t): contiguous, one thread */
+			size_t lo = ord[k], hi;
 
-			if (!psum[c])
+			for (t = k + 1; t < b && !strcmp(tid[ord[t]], tid[lo]); t++)
+				;
+			hi = ord[t - 1];
+			if (!has_counts(psum, lo, hi))
 				continue;
 			fputs("<thread ", x->out);
-			xml_attr(x->out, "tid", tid[c]);
+			xml_attr(x->out, "tid", tid[lo]);
 			fputs(">\n", x->out);
-			xml_counts(x, psum, c, c);
+			xml_counts(x, psum, lo, hi);
 			for (size_t i = 0, m; i < x->nr; i = m) {
 				m = image_run_end(x, i, x->nr);
-				xml_module(x, i, m, c, c, sum);
+				xml_module(x, i, m, lo, hi, sum);
 			}
 			fputs("</thread>\n", x->out);
 		}
@@ -1739,25 +1749,6 @@ static void xml_header(const struct xml_ctx *x, size_t nr_cpus)
 	fputs("/>\n", x->out);
 }
 
-/* Index of class c's event among the distinct event names, in class order
- * (its <eventsetup> id). */
-static size_t event_index(const struct pp_profile *p, size_t c)
-{
-	const struct pp_class *k = p->fs.classes;
-	size_t idx = 0;
-
-	for (size_t d = 0; d < c; d++) {
-		bool first = true;
-
-		if (!strcmp(k[d].event, k[c].event))
-			return idx;
-		for (size_t e = 0; e < d && first; e++)
-			first = strcmp(k[e].event, k[d].event) != 0;
-		idx += first;
-	}
-	return idx;
-}
-
 /* -X -d: the machine code of e's symbol as a <bytes> element (upper-case
  * hex, as OProfile's xml_utils::output_symbol_bytes), for symbols of ELF
  * files whose whole extent is in the file; nothing for the kernel, modules,
@@ -1833,6 +1824,11 @@ static int print_xml(FILE *out, const struct pp_profile *p,
 	struct xml_sort_ctx sctx = { v, o->reverse, NULL };
 	bool timer = p->hdr.cpu_type == ODB_CPU_TIMER_INT;
 	bool by_thread = p->fs.axis == PP_AXIS_TID || p->fs.axis == PP_AXIS_TGID;
+	char tid0[24];
+	long *cpu_of = NULL;		/* per column: class_cpu() */
+	/* per column: its event's index among the distinct event names,
+	 * in column order (its <eventsetup> id) */
+	size_t *ev_of = NULL;
 	size_t nr_cpus = 1, nr_events = 0;
 	bool nonzero_masks = false;
 	struct pp_merge merge = { 0 };
@@ -1841,6 +1837,9 @@ static int print_xml(FILE *out, const struct pp_profile *p,
 
 	x.sel = selected_entries(p, v, o, &x.nr);
 	x.rep = malloc((v->nr_entries ? v->nr_entries : 1) * sizeof(*x.rep));
+	x.sub = calloc(x.nc ? x.nc : 1, sizeof(*x.sub));
+	cpu_of = calloc(x.nc ? x.nc : 1, sizeof(*cpu_of));
+	ev_of = calloc(x.nc ? x.nc : 1, sizeof(*ev_of));
 	x.id_of = malloc((v->nr_entries ? v->nr_entries : 1) * sizeof(*x.id_of));
 	x.written = calloc(v->nr_entries ? v->nr_entries : 1, sizeof(*x.written));
 	if (o->details) {
@@ -1855,7 +1854,8 @@ static int print_xml(FILE *out, const struct pp_profile *p,
 			goto out;
 		}
 	}
-	if (!x.sel || !x.rep || !x.id_of || !x.written || !sum) {
+	if (!x.sel || !x.rep || !x.sub || !cpu_of || !ev_of || !x.id_of ||
+	    !x.written || !sum) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -1875,14 +1875,41 @@ static int print_xml(FILE *out, const struct pp_profile *p,
 		const struct pp_class *k = &p->fs.classes[c];
 		long cpu = class_cpu(p, c, merge.cpu);
 
+		cpu_of[c] = cpu;
+		ev_of[c] = nr_events;
+		for (size_t d = 0; d < c; d++)
+			if (!strcmp(p->fs.classes[d].event, k->event)) {
+				ev_of[c] = ev_of[d];
+				break;
+			}
+
 		if (cpu >= 0 && (size_t)cpu + 1 > nr_cpus)
 			nr_cpus = (size_t)cpu + 1;
 		if (k->unit_mask)
 			nonzero_masks = true;
-		if (event_index(p, c) + 1 > nr_events)
-			nr_events = event_index(p, c) + 1;
+		if (ev_of[c] + 1 > nr_events)
+			nr_events = ev_of[c] + 1;
 	}
 	x.subclasses = nr_cpus > 1 || nr_events > 1 || nonzero_masks;
+	/* as OProfile's build_subclasses: one "cN" per distinct cpu (when
+	 * separated), event and unit mask, numbered in column order, so
+	 * that the columns of different threads share names */
+	for (size_t c = 0, nr_sub = 0; c < x.nc; c++) {
+		size_t d;
+
+		for (d = 0; d < c; d++)
+			if ((nr_cpus <= 1 || cpu_of[d] == cpu_of[c]) &&
+			    ev_of[d] == ev_of[c] &&
+			    p->fs.classes[d].unit_mask == p->fs.classes[c].unit_mask)
+				break;
+		x.sub[c] = d < c ? x.sub[d] : nr_sub++;
+	}
+	/* across several axes, threads as OProfile decides: when the first
+	 * column's tid is separated (or merged) */
+	if (p->fs.axis == PP_AXIS_MULTI && x.nc) {
+		class_field(p, 0, false, tid0, sizeof(tid0));
+		by_thread = merge.tid || strcmp(tid0, "all");
+	}
 
 	xml_header(&x, nr_cpus);
 	fputs("<setup>\n", out);
@@ -1890,7 +1917,7 @@ static int print_xml(FILE *out, const struct pp_profile *p,
 		const struct pp_class *k = &p->fs.classes[c];
 
 		/* one setup per distinct event name, however many columns */
-		if (event_index(p, c) != id)
+		if (ev_of[c] != id)
 			continue;
 		id++;
 		if (timer) {
@@ -1905,16 +1932,19 @@ static int print_xml(FILE *out, const struct pp_profile *p,
 	fputs("</setup>\n\n", out);
 	if (x.subclasses) {
 		fputs("<classes>\n", out);
-		for (size_t c = 0; c < x.nc; c++) {
+		for (size_t c = 0, next = 0; c < x.nc; c++) {
 			const struct pp_class *k = &p->fs.classes[c];
 
-			fprintf(out, "<class  name=\"c%zu\"", c);
-			if (nr_cpus > 1 && class_cpu(p, c, merge.cpu) >= 0)
-				fprintf(out, " cpu=\"%ld\"", class_cpu(p, c, merge.cpu));
+			if (x.sub[c] != next)
+				continue;	/* named by an earlier column */
+			next++;
+			fprintf(out, "<class  name=\"c%zu\"", x.sub[c]);
+			if (nr_cpus > 1 && cpu_of[c] >= 0)
+				fprintf(out, " cpu=\"%ld\"", cpu_of[c]);
 			else if (nr_cpus > 1)
 				fputs(" cpu=\"all\"", out);
 			if (nr_events > 1)
-				fprintf(out, " event=\"%zu\"", event_index(p, c));
+				fprintf(out, " event=\"%zu\"", ev_of[c]);
 			if (nonzero_masks)
 				fprintf(out, " mask=\"%u\"", k->unit_mask);
 			fputs("/>\n", out);
@@ -1980,6 +2010,9 @@ static int print_xml(FILE *out, const struct pp_profile *p,
 out:
 	free(x.sel);
 	free(x.rep);
+	free(x.sub);
+	free(cpu_of);
+	free(ev_of);
 	free(x.id_of);
 	free(x.written);
 	for (size_t i = 0; x.det && i < v->nr_entries; i++) {

@@ -106,6 +106,34 @@ sym $T func_a50 4 20
 sym $T func_c15 0 5
 EOF
 
+# Files that differ along several axes, which only XML takes: threads on
+# two CPUs (--separate=thread,cpu), and two events on two CPUs.
+S11=$E2E_TMP/threads-cpus
+"$MKS" "$S11" <<EOF
+header 4 2596.13
+file f:$T f:$T TIMER 100000 0 100 100 0
+sym $T func_a50 0 30
+file f:$T f:$T TIMER 100000 0 100 100 1
+sym $T func_b30 0 10
+file f:$T f:$T TIMER 100000 0 100 101 1
+sym $T func_a50 0 7
+file k:/proc/kallsyms f:$T TIMER 100000 0 100 101 1
+ksym $KALLSYMS schedule 0 2
+file f:$T2 f:$T2 TIMER 100000 0 200 200 0
+sym $T2 main 0 9
+EOF
+S12=$E2E_TMP/events-cpus
+"$MKS" "$S12" <<EOF
+header 69 2596.13
+file f:$T f:$T CPU_CLK_UNHALTED 100000 0 all all 0
+sym $T func_a50 0 60
+file f:$T f:$T CPU_CLK_UNHALTED 100000 0 all all 1
+sym $T func_a50 0 25
+sym $T func_b30 0 5
+file f:$T f:$T INST_RETIRED 200000 0 all all 0
+sym $T func_b30 0 30
+EOF
+
 # A hardware-event session: CPU_CLK_UNHALTED on an AMD64 (cpu_type 69 as
 # libop writes it), and one with no CPU speed in its header.
 S4=$E2E_TMP/hw
@@ -282,6 +310,10 @@ check events "$S7" -l
 # the library, shared by both, its details numbered across them
 check xml-libs "$S10" -X
 check xml-libs-details "$S10" -X -d
+# several axes at once: a column per thread and CPU (or event and CPU),
+# named by CPU and event only, a thread's columns side by side
+check xml-threads-cpus "$S11" -X
+check xml-events-cpus "$S12" -X -d
 # -%: per-address lines of -d against all samples, not the symbol's
 check details-global "$S1" -d -% image:$T
 

@@ -334,6 +334,36 @@ static void test_classify_two_axes(void **state)
 	pp_fileset_release(&fs);
 }
 
+/* XML's classes across several axes: one per (tgid, tid, event, cpu),
+ * thread group outermost, "all" after numbers */
+static void test_classify_multi(void **state)
+{
+	const struct fdesc d[] = {
+		{ NULL, 1, 6, 6 }, { NULL, 0, 5, 5 }, { NULL, -1, 5, 5 },
+		{ NULL, 1, 5, 5 }, { NULL, 0, 5, 5 },
+	};
+	struct pp_fileset fs;
+	struct pp_merge m = { 0 };
+
+	(void)state;
+	mkfileset(&fs, d, 5);
+	assert_int_equal(pp_classify_multi(&fs, &m), 0);
+	assert_int_equal(fs.axis, PP_AXIS_MULTI);
+	assert_int_equal(fs.nr_classes, 4);
+	assert_int_equal(fs.files[1].cls, 0);	/* tgid 5, cpu 0 */
+	assert_int_equal(fs.files[4].cls, 0);
+	assert_int_equal(fs.files[3].cls, 1);	/* tgid 5, cpu 1 */
+	assert_int_equal(fs.files[2].cls, 2);	/* tgid 5, cpu all */
+	assert_int_equal(fs.files[0].cls, 3);	/* tgid 6 */
+	/* merging the cpu leaves one column per thread */
+	m.cpu = true;
+	assert_int_equal(pp_classify_multi(&fs, &m), 0);
+	assert_int_equal(fs.nr_classes, 2);
+	assert_int_equal(fs.files[2].cls, 0);
+	assert_int_equal(fs.files[0].cls, 1);
+	pp_fileset_release(&fs);
+}
+
 static void test_classify_two_axes_many(void **state)
 {
 	/* seven events on two CPUs: five values named, the rest counted */
@@ -865,6 +895,7 @@ int main(void)
 		cmocka_unit_test(test_classify_cpu),
 		cmocka_unit_test(test_classify_two_axes),
 		cmocka_unit_test(test_classify_two_axes_many),
+		cmocka_unit_test(test_classify_multi),
 		cmocka_unit_test(test_classify_tid_tgid),
 		cmocka_unit_test(test_classify_event),
 		cmocka_unit_test(test_load_session),
