@@ -264,9 +264,14 @@ int kop_task_copy_maps(struct kop_task *child, const struct kop_task *parent)
 {
 	if (reserve(child, parent->nr_maps))
 		return -ENOMEM;
-	memcpy(child->maps, parent->maps, parent->nr_maps * sizeof(*child->maps));
-	memcpy(child->starts, parent->starts,
-	       parent->nr_maps * sizeof(*child->starts));
+	/* a parent with no mappings yet has no arrays: memcpy must not see
+	 * their NULL even for 0 bytes */
+	if (parent->nr_maps) {
+		memcpy(child->maps, parent->maps,
+		       parent->nr_maps * sizeof(*child->maps));
+		memcpy(child->starts, parent->starts,
+		       parent->nr_maps * sizeof(*child->starts));
+	}
 	child->nr_maps = parent->nr_maps;
 	child->app_cookie = parent->app_cookie;
 	child->anon_cookie = parent->anon_cookie;

@@ -276,6 +276,18 @@ static const struct kcase cases[] = {
 		.want = { .nr_samples = 2, .nr_user_samples = 1, .nr_kernel_samples = 1 },
 	},
 	{
+		/* the parent execs and forks before its first mapping: copying
+		 * its (empty) table is what UBSan caught aborting the daemon */
+		.name = "fork from a parent with no mappings yet",
+		.steps = {
+			{ W_EXEC, 0, 720, 720, 0, 10, .name = "sh", .ring = 1 },
+			{ W_FORK, 0, 721, 721, 720, 11, .ring = 1 },
+			{ W_KSAMPLE, 0, 721, 721, 0, 12, KTEXT + 8 },
+		},
+		.expect = { CPU(0), CTX(721, 0, 721), KERN, KTEXT + 8, 0, END },
+		.want = { .nr_samples = 1, .nr_kernel_samples = 1 },
+	},
+	{
 		.name = "records that wrap the end of the ring are copied out whole",
 		.steps = {
 			{ W_FILL, 0, .len = 341 },	/* 341 * 48 = 16368 of 16384 */
