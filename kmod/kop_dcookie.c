@@ -146,7 +146,8 @@ uint64_t kop_dcookie_file(struct kop_dcookies *dc, const char *path,
 		if (statted && same_path && same_path->dev == dev &&
 		    same_path->ino == ino) {
 			e = same_path;
-			memcpy(e->build_id, bid, bid_size);
+			if (bid_size)	/* bid may be NULL then */
+				memcpy(e->build_id, bid, bid_size);
 			e->build_id_size = bid_size;
 			goto out_found;
 		}
