@@ -169,42 +169,33 @@ static int add_sym(struct ksyms *k, struct ktarget *t,
 	return 0;
 }
 
+static int kallsyms_line(const struct op_ksym_line *l, void *arg)
+{
+	struct ksyms *k = arg;
+	struct ktarget *t;
+
+	if (!l->addr)
+		return 0;
+	for (int i = 0; i < 3; i++)
+		if (op_ksym_is(l, special_name[i])) {
+			k->special[i] = *l;
+			k->special[i].name = special_name[i];
+			k->have_special[i] = true;
+		}
+	if (!op_ksym_is_text(l->type))
+		return 0;
+	t = target_of_line(k, l);
+	return t ? add_sym(k, t, l) : 0;
+}
+
 static int read_kallsyms(struct ksyms *k, const char *proc_root)
 {
-	char path[4096], line[1024];
-	FILE *f;
-	int ret = 0;
+	char path[4096];
 
 	if ((size_t)snprintf(path, sizeof(path), "%s/kallsyms", proc_root) >=
 	    sizeof(path))
 		return -ENAMETOOLONG;
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	setvbuf(f, NULL, _IOFBF, 256 * 1024);
-	while (!ret && fgets(line, sizeof(line), f)) {
-		struct op_ksym_line l;
-		struct ktarget *t;
-
-		if (!op_kallsyms_parse_line(line, &l) || !l.addr)
-			continue;
-		for (int i = 0; i < 3 && !l.mod; i++)
-			if (l.name_len == strlen(special_name[i]) &&
-			    !memcmp(l.name, special_name[i], l.name_len)) {
-				k->special[i] = l;
-				k->special[i].name = special_name[i];
-				k->have_special[i] = true;
-			}
-		if (!op_ksym_is_text(l.type))
-			continue;
-		t = target_of_line(k, &l);
-		if (t)
-			ret = add_sym(k, t, &l);
-	}
-	if (!ret && ferror(f))
-		ret = -EIO;
-	fclose(f);
-	return ret;
+	return op_kallsyms_each(path, kallsyms_line, k, NULL);
 }
 
 /* The kernel first, then the modules by name: the file does not depend on

@@ -74,49 +74,91 @@ bool op_kallsyms_parse_line(const char *p, struct op_ksym_line *l)
 	return true;
 }
 
-static bool ksym_named(const struct op_ksym_line *l, const char *name)
+bool op_ksym_is(const struct op_ksym_line *l, const char *name)
 {
 	return !l->mod && l->name_len == strlen(name) &&
 	       !memcmp(l->name, name, l->name_len);
 }
 
-static int read_kallsyms(struct op_kernel_map *km, const char *proc_root,
-			 const struct op_logger *lg)
+void op_ksym_range_note(struct op_ksym_range *r, const struct op_ksym_line *l)
 {
-	char line[512];
-	uint64_t text = 0, stext = 0, etext = 0;
-	unsigned long nr_bad = 0;
-	FILE *f = open_under(proc_root, "kallsyms");
-
-	if (!f) {
-		int err = errno;
-
-		op_log(lg, OP_LOG_ERR, "kernel: cannot open %s/kallsyms: %s",
-		       proc_root, strerror(err));
-		return -err;
+	if (op_ksym_is(l, "_text")) {
+		r->text = l->addr;
+		r->have_text = true;
+	} else if (op_ksym_is(l, "_stext")) {
+		r->stext = l->addr;
+		r->have_stext = true;
+	} else if (op_ksym_is(l, "_etext")) {
+		r->etext = l->addr;
+		r->have_etext = true;
 	}
-	while (fgets(line, sizeof(line), f)) {
+}
+
+bool op_ksym_range_start(const struct op_ksym_range *r, uint64_t *start)
+{
+	*start = r->have_text ? r->text : r->have_stext ? r->stext : 0;
+	return r->have_text || r->have_stext;
+}
+
+int op_kallsyms_each(const char *path, op_ksym_fn fn, void *ctx,
+		     unsigned long *nr_bad)
+{
+	char line[1024];
+	FILE *f = fopen(path, "re");
+	int ret = 0;
+
+	if (!f)
+		return -errno;
+	/* the kernel fills one read with as many lines as fit */
+	setvbuf(f, NULL, _IOFBF, 256 * 1024);
+	while (!ret && fgets(line, sizeof(line), f)) {
 		struct op_ksym_line l;
 
 		skip_long_line(f, line);
 		if (!op_kallsyms_parse_line(line, &l)) {
-			nr_bad++;
+			if (nr_bad)
+				(*nr_bad)++;
 			continue;
 		}
-		if (ksym_named(&l, "_text"))
-			text = l.addr;
-		else if (ksym_named(&l, "_stext"))
-			stext = l.addr;
-		else if (ksym_named(&l, "_etext"))
-			etext = l.addr;
+		ret = fn(&l, ctx);
 	}
+	if (!ret && ferror(f))
+		ret = -EIO;
 	fclose(f);
+	return ret;
+}
+
+static int note_range(const struct op_ksym_line *l, void *ctx)
+{
+	op_ksym_range_note(ctx, l);
+	return 0;
+}
+
+static int read_kallsyms(struct op_kernel_map *km, const char *proc_root,
+			 const struct op_logger *lg)
+{
+	char path[4096];
+	struct op_ksym_range r = { 0 };
+	uint64_t text = 0, etext;
+	unsigned long nr_bad = 0;
+	int ret;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/kallsyms", proc_root) >=
+	    sizeof(path))
+		ret = -ENAMETOOLONG;
+	else
+		ret = op_kallsyms_each(path, note_range, &r, &nr_bad);
+	if (ret) {
+		op_log(lg, OP_LOG_ERR, "kernel: cannot read %s/kallsyms: %s",
+		       proc_root, strerror(-ret));
+		return ret;
+	}
 	if (nr_bad)
 		op_log(lg, OP_LOG_WARN,
 		       "kernel: %s/kallsyms: %lu malformed lines ignored",
 		       proc_root, nr_bad);
-	if (!text)
-		text = stext;
+	op_ksym_range_start(&r, &text);
+	etext = r.etext;
 	if (!text || !etext || etext <= text) {
 		op_log(lg, OP_LOG_ERR,
 		       "kernel: %s/kallsyms shows no text range (kptr_restrict?)",

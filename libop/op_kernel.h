@@ -65,6 +65,30 @@ struct op_ksym_line {
 
 bool op_kallsyms_parse_line(const char *line, struct op_ksym_line *l);
 
+/* Read the kallsyms-format file at path, calling fn(line, ctx) for every
+ * line that parses (a line longer than the reader's buffer is skipped
+ * whole); malformed lines are counted in *nr_bad (may be NULL). A non-zero
+ * return from fn stops the read and is returned. Returns 0, -errno when
+ * the file does not open, -EIO on a read error. */
+typedef int (*op_ksym_fn)(const struct op_ksym_line *l, void *ctx);
+int op_kallsyms_each(const char *path, op_ksym_fn fn, void *ctx,
+		     unsigned long *nr_bad);
+
+/* True for the kernel's own symbol (no [module]) of that name. */
+bool op_ksym_is(const struct op_ksym_line *l, const char *name);
+
+/* The kernel's text range as kallsyms marks it: _text (or _stext when
+ * there is no _text) to _etext. Note each line, then read the range. */
+struct op_ksym_range {
+	uint64_t text, stext, etext;
+	bool have_text, have_stext, have_etext;
+};
+
+void op_ksym_range_note(struct op_ksym_range *r, const struct op_ksym_line *l);
+
+/* The start of the text: 0 and false when kallsyms named neither. */
+bool op_ksym_range_start(const struct op_ksym_range *r, uint64_t *start);
+
 /* The type of a line that ends the symbol before it without starting one.
  * The kernel never writes it; a session's saved kernel symbols do, since
  * they hold only the symbols that were sampled (see opd_ksyms.h). */

@@ -454,88 +454,83 @@ static int ksym_finish(struct ksym_target *t, struct pp_symtab *st,
 	return symtab_finish(st, sv, etext > base ? etext - base : 0);
 }
 
+/* The images being collected from one read of a kallsyms file. */
+struct ksym_set {
+	struct ksym_target *t;
+	size_t n;
+	size_t kernel;		/* the first kernel target, or n */
+	size_t last;		/* the module target of the line before */
+	struct op_ksym_range range;
+};
+
+static int ksym_set_line(const struct op_ksym_line *l, void *arg)
+{
+	struct ksym_set *ks = arg;
+	struct ksym_target *t = ks->t;
+	size_t i, n = ks->n;
+
+	op_ksym_range_note(&ks->range, l);
+	if (!op_ksym_is_text(l->type) && l->type != OP_KSYM_END)
+		return 0;
+	if (!l->mod) {
+		/* every kernel target (a differential report may name the
+		 * kernel twice: "vmlinux" and "/proc/kallsyms") */
+		for (i = ks->kernel; i < n; i++)
+			if (!t[i].module)
+				ksym_add(&t[i], l);
+		return 0;
+	}
+	/* a module's lines come together: try the last one first */
+	i = ks->last;
+	if (i == n || !t[i].module || t[i].module_len != l->mod_len ||
+	    memcmp(t[i].module, l->mod, l->mod_len)) {
+		for (i = 0; i < n; i++)
+			if (t[i].module && t[i].module_len == l->mod_len &&
+			    !memcmp(t[i].module, l->mod, l->mod_len))
+				break;
+	}
+	ks->last = i;
+	if (i < n)
+		ksym_add(&t[i], l);
+	return 0;
+}
+
 void pp_symtab_load_kallsyms_set(const char *path, size_t n,
 				 const char *const *modules,
 				 struct pp_symtab *tabs, int *status)
 {
-	struct ksym_target *t = calloc(n ? n : 1, sizeof(*t));
-	uint64_t text = 0, etext = 0;
-	size_t kernel = n, last = n;
-	bool have_text = false;
-	char line[1024];
-	FILE *f;
-	int err = 0;
+	struct ksym_set ks = { .n = n, .kernel = n, .last = n };
+	uint64_t text;
+	bool have_text;
+	int err;
 
 	for (size_t i = 0; i < n; i++) {
 		memset(&tabs[i], 0, sizeof(tabs[i]));
 		status[i] = -ENOMEM;
 	}
-	if (!t)
+	ks.t = calloc(n ? n : 1, sizeof(*ks.t));
+	if (!ks.t)
 		return;
-	f = fopen(path, "re");
-	if (!f) {
-		err = -errno;
-		goto out;
-	}
 	for (size_t i = 0; i < n; i++) {
-		t[i].module = modules[i];
-		t[i].module_len = modules[i] ? strlen(modules[i]) : 0;
-		t[i].sv.use_blocks = true;
-		t[i].base = UINT64_MAX;
-		if (!modules[i] && kernel == n)
-			kernel = i;
+		ks.t[i].module = modules[i];
+		ks.t[i].module_len = modules[i] ? strlen(modules[i]) : 0;
+		ks.t[i].sv.use_blocks = true;
+		ks.t[i].base = UINT64_MAX;
+		if (!modules[i] && ks.kernel == n)
+			ks.kernel = i;
 	}
-	/* the kernel fills one read with as many lines as fit */
-	setvbuf(f, NULL, _IOFBF, 256 * 1024);
-	while (fgets(line, sizeof(line), f)) {
-		struct op_ksym_line l;
-		size_t i;
-
-		if (!op_kallsyms_parse_line(line, &l))
-			continue;
-		if (!l.mod) {
-			if ((l.name_len == 5 && !memcmp(l.name, "_text", 5)) ||
-			    (!have_text && l.name_len == 6 && !memcmp(l.name, "_stext", 6))) {
-				text = l.addr;
-				have_text = true;
-			}
-			if (l.name_len == 6 && !memcmp(l.name, "_etext", 6))
-				etext = l.addr;
-		}
-		if (!op_ksym_is_text(l.type) && l.type != OP_KSYM_END)
-			continue;
-		if (!l.mod) {
-			/* every kernel target (a differential report may name the
-			 * kernel twice: "vmlinux" and "/proc/kallsyms") */
-			for (i = kernel; i < n; i++)
-				if (!t[i].module)
-					ksym_add(&t[i], &l);
-			continue;
-		}
-		/* a module's lines come together: try the last one first */
-		i = last;
-		if (i == n || !t[i].module || t[i].module_len != l.mod_len ||
-		    memcmp(t[i].module, l.mod, l.mod_len)) {
-			for (i = 0; i < n; i++)
-				if (t[i].module && t[i].module_len == l.mod_len &&
-				    !memcmp(t[i].module, l.mod, l.mod_len))
-					break;
-		}
-		last = i;
-		if (i < n)
-			ksym_add(&t[i], &l);
-	}
-	fclose(f);
-out:
+	err = op_kallsyms_each(path, ksym_set_line, &ks, NULL);
+	have_text = op_ksym_range_start(&ks.range, &text);
 	for (size_t i = 0; i < n; i++) {
 		if (err) {
 			status[i] = err;
-			sym_vec_free(&t[i].sv);
+			sym_vec_free(&ks.t[i].sv);
 			continue;
 		}
-		status[i] = ksym_finish(&t[i], &tabs[i], have_text, text, etext);
+		status[i] = ksym_finish(&ks.t[i], &tabs[i], have_text, text,
+					ks.range.etext);
 	}
-	free(t);
+	free(ks.t);
 }
 
 int pp_symtab_load_kallsyms(struct pp_symtab *st, const char *path,
