@@ -105,8 +105,7 @@ static int collect_file(const char *rel, const char *full, void *arg)
 		return 0;
 	if (n.image.kind == OP_IMG_ANON || odb_open(&db, full, ODB_RDONLY))
 		goto out;
-	if (n.image.kind == OP_IMG_FILE && db.header->is_kernel)
-		n.image.kind = OP_IMG_KERN;
+	op_img_mark_kernel(&n.image, db.header->is_kernel);
 	if (n.image.kind == OP_IMG_KERN) {
 		t = target_get(k, &n.image);
 		ret = t ? odb_for_each(&db, add_off, t) : -ENOMEM;

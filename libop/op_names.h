@@ -86,6 +86,15 @@ int op_sfname_walk(const char *dir, op_sfname_walk_fn fn, void *ctx);
  * opreport turns it into a KERN image from the sample file's is_kernel.) */
 int op_img_is_kernel(const struct op_img *img);
 
+/* A kernel named by its vmlinux path parses as a file (its name is a path
+ * under {root}); the sample file's header flag is_kernel says otherwise.
+ * Readers that opened the file call this with that flag. */
+static inline void op_img_mark_kernel(struct op_img *img, uint32_t is_kernel)
+{
+	if (img->kind == OP_IMG_FILE && is_kernel)
+		img->kind = OP_IMG_KERN;
+}
+
 /* Short name of an image as opreport prints it without --long-filenames:
  * basename for files and kernel, "[vdso] (tgid:N range:0x..-0x..)" for
  * anonymous regions. Returns a malloc'd string or NULL with errno set. */

@@ -736,8 +736,7 @@ int pp_profile_load(struct pp_profile *p, struct pp_fileset *fs,
 		 * "/proc/kallsyms" or the --vmlinux file; only the header
 		 * tells it from a binary. Its offsets are the kernel's, so it
 		 * is read as the kernel, by the name it was given. */
-		if (f->name.image.kind == OP_IMG_FILE && db.header->is_kernel)
-			f->name.image.kind = OP_IMG_KERN;
+		op_img_mark_kernel(&f->name.image, db.header->is_kernel);
 		ret = find_image(p, &lds, app, &f->name.image, &idx);
 		if (ret) {
 			odb_close(&db);
