@@ -562,7 +562,7 @@ static void gather_stats(struct opd_daemon *d, struct opd_stats *st)
 			size_t off = 0;
 
 			for (unsigned int i = 0; i < d->nr_events && off < sizeof(st->throttled); i++)
-				if (ks.throttled & (1ULL << (i < 63 ? i : 63)))
+				if (ks.throttled & kop_event_bit(i))
 					off += (size_t)snprintf(st->throttled + off,
 								sizeof(st->throttled) - off, "%s%s",
 								off ? "," : "", d->einfo[i].name);

@@ -69,9 +69,16 @@ struct kop_stats {
 	unsigned int nr_cpus;
 	uint64_t *nr_lost_ring_cpu;	/* nr_cpus entries; owned by the session */
 	uint64_t *nr_samples_cpu;	/* nr_cpus entries; owned by the session */
-	uint64_t throttled;		/* bit i: PERF_RECORD_THROTTLE on event i
-					 * (bit 63 for every event from 63 on) */
+	uint64_t throttled;		/* kop_event_bit(i): PERF_RECORD_THROTTLE
+					 * on event i */
 };
+
+/* Event i's bit in a mask of events (the last bit stands for every event
+ * from 63 on). */
+static inline uint64_t kop_event_bit(unsigned int i)
+{
+	return 1ULL << (i < 63 ? i : 63);
+}
 
 struct kop_session;
 

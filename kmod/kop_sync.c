@@ -449,7 +449,7 @@ static void do_record(struct kop_session *s, struct kop_ring *r,
 	case PERF_RECORD_THROTTLE:
 		/* each event has its own ring: the ring names the event */
 		if (!r->sideband)
-			s->counts.throttled |= 1ULL << (r->event < 63 ? r->event : 63);
+			s->counts.throttled |= kop_event_bit(r->event);
 		break;
 	case PERF_RECORD_MMAP:		/* we ask for MMAP2 */
 	case PERF_RECORD_UNTHROTTLE:
