@@ -595,9 +595,10 @@ static void free_stats(struct opd_stats *st)
 	free(st->cpu_received);
 }
 
-/* Sync every CPU buffer, drain, msync, write and log the stats; at a stop
- * or the exit, save the sampled kernel symbols too. */
-static int dump(struct opd_daemon *d, const char *why)
+/* Sync every CPU buffer, drain, msync, write and log the stats (why names
+ * the occasion in the log); when collection stops (ending), save the
+ * sampled kernel symbols too. */
+static int dump(struct opd_daemon *d, const char *why, bool ending)
 {
 	struct opd_stats st;
 	int ret = 0, r;
@@ -629,7 +630,7 @@ static int dump(struct opd_daemon *d, const char *why)
 	 * /proc/kallsyms costs ~50 ms of CPU, too much for every --dump of a
 	 * running session. Not the samples: a report without the copy, or
 	 * with samples it does not name, reads /proc/kallsyms. */
-	if (strcmp(why, "dump")) {
+	if (ending) {
 		r = opd_ksyms_save(d->paths.current_dir, "/proc");
 		if (r && r != -ENODATA)
 			op_log(&d->log, OP_LOG_WARN,
@@ -683,7 +684,7 @@ static int cmd_stop(struct opd_daemon *d)
 		op_log(&d->log, OP_LOG_INFO, "profiling stopped");
 	}
 	{
-		int r = dump(d, "stop");
+		int r = dump(d, "stop", true);
 
 		return r ? r : ret;
 	}
@@ -710,7 +711,7 @@ static void final_stop(struct opd_daemon *d)
 		/* the stream is read to its end: nothing is left to sync */
 		d->kop_started = false;
 	}
-	dump(d, "exit");
+	dump(d, "exit", true);
 }
 
 static char *status_reply(struct opd_daemon *d)
@@ -758,7 +759,7 @@ static void handle_command(struct opd_daemon *d, int conn, const char *cmd)
 	} else if (!strcmp(cmd, "stop")) {
 		reply_result(conn, d, cmd_stop(d));
 	} else if (!strcmp(cmd, "dump")) {
-		reply_result(conn, d, dump(d, "dump"));
+		reply_result(conn, d, dump(d, "dump", false));
 	} else if (!strcmp(cmd, "status")) {
 		char *text = status_reply(d);
 
