@@ -13,6 +13,9 @@
  *      records (MMAP2, COMM exec, FORK, EXIT) change the task table as they
  *      come; a sample is resolved against the table as it is at that
  *      moment into a small per-CPU list of (tid, cookies, offset).
+ *      Samples change nothing another sample's meaning depends on, so
+ *      the order is kept between side-band records and everything else,
+ *      not between two sample rings.
  *   2. Emit: under the event-buffer lock, CPU by CPU, the resolved samples
  *      are written as CPU_SWITCH(cpu) followed by each sample with the
  *      context changes it needs.
@@ -409,6 +412,14 @@ static void do_record(struct kop_session *s, struct kop_ring *r,
 
 	if (h->type != PERF_RECORD_SAMPLE)
 		s->hot_task = NULL;	/* the table may change under it */
+	if (!r->sideband &&
+	    (h->type == PERF_RECORD_MMAP2 || h->type == PERF_RECORD_COMM ||
+	     h->type == PERF_RECORD_FORK || h->type == PERF_RECORD_EXIT)) {
+		/* the merge orders only the side-band rings' records against
+		 * samples; the kernel never writes these elsewhere */
+		bad_record(s, r, "side-band record in a sample ring", h->type);
+		return;
+	}
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
 		do_sample(s, r, h);
@@ -534,11 +545,16 @@ static void merge(struct kop_session *s, uint64_t cutoff)
 		if (best == n)
 			break;
 		/* take a run from the oldest ring: every record of it up to
-		 * the next ring's oldest time comes before anything else */
-		for (size_t i = 0; i < n; i++)
-			if (i != best && hs[i] && ts[i] < limit)
-				limit = ts[i];
+		 * the next ring's oldest time comes before anything else.
+		 * Only side-band records change what a sample means, so a
+		 * sample ring's run goes on past other sample rings' records:
+		 * the CPUs sample at the same rate and nearly in step, and a
+		 * limit set by them would make every run one record long. */
 		r = &s->rings[best];
+		for (size_t i = 0; i < n; i++)
+			if (i != best && hs[i] && ts[i] < limit &&
+			    (r->sideband || s->rings[i].sideband))
+				limit = ts[i];
 		h = hs[best];
 		do {
 			if (h->type == PERF_RECORD_SAMPLE

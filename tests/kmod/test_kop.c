@@ -68,7 +68,10 @@ struct step {
 	uint32_t pid, tid, ppid;
 	uint64_t time, addr, len, pgoff, ino;
 	const char *name, *exe;
-	unsigned int ring;	/* 0: the sample ring, 1: the side-band ring */
+	unsigned int ring;	/* W_RAW: 0 the sample ring, 1 the side-band ring;
+				 * the other side-band records go to the
+				 * side-band ring, as the kernel writes them */
+	bool sample_ring;	/* W_MMAP: to the sample ring instead */
 };
 
 struct cookie_want {
@@ -120,8 +123,8 @@ static const struct kcase cases[] = {
 		.steps = {
 			{ W_SAMPLE, 0, 210, 210, 0, 10, 0x400030 },
 			{ W_SAMPLE, 0, 210, 210, 0, 25, 0x400030 },
-			{ W_EXEC, 1, 210, 210, 0, 20, .name = "new", .ring = 1 },
-			{ W_MMAP, 1, 210, 210, 0, 21, 0x400000, 0x1000, 0, 99, "/usr/bin/new", .ring = 1 },
+			{ W_EXEC, 1, 210, 210, 0, 20, .name = "new" },
+			{ W_MMAP, 1, 210, 210, 0, 21, 0x400000, 0x1000, 0, 99, "/usr/bin/new" },
 			{ W_SAMPLE, 1, 210, 210, 0, 22, 0x400030 },
 		},
 		/* same thread before and after the exec: the new executable
@@ -171,6 +174,17 @@ static const struct kcase cases[] = {
 			    COOKIE(2), 0x3010, 0, COOKIE(1), 0x1010, 0, END },
 		.want = { .nr_samples = 3, .nr_user_samples = 3 },
 		.cookies = { { 1, KOP_IMAGE_FILE, "/lib/a" }, { 2, KOP_IMAGE_FILE, "/lib/b" } },
+	},
+	{
+		.name = "an MMAP2 in a sample ring is counted as bad, not applied",
+		.steps = {
+			{ W_MMAP, 0, 400, 400, 0, 10, 0x7000, 0x2000, 0, 1, "/lib/a" },
+			{ W_MMAP, 1, 400, 400, 0, 12, 0x7000, 0x2000, 0, 2, "/lib/b", .sample_ring = true },
+			{ W_SAMPLE, 0, 400, 400, 0, 15, 0x7010 },
+		},
+		.expect = { CPU(0), CTX(400, 1, 400), USER, COOKIE(1), 0x10, 0, END },
+		.want = { .nr_samples = 1, .nr_user_samples = 1, .nr_bad_records = 1 },
+		.cookies = { { 1, KOP_IMAGE_FILE, "/lib/a" } },
 	},
 	{
 		.name = "a task seen only by its samples is read from /proc/PID/maps",
@@ -280,8 +294,8 @@ static const struct kcase cases[] = {
 		 * its (empty) table is what UBSan caught aborting the daemon */
 		.name = "fork from a parent with no mappings yet",
 		.steps = {
-			{ W_EXEC, 0, 720, 720, 0, 10, .name = "sh", .ring = 1 },
-			{ W_FORK, 0, 721, 721, 720, 11, .ring = 1 },
+			{ W_EXEC, 0, 720, 720, 0, 10, .name = "sh" },
+			{ W_FORK, 0, 721, 721, 720, 11 },
 			{ W_KSAMPLE, 0, 721, 721, 0, 12, KTEXT + 8 },
 		},
 		.expect = { CPU(0), CTX(721, 0, 721), KERN, KTEXT + 8, 0, END },
@@ -422,6 +436,9 @@ static void fx_start(struct fixture *fx, const struct perf_event_attr *ev,
 	assert_int_equal(kop_session_start(fx->s), 0);
 }
 
+/* the fixture's rings on each CPU: the one event's, then the side-band one */
+#define SIDEBAND_RING 1
+
 static void put_ring(struct fixture *fx, int cpu, unsigned int ring,
 		     const void *rec, size_t size)
 {
@@ -460,18 +477,18 @@ static void run_step(struct fixture *fx, const struct step *st)
 						  (uint32_t)st->cpu, st->addr));
 		break;
 	case W_MMAP:
-		put_ring(fx, st->cpu, st->ring, rec, fake_mmap2(rec, st->pid, st->addr, st->len,
+		put_ring(fx, st->cpu, st->sample_ring ? 0 : SIDEBAND_RING, rec, fake_mmap2(rec, st->pid, st->addr, st->len,
 						 st->pgoff, 8, 1, st->ino,
 						 st->name, st->time,
 						 (uint32_t)st->cpu));
 		break;
 	case W_EXEC:
-		put_ring(fx, st->cpu, st->ring, rec, fake_comm(rec, true, st->pid, st->name,
+		put_ring(fx, st->cpu, SIDEBAND_RING, rec, fake_comm(rec, true, st->pid, st->name,
 						st->time, (uint32_t)st->cpu));
 		break;
 	case W_FORK:
 	case W_EXIT:
-		put_ring(fx, st->cpu, st->ring, rec, fake_task(rec, st->op == W_EXIT, st->pid,
+		put_ring(fx, st->cpu, SIDEBAND_RING, rec, fake_task(rec, st->op == W_EXIT, st->pid,
 						st->op == W_FORK ? st->ppid : st->pid,
 						st->time, (uint32_t)st->cpu));
 		break;
@@ -588,7 +605,7 @@ static void test_read_never_splits(void **state)
 	ssize_t n;
 
 	fx_start(fx, &ev, 1, 0);
-	put(fx, 0, rec, fake_mmap2(rec, 42, 0x1000, 0x1000, 0, 8, 1, 9, "/bin/z", 1, 0));
+	put_ring(fx, 0, SIDEBAND_RING, rec, fake_mmap2(rec, 42, 0x1000, 0x1000, 0, 8, 1, 9, "/bin/z", 1, 0));
 	put(fx, 0, rec, fake_sample(rec, false, 42, 42, 2, 0, 0x1008));
 	assert_int_equal(kop_session_sync(fx->s), 0);
 	/* CPU(0) is 3 words, CTX 4 + TGID 3: max 5 takes only CPU_SWITCH */
@@ -681,9 +698,9 @@ static void test_build_id_cookies(void **state)
 		 (unsigned long long)st.st_ino, lib);
 	proc_add(fx->dir, &pa);
 	fx_start(fx, &ev, 1, 0);
-	put(fx, 0, rec, mmap2_bid(rec, 220, 0x500000, lib, 0xaa, 10));
-	put(fx, 0, rec, mmap2_bid(rec, 220, 0x600000, "/no/such/file", 0xbb, 11));
-	put(fx, 0, rec, mmap2_bid(rec, 220, 0x700000, lib, 0xcc, 12));
+	put_ring(fx, 0, SIDEBAND_RING, rec, mmap2_bid(rec, 220, 0x500000, lib, 0xaa, 10));
+	put_ring(fx, 0, SIDEBAND_RING, rec, mmap2_bid(rec, 220, 0x600000, "/no/such/file", 0xbb, 11));
+	put_ring(fx, 0, SIDEBAND_RING, rec, mmap2_bid(rec, 220, 0x700000, lib, 0xcc, 12));
 	put(fx, 0, rec, fake_sample(rec, false, 220, 220, 20, 0, 0x400010));
 	put(fx, 0, rec, fake_sample(rec, false, 220, 220, 21, 0, 0x500010));
 	put(fx, 0, rec, fake_sample(rec, false, 220, 220, 22, 0, 0x600010));
