@@ -104,8 +104,7 @@ static void sample(void *ctx, const struct opd_transient *t, uint64_t pc)
 	if (sp->separate & OP_SEP_CPU)
 		key.cpu = t->cpu;
 
-	if (!sp->last_file || memcmp(&key, &sp->last_key, sizeof(key))) {
-		/* the key has no padding holes: pointers, then four 32-bit fields */
+	if (!sp->last_file || !opd_sfile_key_eq(&key, &sp->last_key)) {
 		sp->last_file = opd_sfile_get(sp->sfiles, &key);
 		sp->last_key = key;
 		if (!sp->last_file)
