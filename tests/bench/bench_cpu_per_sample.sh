@@ -1,41 +1,70 @@
 #!/usr/bin/env bash
 # bench_cpu_per_sample.sh: the profiler's own CPU time per sample. Each tool
-# profiles the same CPU-bound run (burn on every CPU, ~5 s) at a low rate
-# (1 kHz per CPU) and a high one (BENCH_HIGH_PERIOD ns, default 50 us); its
-# own user+sys time (oprofiled with its collection threads, read after the
-# final dump; perf record -B alone) goes up by
-# "extra" while its samples go up by "more": extra / more is what one sample
-# costs it, free of fixed start-up costs. Medians of BENCH_RUNS pairs.
-#   BENCH cpu_per_sample_<tool> us
-#   BENCH cpu_per_sample_op_over_perf ratio   (goal <= 0.5)
+# profiles the same CPU-bound run (burn on every CPU, BENCH_SECONDS, default
+# 10 s) at a low rate (1 kHz per CPU) and a high one (BENCH_HIGH_PERIOD ns,
+# default 50 us). Its own user+sys time from the workload's start until its
+# samples are on disk (oprofiled with its collection threads, up to the end
+# of the final --dump; perf record up to its exit, which includes writing
+# the file) goes up by "extra" while its samples go up by "more": extra /
+# more is what one sample costs it, free of start-up costs. Medians of
+# BENCH_RUNS triples.
+#
+# perf record is measured twice: as users run it, with the build-id pass it
+# makes at exit (it reads every sample again to find the binaries that were
+# hit: perf's counterpart of our dcookies), and with -B, which leaves that
+# pass out and only copies records to the file.
+#   BENCH cpu_per_sample_perf us          perf record (default)
+#   BENCH cpu_per_sample_perf_B us        perf record -B
+#   BENCH cpu_per_sample_op us
+#   BENCH cpu_per_sample_op_over_perf ratio     (goal <= 0.5)
+#   BENCH cpu_per_sample_op_over_perf_B ratio
 . "$(dirname "$0")/benchlib.sh"
 
-work="-t ${BENCH_SECONDS:-5}"
+work="-t ${BENCH_SECONDS:-10}"
 bench_note "burn $work (seconds) on $NCPU threads, $BENCH_RUNS runs"
 bench_have_op || bench_note "opcontrol/opreport not built: perf side only"
 
 high=${BENCH_HIGH_PERIOD:-50000}
-per=() oper=()
+
+# perf_pair BUILDID: sets PAIR to perf's extra CPU per extra sample (us), low vs high
+# rate; a run that leaves no samples (perf 6.1 now and then dies in its
+# build-id code here) is run again once.
+perf_pair() {
+	local c0 s0 try
+	for try in 1 2; do
+		PERF_BUILDID=$1 bench_perf_run 1000000 "$BENCH_TMP/perf.data" "$BURN" $work
+		c0=$PERF_CPU_RUN s0=$PERF_SAMPLES
+		PERF_BUILDID=$1 bench_perf_run "$high" "$BENCH_TMP/perf.data" "$BURN" $work
+		[ "$s0" -gt 0 ] && [ "$PERF_SAMPLES" -gt "$s0" ] && break
+		bench_note "perf (build-id pass $1) left no samples; again"
+	done
+	bench_note "perf$([ "$1" = 1 ] || echo " -B"): $s0 samples in $c0 s, $PERF_SAMPLES samples in $PERF_CPU_RUN s"
+	PAIR=$(calc "1e6 * ($PERF_CPU_RUN - $c0) / ($PERF_SAMPLES - $s0)")
+}
+
+per=() perb=() oper=()
 for run in $(seq "$BENCH_RUNS"); do
-	bench_perf_run 1000000 "$BENCH_TMP/perf.data" "$BURN" $work
-	c0=$PERF_CPU s0=$PERF_SAMPLES
-	bench_perf_run "$high" "$BENCH_TMP/perf.data" "$BURN" $work
-	bench_note "perf: $s0 samples in $c0 s, $PERF_SAMPLES samples in $PERF_CPU s"
-	per+=("$(calc "1e6 * ($PERF_CPU - $c0) / ($PERF_SAMPLES - $s0)")")
+	perf_pair 1
+	per+=("$PAIR")
+	perf_pair 0
+	perb+=("$PAIR")
 	if bench_have_op; then
 		bench_op_run 1000000 "$BURN" $work
 		[ -n "$OP_FAILED" ] && continue
-		c0=$OP_CPU s0=$OP_SAMPLES
+		c0=$OP_CPU_RUN s0=$OP_SAMPLES
 		bench_op_run "$high" "$BURN" $work
 		[ -n "$OP_FAILED" ] && continue
-		bench_note "opsampler: $s0 samples in $c0 s, $OP_SAMPLES samples in $OP_CPU s"
-		oper+=("$(calc "1e6 * ($OP_CPU - $c0) / ($OP_SAMPLES - $s0)")")
+		bench_note "opsampler: $s0 samples in $c0 s, $OP_SAMPLES samples in $OP_CPU_RUN s"
+		oper+=("$(calc "1e6 * ($OP_CPU_RUN - $c0) / ($OP_SAMPLES - $s0)")")
 	fi
 done
 p=$(median "${per[@]}")
+pb=$(median "${perb[@]}")
 bench_line cpu_per_sample_perf "$p" us
+bench_line cpu_per_sample_perf_B "$pb" us
 if bench_have_op && [ ${#oper[@]} -gt 0 ]; then
 	o=$(median "${oper[@]}")
 	bench_line cpu_per_sample_op "$o" us
 	bench_line cpu_per_sample_op_over_perf "$(calc "$o / $p")" ratio
+	bench_line cpu_per_sample_op_over_perf_B "$(calc "$o / $pb")" ratio
 fi

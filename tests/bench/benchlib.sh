@@ -101,7 +101,11 @@ cpu_of_pid() {
 # --- perf -----------------------------------------------------------------
 
 # bench_perf_run PERIOD_NS OUT CMD...: perf record -a at a fixed cpu-clock
-# period while CMD runs. Sets PERF_CPU (perf record's user+sys seconds),
+# period while CMD runs. PERF_BUILDID=1 runs perf record as users run it,
+# with its final build-id pass (which reads every sample again); by default
+# -B leaves that pass out (see below). Sets PERF_CPU (perf record's user+sys
+# seconds), PERF_CPU_RUN (the part of it from CMD's start to perf's exit,
+# free of its start-up),
 # PERF_SAMPLES (samples written, from perf's own summary), PERF_LOST (lost
 # records perf counted, from perf report --stats), PERF_BYTES (perf.data
 # size), PERF_WINDOW (seconds from CMD's start to perf's stop) and leaves
@@ -115,8 +119,10 @@ bench_perf_run() {
 	# and then ("assertion failed at util/build-id.c:1010", "stack smashing
 	# detected") and leaves a perf.data with a zero data size; without it
 	# perf's CPU time is a little lower, which only flatters perf.
+	local nobid=-B
+	[ "${PERF_BUILDID:-0}" = 1 ] && nobid=
 	"$CPUTIME" -o "$BENCH_TMP/perf.time" \
-		perf record -q -B -a -e cpu-clock -c "$period" -o "$out" \
+		perf record -q $nobid -a -e cpu-clock -c "$period" -o "$out" \
 		2>"$BENCH_TMP/perf.err" &
 	tpid=$!
 	ppid=
@@ -127,7 +133,8 @@ bench_perf_run() {
 	done
 	[ -n "$ppid" ] || { cat "$BENCH_TMP/perf.err" >&2; bench_die "perf record did not start"; }
 	sleep 0.3
-	local t0
+	local t0 cpu0
+	cpu0=$(cpu_of_pid "$ppid")
 	t0=$(date +%s.%N)
 	"$@" >"$BENCH_TMP/cmd.out"
 	kill -INT "$ppid"
@@ -135,6 +142,7 @@ bench_perf_run() {
 	wait "$tpid" || true
 	[ -s "$BENCH_TMP/perf.time" ] || { cat "$BENCH_TMP/perf.err" >&2; bench_die "perf record failed"; }
 	PERF_CPU=$(awk 'END { printf "%.6f\n", $1 + $2 }' "$BENCH_TMP/perf.time")
+	PERF_CPU_RUN=$(calc "$PERF_CPU - $cpu0")
 	PERF_BYTES=$(stat -c %s "$out")
 	perf report -i "$out" --stats >"$BENCH_TMP/perf.stats" 2>>"$BENCH_TMP/perf.err" || true
 	PERF_SAMPLES=$(awk '$1 == "SAMPLE" && $2 == "events:" { print $3; exit }' "$BENCH_TMP/perf.stats")
@@ -186,7 +194,8 @@ op() { "$OPCONTROL" --session-dir="$SESSION_DIR" "$@"; }
 
 # bench_op_run PERIOD_NS CMD...: opcontrol system-wide at a fixed cpu-clock
 # period while CMD runs, then --dump. Sets OP_CPU (the daemon's user+sys
-# seconds, collection threads included, read after the dump), OP_SAMPLES
+# seconds, collection threads included, read after the dump), OP_CPU_RUN
+# (the part of it from CMD's start to the end of the dump), OP_SAMPLES
 # (stats/total_samples), OP_LOST (the sum of the stats loss counters),
 # OP_BYTES (bytes of samples/current), OP_WINDOW (seconds from CMD's start
 # to the end of the dump) and leaves the daemon shut down and
@@ -195,7 +204,7 @@ op() { "$OPCONTROL" --session-dir="$SESSION_DIR" "$@"; }
 bench_op_run() {
 	local period=$1 pid
 	shift
-	OP_FAILED= OP_CPU=0 OP_SAMPLES=0 OP_LOST=0 OP_BYTES=0 OP_DISK=0 OP_WINDOW=0
+	OP_FAILED= OP_CPU=0 OP_CPU_RUN=0 OP_SAMPLES=0 OP_LOST=0 OP_BYTES=0 OP_DISK=0 OP_WINDOW=0
 	if [ -S "$SESSION_DIR/opd_ctl" ]; then
 		op --shutdown >/dev/null 2>&1 || op_kill_daemon
 	fi
@@ -203,7 +212,8 @@ bench_op_run() {
 	op --setup --no-vmlinux --event="cpu-clock:$period" --separate=none >/dev/null ||
 		bench_die "opcontrol --setup failed"
 	op --start >/dev/null || bench_die "opcontrol --start failed"
-	local t0
+	local t0 cpu0
+	cpu0=$(cpu_of_pid "$(cat "$SESSION_DIR/lock")")
 	t0=$(date +%s.%N)
 	"$@" >"$BENCH_TMP/cmd.out"
 	if ! op --dump >"$BENCH_TMP/op.err" 2>&1; then
@@ -215,6 +225,7 @@ bench_op_run() {
 	OP_WINDOW=$(calc "$(date +%s.%N) - $t0")
 	pid=$(cat "$SESSION_DIR/lock")
 	OP_CPU=$(cpu_of_pid "$pid")
+	OP_CPU_RUN=$(calc "$OP_CPU - $cpu0")
 	op --shutdown >/dev/null 2>&1 || { bench_note "opcontrol --shutdown failed"; op_kill_daemon; }
 	local stats=$SESSION_DIR/samples/current/stats
 	OP_SAMPLES=$(cat "$stats/total_samples" 2>/dev/null || echo 0)
