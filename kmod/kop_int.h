@@ -32,25 +32,26 @@
 
 /* The sample layout every ring carries (PERF_SAMPLE_IP|TID|TIME|CPU|PERIOD)
  * and the sample_id trailer of other records (TID|TIME|CPU). */
-#define KOP_SAMPLE_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
-			 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
+/* What a sample record carries, and no more: every byte is written by the
+ * kernel in the sampled task's interrupt and read by the sync thread from
+ * memory another CPU wrote. Each ring is one CPU's, so no CPU field; a
+ * sample counts one, whatever its period, so no PERIOD. */
+#define KOP_SAMPLE_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME)
 
 struct kop_sample_rec {
 	struct perf_event_header h;
 	uint64_t ip;
 	uint32_t pid, tid;
 	uint64_t time;
-	uint32_t cpu, res;
-	uint64_t period;
 };
-_Static_assert(sizeof(struct kop_sample_rec) == 48, "sample record layout");
+_Static_assert(sizeof(struct kop_sample_rec) == 32, "sample record layout");
 
+/* the sample_id_all trailer of the other records, for the same type */
 struct kop_sample_id {
 	uint32_t pid, tid;
 	uint64_t time;
-	uint32_t cpu, res;
 };
-_Static_assert(sizeof(struct kop_sample_id) == 24, "sample_id layout");
+_Static_assert(sizeof(struct kop_sample_id) == 16, "sample_id layout");
 
 /* The ring's event index for the per-CPU side-band ring: a dummy
  * software event that carries MMAP2, COMM, FORK and EXIT and wakes the

@@ -110,7 +110,7 @@ static double timed_batch(struct run *r, const uint64_t *pcs, size_t nr_pcs,
 	ssize_t n;
 
 	for (size_t i = 0; i < BATCH; i++) {
-		size_t len = fake_sample(rec, false, 10, 10, (*time)++, 0,
+		size_t len = fake_sample(rec, false, 10, 10, (*time)++,
 					 pcs[i % nr_pcs]);
 
 		if (!fake_write(ring, rec, len))

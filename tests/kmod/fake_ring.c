@@ -128,9 +128,9 @@ bool fake_write(struct fake_ring *r, const void *rec, size_t size)
 }
 
 static size_t put_id(unsigned char *p, size_t off, uint32_t pid,
-		     uint64_t time, uint32_t cpu)
+		     uint64_t time)
 {
-	struct kop_sample_id id = { pid, pid, time, cpu, 0 };
+	struct kop_sample_id id = { pid, pid, time };
 
 	memcpy(p + off, &id, sizeof(id));
 	return off + sizeof(id);
@@ -144,14 +144,13 @@ static void put_header(void *buf, uint32_t type, uint16_t misc, size_t size)
 }
 
 size_t fake_sample(void *buf, bool kernel, uint32_t pid, uint32_t tid,
-		   uint64_t time, uint32_t cpu, uint64_t ip)
+		   uint64_t time, uint64_t ip)
 {
 	struct kop_sample_rec s = {
 		.h = { PERF_RECORD_SAMPLE,
 		       kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER,
 		       sizeof(s) },
-		.ip = ip, .pid = pid, .tid = tid, .time = time, .cpu = cpu,
-		.period = 1000000,
+		.ip = ip, .pid = pid, .tid = tid, .time = time,
 	};
 
 	memcpy(buf, &s, sizeof(s));
@@ -160,7 +159,7 @@ size_t fake_sample(void *buf, bool kernel, uint32_t pid, uint32_t tid,
 
 size_t fake_mmap2(void *buf, uint32_t pid, uint64_t addr, uint64_t len,
 		  uint64_t pgoff, uint32_t maj, uint32_t min, uint64_t ino,
-		  const char *name, uint64_t time, uint32_t cpu)
+		  const char *name, uint64_t time)
 {
 	unsigned char *p = buf;
 	uint32_t prot = 5, flags = 2;	/* PROT_READ|PROT_EXEC, MAP_PRIVATE */
@@ -182,13 +181,13 @@ size_t fake_mmap2(void *buf, uint32_t pid, uint64_t addr, uint64_t len,
 	off += 64;
 	memcpy(p + off, name, nlen);
 	off += (nlen + 7) & ~(size_t)7;
-	off = put_id(p, off, pid, time, cpu);
+	off = put_id(p, off, pid, time);
 	put_header(p, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, off);
 	return off;
 }
 
 size_t fake_comm(void *buf, bool exec, uint32_t pid, const char *comm,
-		 uint64_t time, uint32_t cpu)
+		 uint64_t time)
 {
 	unsigned char *p = buf;
 	size_t nlen = strlen(comm) + 1, off = 8;
@@ -199,14 +198,14 @@ size_t fake_comm(void *buf, bool exec, uint32_t pid, const char *comm,
 	off += 8;
 	memcpy(p + off, comm, nlen);
 	off += (nlen + 7) & ~(size_t)7;
-	off = put_id(p, off, pid, time, cpu);
+	off = put_id(p, off, pid, time);
 	put_header(p, PERF_RECORD_COMM, exec ? PERF_RECORD_MISC_COMM_EXEC : 0,
 		   off);
 	return off;
 }
 
 size_t fake_task(void *buf, bool is_exit, uint32_t pid, uint32_t ppid,
-		 uint64_t time, uint32_t cpu)
+		 uint64_t time)
 {
 	unsigned char *p = buf;
 	uint32_t v[4] = { pid, ppid, pid, ppid };
@@ -216,12 +215,12 @@ size_t fake_task(void *buf, bool is_exit, uint32_t pid, uint32_t ppid,
 	off += sizeof(v);
 	memcpy(p + off, &time, 8);
 	off += 8;
-	off = put_id(p, off, pid, time, cpu);
+	off = put_id(p, off, pid, time);
 	put_header(p, is_exit ? PERF_RECORD_EXIT : PERF_RECORD_FORK, 0, off);
 	return off;
 }
 
-size_t fake_lost(void *buf, uint64_t nr, uint64_t time, uint32_t cpu)
+size_t fake_lost(void *buf, uint64_t nr, uint64_t time)
 {
 	unsigned char *p = buf;
 	uint64_t id = 1;
@@ -230,19 +229,18 @@ size_t fake_lost(void *buf, uint64_t nr, uint64_t time, uint32_t cpu)
 	memcpy(p + off, &id, 8);
 	memcpy(p + off + 8, &nr, 8);
 	off += 16;
-	off = put_id(p, off, 0, time, cpu);
+	off = put_id(p, off, 0, time);
 	put_header(p, PERF_RECORD_LOST, 0, off);
 	return off;
 }
 
-size_t fake_raw(void *buf, uint32_t type, size_t size, uint64_t time,
-		uint32_t cpu)
+size_t fake_raw(void *buf, uint32_t type, size_t size, uint64_t time)
 {
 	unsigned char *p = buf;
 
 	memset(p, 0xab, size);
 	if (size >= 8 + sizeof(struct kop_sample_id))
-		put_id(p, size - sizeof(struct kop_sample_id), 0, time, cpu);
+		put_id(p, size - sizeof(struct kop_sample_id), 0, time);
 	put_header(p, type, 0, size);
 	return size;
 }

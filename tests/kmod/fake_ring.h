@@ -44,16 +44,15 @@ size_t fake_room(struct fake_ring *r);
 
 /* Record builders: write into buf (>= 4096 bytes), return the size. */
 size_t fake_sample(void *buf, bool kernel, uint32_t pid, uint32_t tid,
-		   uint64_t time, uint32_t cpu, uint64_t ip);
+		   uint64_t time, uint64_t ip);
 size_t fake_mmap2(void *buf, uint32_t pid, uint64_t addr, uint64_t len,
 		  uint64_t pgoff, uint32_t maj, uint32_t min, uint64_t ino,
-		  const char *name, uint64_t time, uint32_t cpu);
+		  const char *name, uint64_t time);
 size_t fake_comm(void *buf, bool exec, uint32_t pid, const char *comm,
-		 uint64_t time, uint32_t cpu);
+		 uint64_t time);
 size_t fake_task(void *buf, bool is_exit, uint32_t pid, uint32_t ppid,
-		 uint64_t time, uint32_t cpu);
-size_t fake_lost(void *buf, uint64_t nr, uint64_t time, uint32_t cpu);
-size_t fake_raw(void *buf, uint32_t type, size_t size, uint64_t time,
-		uint32_t cpu);
+		 uint64_t time);
+size_t fake_lost(void *buf, uint64_t nr, uint64_t time);
+size_t fake_raw(void *buf, uint32_t type, size_t size, uint64_t time);
 
 #endif

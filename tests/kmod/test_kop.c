@@ -473,44 +473,39 @@ static void run_step(struct fixture *fx, const struct step *st)
 	case W_SAMPLE:
 	case W_KSAMPLE:
 		put(fx, st->cpu, rec, fake_sample(rec, st->op == W_KSAMPLE,
-						  st->pid, st->tid, st->time,
-						  (uint32_t)st->cpu, st->addr));
+						  st->pid, st->tid, st->time, st->addr));
 		break;
 	case W_MMAP:
 		put_ring(fx, st->cpu, st->sample_ring ? 0 : SIDEBAND_RING, rec, fake_mmap2(rec, st->pid, st->addr, st->len,
 						 st->pgoff, 8, 1, st->ino,
-						 st->name, st->time,
-						 (uint32_t)st->cpu));
+						 st->name, st->time));
 		break;
 	case W_EXEC:
 		put_ring(fx, st->cpu, SIDEBAND_RING, rec, fake_comm(rec, true, st->pid, st->name,
-						st->time, (uint32_t)st->cpu));
+						st->time));
 		break;
 	case W_FORK:
 	case W_EXIT:
 		put_ring(fx, st->cpu, SIDEBAND_RING, rec, fake_task(rec, st->op == W_EXIT, st->pid,
 						st->op == W_FORK ? st->ppid : st->pid,
-						st->time, (uint32_t)st->cpu));
+						st->time));
 		break;
 	case W_LOST:
-		put(fx, st->cpu, rec, fake_lost(rec, st->len, st->time,
-						(uint32_t)st->cpu));
+		put(fx, st->cpu, rec, fake_lost(rec, st->len, st->time));
 		break;
 	case W_RAW:
 		put_ring(fx, st->cpu, st->ring, rec,
-			 fake_raw(rec, st->ppid, st->len, st->time, (uint32_t)st->cpu));
+			 fake_raw(rec, st->ppid, st->len, st->time));
 		break;
 	case W_FILL:
 		for (uint64_t i = 0; i < st->len; i++)
 			put(fx, st->cpu, rec, fake_sample(rec, true, 0, 0, 1 + i,
-							  (uint32_t)st->cpu,
 							  KTEXT + 0x10));
 		break;
 	case W_FILLU:
 		for (uint64_t i = 0; i < st->len; i++)
 			put(fx, st->cpu, rec, fake_sample(rec, false, st->pid,
 							  st->tid, st->time + i,
-							  (uint32_t)st->cpu,
 							  st->addr));
 		break;
 	case SYNC:
@@ -605,8 +600,8 @@ static void test_read_never_splits(void **state)
 	ssize_t n;
 
 	fx_start(fx, &ev, 1, 0);
-	put_ring(fx, 0, SIDEBAND_RING, rec, fake_mmap2(rec, 42, 0x1000, 0x1000, 0, 8, 1, 9, "/bin/z", 1, 0));
-	put(fx, 0, rec, fake_sample(rec, false, 42, 42, 2, 0, 0x1008));
+	put_ring(fx, 0, SIDEBAND_RING, rec, fake_mmap2(rec, 42, 0x1000, 0x1000, 0, 8, 1, 9, "/bin/z", 1));
+	put(fx, 0, rec, fake_sample(rec, false, 42, 42, 2, 0x1008));
 	assert_int_equal(kop_session_sync(fx->s), 0);
 	/* CPU(0) is 3 words, CTX 4 + TGID 3: max 5 takes only CPU_SWITCH */
 	assert_int_equal(kop_evbuf_read(fx->s, buf, 3, 0), -EINVAL);
@@ -650,7 +645,7 @@ static void test_blocking_read_wakes_at_sync_end(void **state)
 	fx_start(fx, &ev, 1, 0);
 	a.s = fx->s;
 	assert_int_equal(pthread_create(&t, NULL, blocking_reader, &a), 0);
-	put(fx, 1, rec, fake_sample(rec, true, 0, 0, 2, 1, KTEXT + 4));
+	put(fx, 1, rec, fake_sample(rec, true, 0, 0, 2, KTEXT + 4));
 	assert_int_equal(kop_session_sync(fx->s), 0);
 	assert_int_equal(pthread_join(t, NULL), 0);
 	assert_int_equal(a.n, 3 + 7 + 2 + 2);
@@ -664,7 +659,7 @@ static size_t mmap2_bid(void *buf, uint32_t pid, uint64_t addr,
 			const char *name, uint8_t fill, uint64_t time)
 {
 	unsigned char *p = buf;
-	size_t n = fake_mmap2(buf, pid, addr, 0x1000, 0, 0, 0, 0, name, time, 0);
+	size_t n = fake_mmap2(buf, pid, addr, 0x1000, 0, 0, 0, 0, name, time);
 	struct perf_event_header h;
 
 	memcpy(&h, p, sizeof(h));
@@ -701,10 +696,10 @@ static void test_build_id_cookies(void **state)
 	put_ring(fx, 0, SIDEBAND_RING, rec, mmap2_bid(rec, 220, 0x500000, lib, 0xaa, 10));
 	put_ring(fx, 0, SIDEBAND_RING, rec, mmap2_bid(rec, 220, 0x600000, "/no/such/file", 0xbb, 11));
 	put_ring(fx, 0, SIDEBAND_RING, rec, mmap2_bid(rec, 220, 0x700000, lib, 0xcc, 12));
-	put(fx, 0, rec, fake_sample(rec, false, 220, 220, 20, 0, 0x400010));
-	put(fx, 0, rec, fake_sample(rec, false, 220, 220, 21, 0, 0x500010));
-	put(fx, 0, rec, fake_sample(rec, false, 220, 220, 22, 0, 0x600010));
-	put(fx, 0, rec, fake_sample(rec, false, 220, 220, 23, 0, 0x700010));
+	put(fx, 0, rec, fake_sample(rec, false, 220, 220, 20, 0x400010));
+	put(fx, 0, rec, fake_sample(rec, false, 220, 220, 21, 0x500010));
+	put(fx, 0, rec, fake_sample(rec, false, 220, 220, 22, 0x600010));
+	put(fx, 0, rec, fake_sample(rec, false, 220, 220, 23, 0x700010));
 	assert_int_equal(kop_session_stop(fx->s), 0);
 	n = kop_evbuf_read(fx->s, got, 256, 0);
 	{
@@ -791,7 +786,7 @@ static void test_garbage_records(void **state)
 	assert_true(st.nr_bad_records > 0);
 	kop_stats_release(&st);
 	/* and it still works */
-	put(fx, 0, rec, fake_sample(rec, true, 0, 0, UINT64_MAX - 1, 0, KTEXT));
+	put(fx, 0, rec, fake_sample(rec, true, 0, 0, UINT64_MAX - 1, KTEXT));
 	assert_int_equal(kop_session_stop(fx->s), 0);
 	assert_int_equal(kop_stats_get(fx->s, &st), 0);
 	assert_true(st.nr_kernel_samples > 0);
@@ -816,8 +811,9 @@ static void test_attrs_and_offline_cpu(void **state)
 	r = fake_find(&fx->src, 2, 0);
 	assert_non_null(r);
 	assert_true(r->enabled);
+	/* no CPU (the ring is the CPU's) and no PERIOD (a sample counts one) */
 	assert_int_equal(r->attr.sample_type, PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-			 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD);
+			 PERF_SAMPLE_TIME);
 	assert_true(r->attr.sample_id_all && r->attr.use_clockid &&
 		    r->attr.watermark && r->attr.disabled);
 	assert_false(r->attr.context_switch);

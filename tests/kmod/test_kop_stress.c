@@ -42,20 +42,19 @@ static void *produce(void *arg)
 
 	for (uint64_t i = 0; i < PER_CPU; i++) {
 		if (pending_lost) {
-			n = fake_lost(rec, pending_lost, time, (uint32_t)p->cpu);
+			n = fake_lost(rec, pending_lost, time);
 			if (fake_write(p->ring, rec, n))
 				pending_lost = 0;
 		}
 		/* user samples of pid 10 (one mapping) and kernel ones */
 		n = fake_sample(rec, i % 3 == 0, 10, 10 + (uint32_t)(i % 2), time++,
-				(uint32_t)p->cpu,
 				i % 3 == 0 ? 0xffffffff81000100ULL : 0x400000 + i % 4096);
 		p->nr_written++;
 		if (!fake_write(p->ring, rec, n))
 			pending_lost++;
 	}
 	while (pending_lost) {
-		n = fake_lost(rec, pending_lost, time, (uint32_t)p->cpu);
+		n = fake_lost(rec, pending_lost, time);
 		if (fake_write(p->ring, rec, n))
 			pending_lost = 0;
 	}
