@@ -54,8 +54,9 @@ static struct opd_image *app_of(struct opd_sampler *sp, uint64_t cookie)
 static void sample(void *ctx, const struct opd_transient *t, uint64_t pc)
 {
 	struct opd_sampler *sp = ctx;
-	struct opd_sfile_key key;
+	const struct opd_image *dep;
 	struct opd_image *image, *app;
+	int tgid, tid, cpu;
 	uint64_t offset;
 
 	if (t->in_kernel) {
@@ -88,23 +89,30 @@ static void sample(void *ctx, const struct opd_transient *t, uint64_t pc)
 		return;
 	}
 
-	key.image = image;
-	key.dep = image;
+	/* The key's fields stay in registers until they differ from the
+	 * last file's: a key built in memory and compared at once is read
+	 * with wider loads than it was written with, which stalls. */
+	dep = image;
 	if (app && ((!t->in_kernel && (sp->separate & OP_SEP_LIB)) ||
 		    (t->in_kernel && (sp->separate & OP_SEP_KERNEL))))
-		key.dep = app;
-	key.event = t->event;
-	key.tgid = OP_SF_ALL;
-	key.tid = OP_SF_ALL;
-	key.cpu = OP_SF_ALL;
+		dep = app;
+	tgid = tid = cpu = OP_SF_ALL;
 	if (sp->separate & OP_SEP_THREAD) {
-		key.tgid = t->tgid;
-		key.tid = t->tid;
+		tgid = t->tgid;
+		tid = t->tid;
 	}
 	if (sp->separate & OP_SEP_CPU)
-		key.cpu = t->cpu;
+		cpu = t->cpu;
 
-	if (!sp->last_file || !opd_sfile_key_eq(&key, &sp->last_key)) {
+	if (!sp->last_file || sp->last_key.image != image ||
+	    sp->last_key.dep != dep || sp->last_key.event != t->event ||
+	    sp->last_key.tgid != tgid || sp->last_key.tid != tid ||
+	    sp->last_key.cpu != cpu) {
+		struct opd_sfile_key key = {
+			.image = image, .dep = dep, .event = t->event,
+			.tgid = tgid, .tid = tid, .cpu = cpu,
+		};
+
 		sp->last_file = opd_sfile_get(sp->sfiles, &key);
 		sp->last_key = key;
 		if (!sp->last_file)
