@@ -26,6 +26,12 @@ static size_t key_hash(const struct opd_sfile_key *k, size_t nr_buckets)
 	return (size_t)h & (nr_buckets - 1);
 }
 
+static bool key_eq(const struct opd_sfile_key *a, const struct opd_sfile_key *b)
+{
+	return a->image == b->image && a->dep == b->dep && a->event == b->event &&
+	       a->tgid == b->tgid && a->tid == b->tid && a->cpu == b->cpu;
+}
+
 int opd_sfiles_init(struct opd_sfiles *sf, const char *dir,
 		    const struct opd_event_info *events, uint32_t nr_events,
 		    double cpu_speed, size_t max_open,
@@ -208,7 +214,7 @@ struct opd_sfile *opd_sfile_get(struct opd_sfiles *sf,
 	struct opd_sfile *f;
 
 	for (f = sf->buckets[h]; f; f = f->hnext) {
-		if (opd_sfile_key_eq(&f->key, key))
+		if (key_eq(&f->key, key))
 			break;
 	}
 	if (!f) {

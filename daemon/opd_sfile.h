@@ -39,16 +39,6 @@ struct opd_sfile_key {
 	int tgid, tid, cpu;	/* OP_SF_ALL when not separated */
 };
 
-/* Field by field, not memcmp: the per-sample path builds its key with
- * narrow stores just before it compares, and wide loads over them would
- * stall on store forwarding. */
-static inline bool opd_sfile_key_eq(const struct opd_sfile_key *a,
-				    const struct opd_sfile_key *b)
-{
-	return a->image == b->image && a->dep == b->dep && a->event == b->event &&
-	       a->tgid == b->tgid && a->tid == b->tid && a->cpu == b->cpu;
-}
-
 struct opd_sfile {
 	struct opd_sfile_key key;
 	odb_t db;

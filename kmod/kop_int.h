@@ -30,12 +30,12 @@
 #include "op_kernel.h"
 #include "op_log.h"
 
-/* The sample layout every ring carries (PERF_SAMPLE_IP|TID|TIME|CPU|PERIOD)
- * and the sample_id trailer of other records (TID|TIME|CPU). */
-/* What a sample record carries, and no more: every byte is written by the
- * kernel in the sampled task's interrupt and read by the sync thread from
- * memory another CPU wrote. Each ring is one CPU's, so no CPU field; a
- * sample counts one, whatever its period, so no PERIOD. */
+/* The sample layout every ring carries (PERF_SAMPLE_IP|TID|TIME) and the
+ * sample_id trailer of other records (TID|TIME). No more than that: every
+ * byte is written by the kernel in the sampled task's interrupt and read
+ * by the sync thread from memory another CPU wrote. Each ring is one
+ * CPU's, so no CPU field; a sample counts one whatever its period, so no
+ * PERIOD. */
 #define KOP_SAMPLE_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME)
 
 struct kop_sample_rec {
