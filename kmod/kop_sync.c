@@ -405,6 +405,18 @@ static void do_fork_exit(struct kop_session *s, const struct kop_ring *r,
 	k->since = time;
 }
 
+/* Is r a side-band ring? A task-table record anywhere else is counted as
+ * bad: the merge orders only the side-band rings' records against
+ * samples, and the kernel never writes these elsewhere. */
+static bool in_sideband(struct kop_session *s, const struct kop_ring *r,
+			const struct perf_event_header *h)
+{
+	if (r->sideband)
+		return true;
+	bad_record(s, r, "side-band record in a sample ring", h->type);
+	return false;
+}
+
 static void do_record(struct kop_session *s, struct kop_ring *r,
 		      const struct perf_event_header *h, uint64_t time)
 {
@@ -412,27 +424,22 @@ static void do_record(struct kop_session *s, struct kop_ring *r,
 
 	if (h->type != PERF_RECORD_SAMPLE)
 		s->hot_task = NULL;	/* the table may change under it */
-	if (!r->sideband &&
-	    (h->type == PERF_RECORD_MMAP2 || h->type == PERF_RECORD_COMM ||
-	     h->type == PERF_RECORD_FORK || h->type == PERF_RECORD_EXIT)) {
-		/* the merge orders only the side-band rings' records against
-		 * samples; the kernel never writes these elsewhere */
-		bad_record(s, r, "side-band record in a sample ring", h->type);
-		return;
-	}
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
 		do_sample(s, r, h);
 		break;
 	case PERF_RECORD_MMAP2:
-		do_mmap2(s, r, h);
+		if (in_sideband(s, r, h))
+			do_mmap2(s, r, h);
 		break;
 	case PERF_RECORD_COMM:
-		do_comm(s, r, h, time);
+		if (in_sideband(s, r, h))
+			do_comm(s, r, h, time);
 		break;
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
-		do_fork_exit(s, r, h, time);
+		if (in_sideband(s, r, h))
+			do_fork_exit(s, r, h, time);
 		break;
 	case PERF_RECORD_LOST:
 		/* id, lost */
