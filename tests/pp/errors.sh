@@ -3,14 +3,7 @@
 # a message naming what is wrong; a corrupt sample file is named and the
 # report goes on with the others; a missing or changed binary is warned
 # about while its samples still count.
-. "$top_srcdir/tests/e2e/lib.sh"
-
-PP=$top_builddir/tests/pp
-MKS=$PP/pp_mksession
-T=$PP/pp_target_pie
-KALLSYMS=$top_srcdir/tests/pp/kallsyms.txt
-S=$E2E_TMP/s
-OUT=$E2E_TMP/out
+. "$top_srcdir/tests/pp/lib.sh"
 ERR=$E2E_TMP/err
 
 # expect STATUS ARGS...: run opreport on $S, check the exit status

@@ -8,15 +8,10 @@
 #
 # GOLDEN_UPDATE=1 rewrites the expected files from the current output
 # (review the diff before committing it).
-. "$top_srcdir/tests/e2e/lib.sh"
+. "$top_srcdir/tests/pp/lib.sh"
 
-PP=$top_builddir/tests/pp
-MKS=$PP/pp_mksession
-T=$PP/pp_target_pie
 T2=$PP/pp_target_nopie
-KALLSYMS=$top_srcdir/tests/pp/kallsyms.txt
 GOLDEN=$top_srcdir/tests/pp/golden
-[ -x "$T" ] && [ -x "$MKS" ] || fail "fixtures not built"
 
 # vma of a symbol (+ delta) as opreport prints it
 vma() {

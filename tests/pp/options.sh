@@ -3,14 +3,7 @@
 # --exclude-symbols, --threshold, --sort/--reverse-sort, --accumulated,
 # --global-percent, --exclude-dependent, --merge=lib, --long-filenames,
 # --image-path, --root, --no-header, and JIT maps for anonymous regions.
-. "$top_srcdir/tests/e2e/lib.sh"
-
-PP=$top_builddir/tests/pp
-MKS=$PP/pp_mksession
-T=$PP/pp_target_pie
-KALLSYMS=$top_srcdir/tests/pp/kallsyms.txt
-S=$E2E_TMP/s
-OUT=$E2E_TMP/out
+. "$top_srcdir/tests/pp/lib.sh"
 
 run() {
 	"$OPREPORT" --session-dir="$S" --kallsyms="$KALLSYMS" "$@" >"$OUT" 2>"$E2E_TMP/err" ||

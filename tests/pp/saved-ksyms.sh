@@ -6,14 +6,7 @@
 # symbol (taken since the last stop) sends the report back to
 # /proc/kallsyms. The saved names here exist in no real kernel, so the
 # output shows which was read.
-. "$top_srcdir/tests/e2e/lib.sh"
-
-PP=$top_builddir/tests/pp
-MKS=$PP/pp_mksession
-T=$PP/pp_target_pie
-KALLSYMS=$top_srcdir/tests/pp/kallsyms.txt
-S=$E2E_TMP/s
-OUT=$E2E_TMP/out
+. "$top_srcdir/tests/pp/lib.sh"
 
 "$MKS" "$S" <<EOF2
 header 4 1000
