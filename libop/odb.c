@@ -50,9 +50,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define ODB_TABLE_OFF (sizeof(struct odb_header) + sizeof(struct odb_descr))
 /* The largest table we create or accept: 2^28 nodes is a 5 GiB file. */
 #define ODB_MAX_NODES (1u << 28)
+#define ODB_HEADER_LEN sizeof(struct odb_header)
+#define ODB_HEADER_LEN_V12 sizeof(struct odb_header_v12)
 
 static inline uint32_t odb_hash(uint64_t key, uint32_t mask)
 {
@@ -61,18 +62,23 @@ static inline uint32_t odb_hash(uint64_t key, uint32_t mask)
 	return (t ^ (t >> 8)) & mask;
 }
 
-static inline uint64_t odb_file_len(uint32_t size)
+static inline uint64_t odb_file_len(uint32_t size, uint32_t header_len)
 {
-	return ODB_TABLE_OFF + (uint64_t)size * (sizeof(struct odb_node) + sizeof(uint32_t));
+	return header_len + sizeof(struct odb_descr) +
+	       (uint64_t)size * (sizeof(struct odb_node) + sizeof(uint32_t));
 }
 
-static void odb_set_pointers(odb_t *db, void *base, size_t len, uint32_t size)
+static void odb_set_pointers(odb_t *db, void *base, size_t len, uint32_t size,
+			     uint32_t header_len)
 {
+	char *descr = (char *)base + header_len;
+
 	db->base = base;
 	db->map_len = len;
+	db->header_len = header_len;
 	db->header = base;
-	db->descr = (struct odb_descr *)((char *)base + sizeof(struct odb_header));
-	db->nodes = (struct odb_node *)((char *)base + ODB_TABLE_OFF);
+	db->descr = (struct odb_descr *)descr;
+	db->nodes = (struct odb_node *)(descr + sizeof(struct odb_descr));
 	db->buckets = (uint32_t *)(db->nodes + size);
 	db->mask = size - 1;
 }
@@ -104,6 +110,8 @@ const char *odb_strerror(int err)
 		return "corrupt table size";
 	case ODB_ECHAIN:
 		return "corrupt hash chain";
+	case ODB_EOLDFMT:
+		return "88-byte header of an older format: read-only";
 	default:
 		return err < 0 ? strerror(-err) : "unknown error";
 	}
@@ -138,30 +146,89 @@ static int odb_check_chains(const odb_t *db, uint32_t size, uint32_t cur)
 	return ret;
 }
 
-/* Validate a header + descriptor read from a file of file_len bytes. */
-static int odb_check_header(const struct odb_header *h,
-			    const struct odb_descr *d, uint64_t file_len)
+/* Validate a descriptor for a table behind a header_len-byte header in a
+ * file of file_len bytes. */
+static int odb_check_descr(const struct odb_descr *d, uint32_t header_len,
+			   uint64_t file_len)
 {
-	if (memcmp(h->magic, ODB_MAGIC, 4))
-		return -ODB_EMAGIC;
-	if (h->version != ODB_VERSION)
-		return -ODB_EVERSION;
 	if (d->size == 0 || (d->size & (d->size - 1)) || d->size > ODB_MAX_NODES)
 		return -ODB_ESIZE;
 	if (d->current_size < 1 || d->current_size > d->size)
 		return -ODB_ESIZE;
-	if (file_len != odb_file_len(d->size))
+	if (file_len != odb_file_len(d->size, header_len))
 		return -ODB_ETRUNC;
 	return 0;
+}
+
+/* The length of the header in front of the table, from the first bytes of
+ * the file: 88 under 0x12; under 0x13, 72 as OProfile 1.x writes it, or 88
+ * as opsampler wrote it before, told apart by the file length (72 + 32 +
+ * 20 * size and 88 + 32 + 20 * size' never coincide: 16 is no multiple of
+ * 20, so at most one layout is valid). *d gets the descriptor behind it.
+ * 0 or a negative error. */
+static int odb_probe_header(int fd, uint64_t file_len, uint32_t *header_len,
+			    struct odb_descr *d)
+{
+	uint8_t buf[ODB_HEADER_LEN_V12 + sizeof(*d)];
+	struct odb_header h;
+	ssize_t n;
+	int ret;
+
+	n = pread(fd, buf, sizeof(buf), 0);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n < sizeof(h.magic))
+		return -ODB_ETRUNC;
+	if (memcmp(buf, ODB_MAGIC, 4))
+		return -ODB_EMAGIC;
+	if ((size_t)n < ODB_HEADER_LEN + sizeof(*d))
+		return -ODB_ETRUNC;
+	memcpy(&h, buf, sizeof(h));
+	if (h.version != ODB_VERSION && h.version != ODB_VERSION_V12)
+		return -ODB_EVERSION;
+	if (h.version == ODB_VERSION) {
+		memcpy(d, buf + ODB_HEADER_LEN, sizeof(*d));
+		*header_len = ODB_HEADER_LEN;
+		ret = odb_check_descr(d, ODB_HEADER_LEN, file_len);
+		if (!ret)
+			return 0;
+	}
+	/* 0x12, or 0x13 that is no valid 72-byte layout (whose "descriptor"
+	 * is then the old header's anon starts): a 0x13 file is taken as 88
+	 * bytes only when that layout is wholly valid, else the 72-byte
+	 * layout's error stands */
+	if ((size_t)n < sizeof(buf))
+		return -ODB_ETRUNC;
+	if (h.version == ODB_VERSION) {
+		struct odb_descr d88;
+
+		memcpy(&d88, buf + ODB_HEADER_LEN_V12, sizeof(d88));
+		if (odb_check_descr(&d88, ODB_HEADER_LEN_V12, file_len))
+			return ret;
+		*d = d88;
+	} else {
+		memcpy(d, buf + ODB_HEADER_LEN_V12, sizeof(*d));
+	}
+	*header_len = ODB_HEADER_LEN_V12;
+	return odb_check_descr(d, ODB_HEADER_LEN_V12, file_len);
+}
+
+/* An 88-byte header seen as the 72-byte one: the fields up to
+ * cg_to_is_kernel sit at the same offsets, the anon starts 8 bytes later. */
+static void odb_convert_v12(struct odb_header *to, const struct odb_header_v12 *from)
+{
+	memcpy(to, from, offsetof(struct odb_header, pad1));
+	to->pad1 = 0;
+	to->anon_start = from->anon_start;
+	to->cg_to_anon_start = from->cg_to_anon_start;
 }
 
 /* Map an open file and validate it. */
 static int odb_map(odb_t *db)
 {
-	struct odb_header h;
+	uint32_t header_len;
 	struct odb_descr d;
 	struct stat st;
-	ssize_t n;
 	void *base;
 	int ret;
 
@@ -169,32 +236,20 @@ static int odb_map(odb_t *db)
 		return -errno;
 	if (!S_ISREG(st.st_mode))
 		return -EINVAL;
-	n = pread(db->fd, &h, sizeof(h), 0);
-	if (n < 0)
-		return -errno;
-	if ((size_t)n < sizeof(h.magic))
-		return -ODB_ETRUNC;
-	if (memcmp(h.magic, ODB_MAGIC, 4))
-		return -ODB_EMAGIC;
-	if ((size_t)n < sizeof(h))
-		return -ODB_ETRUNC;
-	n = pread(db->fd, &d, sizeof(d), sizeof(h));
-	if (n < 0)
-		return -errno;
-	if ((size_t)n < sizeof(d))
-		return -ODB_ETRUNC;
-	ret = odb_check_header(&h, &d, (uint64_t)st.st_size);
+	ret = odb_probe_header(db->fd, (uint64_t)st.st_size, &header_len, &d);
 	if (ret)
 		return ret;
+	if (header_len != ODB_HEADER_LEN && db->writable)
+		return -ODB_EOLDFMT;
 
 	base = mmap(NULL, st.st_size, db->writable ? PROT_READ | PROT_WRITE : PROT_READ,
 		    MAP_SHARED, db->fd, 0);
 	if (base == MAP_FAILED)
 		return -errno;
-	odb_set_pointers(db, base, st.st_size, d.size);
+	odb_set_pointers(db, base, st.st_size, d.size, header_len);
 	/* Re-check what we validated through pread on the mapping itself, and
 	 * use the mapping's values from now on. */
-	ret = odb_check_header(db->header, db->descr, (uint64_t)st.st_size);
+	ret = odb_check_descr(db->descr, header_len, (uint64_t)st.st_size);
 	if (!ret && db->descr->size != d.size)
 		ret = -ODB_ESIZE;
 	if (!ret)
@@ -203,6 +258,10 @@ static int odb_map(odb_t *db)
 		munmap(base, st.st_size);
 		db->base = NULL;
 		return ret;
+	}
+	if (header_len != ODB_HEADER_LEN) {
+		odb_convert_v12(&db->old_header, base);
+		db->header = &db->old_header;
 	}
 	return 0;
 }
@@ -302,7 +361,7 @@ static void odb_fill(odb_t *to, const odb_t *from, uint32_t size)
 static int odb_build(odb_t *to, const odb_t *from, const char *path,
 		     uint32_t size, char **tmp)
 {
-	uint64_t len = odb_file_len(size);
+	uint64_t len = odb_file_len(size, ODB_HEADER_LEN);
 	void *base;
 	int fd, ret;
 
@@ -331,7 +390,7 @@ static int odb_build(odb_t *to, const odb_t *from, const char *path,
 	}
 	to->fd = fd;
 	to->writable = true;
-	odb_set_pointers(to, base, len, size);
+	odb_set_pointers(to, base, len, size, ODB_HEADER_LEN);
 	odb_fill(to, from, size);
 	return 0;
 

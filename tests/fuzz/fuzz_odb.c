@@ -111,7 +111,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (data[0] & 1) {
 		uint32_t nodes = 1u << ((data[0] >> 1) & 7);	/* 1..128 */
-		size_t len = 120 + (size_t)nodes * 20;
+		size_t len = 104 + (size_t)nodes * 20;
 		uint8_t *buf = calloc(1, len);
 		uint32_t v = ODB_VERSION;
 
@@ -120,11 +120,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(buf, data + 1, size - 1 < len ? size - 1 : len);
 		memcpy(buf, ODB_MAGIC, 4);
 		memcpy(buf + 4, &v, 4);
-		memcpy(buf + 88, &nodes, 4);
+		memcpy(buf + 72, &nodes, 4);
 		/* current_size: keep the fuzzer's byte, within 1..nodes mostly */
-		v = 1 + (buf[92] % nodes);
+		v = 1 + (buf[76] % nodes);
 		if (!(data[0] & 0x80))
-			memcpy(buf + 92, &v, 4);
+			memcpy(buf + 76, &v, 4);
 		write_file(buf, len);
 		free(buf);
 	} else {

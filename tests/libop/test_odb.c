@@ -113,7 +113,7 @@ static void test_new_file(void **state)
 	assert_int_equal(odb_sync(&db), 0);
 	odb_close(&db);
 	odb_close(&db);	/* closing twice is safe */
-	assert_int_equal(file_size(f->file), 88 + 32 + 128 * 20);
+	assert_int_equal(file_size(f->file), 72 + 32 + 128 * 20);
 
 	assert_int_equal(odb_open(&db, f->file, ODB_RDONLY), 0);
 	assert_int_equal(odb_nr_nodes(&db), 0);
@@ -155,10 +155,10 @@ static void test_one_key(void **state)
 		uint64_t key;
 		uint32_t val, bucket, t = (uint32_t)0x401234;
 
-		memcpy(&key, raw + 120 + 16, 8);
-		memcpy(&val, raw + 120 + 16 + 8, 4);
+		memcpy(&key, raw + 104 + 16, 8);
+		memcpy(&val, raw + 104 + 16 + 8, 4);
 		t = (t ^ (t >> 8)) & 127;
-		memcpy(&bucket, raw + 120 + 128 * 16 + 4 * t, 4);
+		memcpy(&bucket, raw + 104 + 128 * 16 + 4 * t, 4);
 		assert_int_equal(key, 0x401234);
 		assert_int_equal(val, 1005);
 		assert_int_equal(bucket, 1);
@@ -209,7 +209,7 @@ static void test_million_keys(void **state)
 
 	assert_int_equal(odb_open(&db, f->file, ODB_RDONLY), 0);
 	assert_int_equal(db.descr->size, 1u << 20);
-	assert_int_equal(file_size(f->file), 120 + (1 << 20) * 20);
+	assert_int_equal(file_size(f->file), 104 + (1 << 20) * 20);
 	assert_int_equal(odb_nr_nodes(&db), nr);
 	for (i = 0; i < nr; i += 997)
 		assert_int_equal(odb_get(&db, key_of(i)), 3);
@@ -240,7 +240,7 @@ static void test_growth(void **state)
 	assert_int_equal(odb_add(&db, 128 << 12, 128), 0);
 	assert_int_equal(db.descr->size, 256);
 	assert_int_equal(db.header->ctr_event, 77);
-	assert_int_equal(file_size(f->file), 120 + 256 * 20);
+	assert_int_equal(file_size(f->file), 104 + 256 * 20);
 	for (i = 129; i <= 1000; i++)
 		assert_int_equal(odb_add(&db, i << 12, (uint32_t)i), 0);
 	assert_int_equal(db.descr->size, 1024);
@@ -352,11 +352,11 @@ static uint32_t get32(const unsigned char *raw, size_t off)
 	return v;
 }
 
-#define OFF_SIZE 88
-#define OFF_CUR 92
-#define OFF_NODE(i) (120 + 16 * (size_t)(i))
+#define OFF_SIZE 72
+#define OFF_CUR 76
+#define OFF_NODE(i) (104 + 16 * (size_t)(i))
 #define OFF_NEXT(i) (OFF_NODE(i) + 12)
-#define OFF_BUCKET(b) (120 + 128 * 16 + 4 * (size_t)(b))
+#define OFF_BUCKET(b) (104 + 128 * 16 + 4 * (size_t)(b))
 
 /* index of a non-empty bucket whose chain has at least two nodes */
 static uint32_t long_bucket(const unsigned char *raw)
@@ -386,7 +386,7 @@ static const struct {
 	const char *what;
 } corruptions[] = {
 	{ C_MAGIC, -ODB_EMAGIC, "bad magic" },
-	{ C_VERSION, -ODB_EVERSION, "version 0x12" },
+	{ C_VERSION, -ODB_EVERSION, "version 0x11" },
 	{ C_SIZE_NOT_POW2, -ODB_ESIZE, "size 129" },
 	{ C_SIZE_ZERO, -ODB_ESIZE, "size 0" },
 	{ C_SIZE_HUGE, -ODB_ESIZE, "size 2^31" },
@@ -425,7 +425,7 @@ static void test_corrupt_table(void **state)
 		second = get32(raw, OFF_NEXT(head));
 		switch (corruptions[k].c) {
 		case C_MAGIC: raw[0] = 'X'; break;
-		case C_VERSION: put32(raw, 4, 0x12); break;
+		case C_VERSION: put32(raw, 4, 0x11); break;
 		case C_SIZE_NOT_POW2: put32(raw, OFF_SIZE, 129); break;
 		case C_SIZE_ZERO: put32(raw, OFF_SIZE, 0); break;
 		case C_SIZE_HUGE: put32(raw, OFF_SIZE, 1u << 31); break;
@@ -441,7 +441,7 @@ static void test_corrupt_table(void **state)
 		case C_EXTEND: memset(raw + len, 0, 16); n = len + 16; break;
 		case C_EMPTY: n = 0; break;
 		case C_SHORT_MAGIC: memcpy(raw, "hello, wor", 10); n = 10; break;
-		case C_HEADER_ONLY: n = 88; break;
+		case C_HEADER_ONLY: n = 72; break;
 		}
 		assert_int_equal(tu_write_file(bad, raw, n), 0);
 		for (rw = 0; rw < 2; rw++) {
@@ -466,6 +466,71 @@ static void test_corrupt_table(void **state)
 	free(good);
 }
 
+/* The 88-byte header of OProfile 0.9 (version 0x12), and of opsampler
+ * before it wrote OProfile 1.x's 72 bytes (under 0x13): the same table
+ * behind 16 more header bytes, anon_start at 64. Both read with the header
+ * converted; neither opens for writing. */
+static void test_old_headers(void **state)
+{
+	static const uint32_t versions[] = { 0x12, 0x13 };
+	struct fixture *f = *state;
+	size_t len, k;
+	unsigned char *good, *old;
+	char *path = tu_path(f->dir, "old");
+	odb_t db;
+
+	fill_keys(f->file, 50, 3);
+	assert_int_equal(odb_open(&db, f->file, ODB_RDWR), 0);
+	db.header->cpu_type = 4;
+	db.header->is_kernel = 1;
+	db.header->mtime = 1234567;
+	db.header->cg_to_is_kernel = 1;
+	db.header->anon_start = 0x7f0000001000ULL;
+	db.header->cg_to_anon_start = 0x7f0000002000ULL;
+	odb_close(&db);
+	good = read_all(f->file, &len);
+	old = calloc(1, len + 16);
+	/* magic .. cg_to_is_kernel, then spu_profile and embedded_offset */
+	memcpy(old, good, 52);
+	memcpy(old + 64, good + 56, 16);	/* anon_start, cg_to_anon_start */
+	memcpy(old + 88, good + 72, len - 72);	/* descriptor and table */
+	for (k = 0; k < 2; k++) {
+		struct walk w = { 0 }, w0 = { 0 };
+		odb_t ref;
+
+		put32(old, 4, versions[k]);
+		assert_int_equal(tu_write_file(path, old, len + 16), 0);
+		assert_int_equal(odb_open(&db, path, ODB_RDONLY), 0);
+		assert_int_equal(db.header_len, 88);
+		assert_int_equal(db.header->version, versions[k]);
+		assert_int_equal(db.header->cpu_type, 4);
+		assert_int_equal(db.header->is_kernel, 1);
+		assert_int_equal(db.header->mtime, 1234567);
+		assert_int_equal(db.header->cg_to_is_kernel, 1);
+		assert_int_equal(db.header->anon_start, 0x7f0000001000ULL);
+		assert_int_equal(db.header->cg_to_anon_start, 0x7f0000002000ULL);
+		assert_int_equal(odb_open(&ref, f->file, ODB_RDONLY), 0);
+		assert_int_equal(ref.header_len, 72);
+		assert_int_equal(odb_nr_nodes(&db), odb_nr_nodes(&ref));
+		assert_int_equal(odb_for_each(&db, walk_fn, &w), 0);
+		assert_int_equal(odb_for_each(&ref, walk_fn, &w0), 0);
+		assert_int_equal(w.total, w0.total);
+		assert_int_equal(w.nr_keys, w0.nr_keys);
+		odb_close(&ref);
+		odb_close(&db);
+		assert_int_equal(odb_open(&db, path, ODB_RDWR), -ODB_EOLDFMT);
+		assert_null(db.base);
+	}
+	/* a 0x12 header in front of a 72-byte layout is neither */
+	put32(good, 4, 0x12);
+	assert_int_equal(tu_write_file(path, good, len), 0);
+	assert_true(odb_open(&db, path, ODB_RDONLY) < 0);
+	assert_null(db.base);
+	free(old);
+	free(good);
+	free(path);
+}
+
 static void test_strerror(void **state)
 {
 	assert_string_equal(odb_strerror(0), "success");
@@ -482,7 +547,7 @@ static void check_damaged(const char *path)
 	int ret = odb_open(&db, path, ODB_RDONLY);
 
 	if (ret) {
-		assert_true(ret <= -ODB_EMAGIC && ret >= -ODB_ECHAIN);
+		assert_true(ret <= -ODB_EMAGIC && ret >= -ODB_EOLDFMT);
 		assert_null(db.base);
 	} else {
 		struct walk w = { 0 };
@@ -501,7 +566,7 @@ static void check_damaged(const char *path)
 	}
 	ret = odb_open(&db, path, ODB_RDWR);
 	if (ret) {
-		assert_true(ret <= -ODB_EMAGIC && ret >= -ODB_ECHAIN);
+		assert_true(ret <= -ODB_EMAGIC && ret >= -ODB_EOLDFMT);
 	} else {
 		uint64_t before = odb_get(&db, 0xabcdef);
 
@@ -572,7 +637,7 @@ static void test_random_damage(void **state)
 
 		memcpy(raw, good, len);
 		for (k = 0; k < nr; k++) {
-			size_t off = 88 + rnd(&s) % (len - 88);
+			size_t off = 72 + rnd(&s) % (len - 72);
 
 			raw[off] = (unsigned char)rnd(&s);
 			if (rnd(&s) % 4 == 0)	/* a plausible small index */
@@ -639,6 +704,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_overflow, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_for_each_stops, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_corrupt_table, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_old_headers, setup, teardown),
 		cmocka_unit_test(test_strerror),
 		cmocka_unit_test_setup_teardown(test_truncations, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bit_flips, setup, teardown),
