@@ -108,6 +108,7 @@ void opd_images_release(struct opd_images *ims)
 		ims->modules = next;
 	}
 	image_free(ims->kernel);
+	image_free(ims->unknown_app);
 	for (size_t i = 0; i < ims->nr_filter; i++)
 		free(ims->filter[i]);
 	free(ims->filter);
@@ -317,4 +318,11 @@ struct opd_image *opd_image_from_kernel_pc(struct opd_images *ims, uint64_t pc,
 		return NULL;
 	*offset = pc - mod->start;
 	return kernel_image(ims, true, mod->name);
+}
+
+struct opd_image *opd_image_unknown_app(struct opd_images *ims)
+{
+	if (!ims->unknown_app)
+		ims->unknown_app = image_new(ims, OP_IMG_FILE, "/unknown");
+	return ims->unknown_app;
 }

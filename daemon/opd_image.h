@@ -49,6 +49,7 @@ struct opd_images {
 	bool have_km;
 	char *kernel_name;
 	struct opd_image *kernel;	/* created on first kernel sample */
+	struct opd_image *unknown_app;	/* created on first use */
 	struct opd_image *modules;	/* list, by name */
 
 	char **filter;			/* --image list, NULL: everything */
@@ -81,5 +82,10 @@ struct opd_image *opd_image_from_cookie(struct opd_images *ims, uint64_t cookie)
  * (pc - text_start) or a module (pc - module start); NULL outside both. */
 struct opd_image *opd_image_from_kernel_pc(struct opd_images *ims, uint64_t pc,
 					   uint64_t *offset);
+
+/* The application of a process whose executable was never seen (it exited
+ * before we read /proc, and no mapping named it): "/unknown", the name
+ * OProfile's operf files such processes under. NULL when out of memory. */
+struct opd_image *opd_image_unknown_app(struct opd_images *ims);
 
 #endif /* OPD_IMAGE_H */

@@ -93,9 +93,19 @@ static void sample(void *ctx, const struct opd_transient *t, uint64_t pc)
 	 * last file's: a key built in memory and compared at once is read
 	 * with wider loads than it was written with, which stalls. */
 	dep = image;
-	if (app && ((!t->in_kernel && (sp->separate & OP_SEP_LIB)) ||
-		    (t->in_kernel && (sp->separate & OP_SEP_KERNEL))))
+	if (image->img.kind == OP_IMG_ANON) {
+		/* a region of one process is filed under its application
+		 * whatever --separate says, as operf files it: OProfile's
+		 * readers skip {anon:...} at the top */
+		dep = app ? app : opd_image_unknown_app(sp->images);
+		if (!dep) {
+			sp->nr_lost_no_mapping++;
+			return;
+		}
+	} else if (app && ((!t->in_kernel && (sp->separate & OP_SEP_LIB)) ||
+			   (t->in_kernel && (sp->separate & OP_SEP_KERNEL)))) {
 		dep = app;
+	}
 	tgid = tid = cpu = OP_SF_ALL;
 	if (sp->separate & OP_SEP_THREAD) {
 		tgid = t->tgid;

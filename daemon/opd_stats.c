@@ -80,12 +80,14 @@ int opd_stats_write(const struct opd_stats *st, const char *current_dir)
 		KEEP(write_value(sub, "sample_lost_overflow", st->cpu_lost_overflow[c]));
 		KEEP(write_value(sub, "sample_received", st->cpu_received[c]));
 	}
-	snprintf(sub, sizeof(sub), "%s/throttled", dir);
-	KEEP(make_dir(sub));
+	/* OProfile's opreport warns whenever stats/throttled exists, so it
+	 * exists only once an event was throttled */
 	if (st->throttled[0]) {
 		char names[sizeof(st->throttled)];
 		char *save = NULL;
 
+		snprintf(sub, sizeof(sub), "%s/throttled", dir);
+		KEEP(make_dir(sub));
 		memcpy(names, st->throttled, sizeof(names));
 		for (char *n = strtok_r(names, ",", &save); n;
 		     n = strtok_r(NULL, ",", &save)) {

@@ -230,6 +230,11 @@ int kop_task_read_proc(struct kop_task *k, const char *proc_root,
 size_t kop_task_bytes(const struct kop_task *k);
 /* True for names perf and /proc give anonymous regions. */
 bool kop_name_is_anon(const char *name);
+/* A program run from a memfd (fexecve, as container runtimes do): its
+ * executable is the memfd, an anonymous mapping by kop_name_is_anon(), but
+ * still the process's application, named by that path as
+ * /proc/PID/exe names it. */
+bool kop_name_is_memfd(const char *name);
 
 /* ---- kop_evbuf.c --------------------------------------------------- */
 

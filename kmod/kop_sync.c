@@ -326,7 +326,14 @@ static void do_mmap2(struct kop_session *s, const struct kop_ring *r,
 	if (cookie == OP_NO_COOKIE || kop_task_map(k, addr, addr + len, pgoff,
 						   cookie))
 		goto nomem;
-	if (!anon && k->app_pending) {
+	if (k->app_pending && anon && kop_name_is_memfd(name)) {
+		/* the program itself runs from a memfd: the application is
+		 * that name, its samples stay in the anonymous region */
+		k->app_cookie = kop_dcookie_file(&s->dcookies, name,
+						 makedev(maj, min), (ino_t)ino,
+						 bid, bid_size);
+		k->app_pending = k->app_cookie == OP_NO_COOKIE;
+	} else if (!anon && k->app_pending) {
 		k->app_cookie = cookie;
 		k->app_pending = false;
 	}

@@ -286,6 +286,11 @@ bool kop_name_is_anon(const char *name)
 	       !strncmp(name, "/memfd:", 7);
 }
 
+bool kop_name_is_memfd(const char *name)
+{
+	return !strncmp(name, "/memfd:", 7);
+}
+
 int kop_task_read_proc(struct kop_task *k, const char *proc_root,
 		       struct kop_dcookies *dc, const struct op_logger *lg)
 {
@@ -333,6 +338,10 @@ int kop_task_read_proc(struct kop_task *k, const char *proc_root,
 			cookie = kop_dcookie_anon(dc, *name ? name : "anon",
 						  k->tgid, start, end);
 			off = KOP_MAP_ANON;
+			if (k->app_cookie == OP_NO_COOKIE && kop_name_is_memfd(name) &&
+			    !strcmp(name, exe))
+				k->app_cookie = kop_dcookie_file(dc, name, makedev(maj, min),
+								 (ino_t)ino, NULL, 0);
 		} else {
 			cookie = kop_dcookie_file(dc, name, makedev(maj, min),
 						  (ino_t)ino, NULL, 0);

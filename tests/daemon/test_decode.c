@@ -397,7 +397,7 @@ static const struct chain_case chain_cases[] = {
 		{ OP_IMG_FILE, "/usr/lib/libc.so.6", "/usr/lib/libc.so.6", ALL, ALL, ALL, 0x20, 2 },
 		{ OP_IMG_KERN, KERN, KERN, ALL, ALL, ALL, 0x30, 2 },
 		{ OP_IMG_KERN, "ext4", "ext4", ALL, ALL, ALL, 0x40, 1 },
-		{ OP_IMG_ANON, "anon", "anon", ALL, ALL, ALL, 0x50, 1 },
+		{ OP_IMG_ANON, "anon", "/usr/bin/app", ALL, ALL, ALL, 0x50, 1 },
 	  }, 5 },
 	{ "lib", {
 		{ OP_IMG_FILE, "/usr/bin/app", "/usr/bin/app", ALL, ALL, ALL, 0x10, 3 },
@@ -412,7 +412,7 @@ static const struct chain_case chain_cases[] = {
 		{ OP_IMG_FILE, "/usr/lib/libc.so.6", "/usr/lib/libc.so.6", ALL, ALL, ALL, 0x20, 2 },
 		{ OP_IMG_KERN, KERN, "/usr/bin/app", ALL, ALL, ALL, 0x30, 2 },
 		{ OP_IMG_KERN, "ext4", "/usr/bin/app", ALL, ALL, ALL, 0x40, 1 },
-		{ OP_IMG_ANON, "anon", "anon", ALL, ALL, ALL, 0x50, 1 },
+		{ OP_IMG_ANON, "anon", "/usr/bin/app", ALL, ALL, ALL, 0x50, 1 },
 	  }, 5 },
 	{ "thread", {
 		{ OP_IMG_FILE, "/usr/bin/app", "/usr/bin/app", 100, 100, ALL, 0x10, 2 },
@@ -422,7 +422,7 @@ static const struct chain_case chain_cases[] = {
 		{ OP_IMG_KERN, KERN, KERN, 100, 100, ALL, 0x30, 1 },
 		{ OP_IMG_KERN, KERN, KERN, 100, 101, ALL, 0x30, 1 },
 		{ OP_IMG_KERN, "ext4", "ext4", 100, 100, ALL, 0x40, 1 },
-		{ OP_IMG_ANON, "anon", "anon", 100, 100, ALL, 0x50, 1 },
+		{ OP_IMG_ANON, "anon", "/usr/bin/app", 100, 100, ALL, 0x50, 1 },
 	  }, 8 },
 	{ "cpu", {
 		{ OP_IMG_FILE, "/usr/bin/app", "/usr/bin/app", ALL, ALL, 0, 0x10, 2 },
@@ -432,7 +432,7 @@ static const struct chain_case chain_cases[] = {
 		{ OP_IMG_KERN, KERN, KERN, ALL, ALL, 0, 0x30, 1 },
 		{ OP_IMG_KERN, KERN, KERN, ALL, ALL, 1, 0x30, 1 },
 		{ OP_IMG_KERN, "ext4", "ext4", ALL, ALL, 0, 0x40, 1 },
-		{ OP_IMG_ANON, "anon", "anon", ALL, ALL, 0, 0x50, 1 },
+		{ OP_IMG_ANON, "anon", "/usr/bin/app", ALL, ALL, 0, 0x50, 1 },
 	  }, 8 },
 	{ "all", {
 		{ OP_IMG_FILE, "/usr/bin/app", "/usr/bin/app", 100, 100, 0, 0x10, 2 },
@@ -743,9 +743,49 @@ static void test_image_filter(void **state)
 	free(dir);
 }
 
+/* An anonymous region of a process whose executable is unknown (app cookie
+ * OP_NO_COOKIE) is filed under "/unknown", never at the top of the session,
+ * whatever --separate says: OProfile's readers skip a top-level {anon:}. */
+static void test_anon_unknown_app(void **state)
+{
+	static const uint64_t stream[] = {
+		ESC, OP_CPU_SWITCH, 0, ESC, OP_CTX_SWITCH, 100, OP_NO_COOKIE,
+		ESC, OP_CTX_TGID, 100, ESC, OP_COOKIE_SWITCH, 3, 0x50, 0, 0x50, 0,
+	};
+	static const char *const seps[] = { "none", "lib", "thread" };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(seps) / sizeof(seps[0]); i++) {
+		unsigned int sep = sep_flags(seps[i]);
+		int id = sep & OP_SEP_THREAD ? 100 : ALL;
+		const struct expect e = {
+			OP_IMG_ANON, "anon", "/unknown", id, id, ALL, 0x50, 2,
+		};
+		char *dir = tu_mkdtemp();
+		uint64_t total = 0;
+		size_t nr_files = 0;
+		struct chain c;
+
+		assert_non_null(dir);
+		chain_init(&c, dir, sep, 0, NULL);
+		opd_decode(c.dec, stream, sizeof(stream) / sizeof(stream[0]));
+		assert_int_equal(c.sampler.nr_written, 2);
+		assert_int_equal(opd_sfiles_sync(&c.sfiles), 0);
+		check_expect(dir, &e, seps[i]);
+		opd_sfiles_close_all(&c.sfiles);
+		walk(dir, &total, &nr_files);
+		assert_int_equal(total, 2);
+		assert_int_equal(nr_files, 1);
+		chain_release(&c);
+		tu_rm_rf(dir);
+		free(dir);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_anon_unknown_app),
 		cmocka_unit_test(test_decode_table),
 		cmocka_unit_test(test_decode_truncated_everywhere),
 		cmocka_unit_test(test_decode_per_cpu_context),

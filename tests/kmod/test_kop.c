@@ -267,6 +267,35 @@ static const struct kcase cases[] = {
 			     { 3, KOP_IMAGE_ANON, "anon", 0 } },
 	},
 	{
+		/* a program run from a memfd (fexecve): its text is an
+		 * anonymous region, its application the memfd's name */
+		.name = "exec of a memfd: the memfd names the application",
+		.steps = {
+			{ W_EXEC, 0, 740, 740, 0, 10, .name = "runc" },
+			{ W_MMAP, 0, 740, 740, 0, 11, 0x400000, 0x2000, 0, 77, "/memfd:runc (deleted)" },
+			{ W_MMAP, 0, 740, 740, 0, 12, 0x7f0000000000, 0x1000, 0, 78, "/usr/lib/libc.so.6" },
+			{ W_SAMPLE, 0, 740, 740, 0, 20, 0x401010 },
+		},
+		.expect = { CPU(0), CTX(740, 2, 740), USER, COOKIE(1), 0x1010, 0, END },
+		.want = { .nr_samples = 1, .nr_user_samples = 1, .nr_anon_samples = 1 },
+		.cookies = { { 1, KOP_IMAGE_ANON, "/memfd:runc (deleted)", 0x400000 },
+			     { 2, KOP_IMAGE_FILE, "/memfd:runc (deleted)" },
+			     { 3, KOP_IMAGE_FILE, "/usr/lib/libc.so.6" } },
+	},
+	{
+		.name = "an existing process run from a memfd: /proc/PID/exe names the application",
+		.procs = { { PROC_ADD, 0, 750, .name =
+			"00400000-00402000 r-xp 00000000 08:01 77 /memfd:runc (deleted)\n",
+			.exe = "/memfd:runc (deleted)" } },
+		.steps = {
+			{ W_SAMPLE, 0, 750, 750, 0, 5, 0x401010 },
+		},
+		.expect = { CPU(0), CTX(750, 2, 750), USER, COOKIE(1), 0x1010, 0, END },
+		.want = { .nr_samples = 1, .nr_user_samples = 1, .nr_anon_samples = 1 },
+		.cookies = { { 1, KOP_IMAGE_ANON, "/memfd:runc (deleted)", 0x400000 },
+			     { 2, KOP_IMAGE_FILE, "/memfd:runc (deleted)" } },
+	},
+	{
 		.name = "a kernel sample outside every range re-reads modules and emits MODULE_LOADED",
 		.steps = {
 			{ PROC_FILE, .name = "modules", .exe = "ext4 8192 1 - Live 0xffffffffc0001000\n" },
