@@ -1129,7 +1129,6 @@ static int opc_status(struct opc *c)
 		static const char *const losses[] = {
 			"event_lost_overflow", "lost_no_task", "lost_no_mapping",
 			"lost_samplefile", "lost_records_by_kernel", "bad_escape",
-			"dropped_upstream",
 		};
 
 		for (size_t i = 0; i < sizeof(losses) / sizeof(losses[0]); i++) {

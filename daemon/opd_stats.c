@@ -21,7 +21,6 @@ static const char *const counter_names[OPD_NR_COUNTERS] = {
 	[OPD_BAD_ESCAPE] = "bad_escape",
 	[OPD_SAMPLES_WRITTEN] = "samples_written",
 	[OPD_LOST_FILTERED] = "filtered_by_image",
-	[OPD_DROPPED_UPSTREAM] = "dropped_upstream",
 	[OPD_LOST_NO_TASK] = "lost_no_task",
 };
 

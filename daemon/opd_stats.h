@@ -18,11 +18,11 @@ enum opd_counter_id {
 	OPD_EVENT_LOST_OVERFLOW,	/* event-buffer overflow (kmod) */
 	OPD_LOST_NO_MAPPING,		/* unknown image, kernel pc outside text and modules */
 	OPD_LOST_SAMPLEFILE,
-	OPD_LOST_RECORDS_BY_KERNEL,	/* PERF_RECORD_LOST */
+	OPD_LOST_RECORDS_BY_KERNEL,	/* PERF_RECORD_LOST: the sum of the
+					 * per-CPU sample_lost_overflow */
 	OPD_BAD_ESCAPE,			/* bad stream sequences */
 	OPD_SAMPLES_WRITTEN,		/* counts that reached a file */
 	OPD_LOST_FILTERED,		/* outside --image (not a loss: asked for) */
-	OPD_DROPPED_UPSTREAM,		/* DROPPED sequences in the stream */
 	OPD_LOST_NO_TASK,		/* user sample of a process kmod never knew */
 	OPD_NR_COUNTERS
 };
@@ -30,7 +30,8 @@ enum opd_counter_id {
 struct opd_stats {
 	uint64_t v[OPD_NR_COUNTERS];
 	unsigned int nr_cpus;
-	uint64_t *cpu_lost_overflow;	/* nr_cpus entries */
+	uint64_t *cpu_lost_overflow;	/* nr_cpus entries: ring losses, a
+					 * breakdown of LOST_RECORDS_BY_KERNEL */
 	uint64_t *cpu_received;		/* nr_cpus entries */
 	char throttled[512];		/* comma list of throttled event names, "" if none */
 };

@@ -552,7 +552,11 @@ static void gather_stats(struct opd_daemon *d, struct opd_stats *st)
 	st->v[OPD_BAD_ESCAPE] = d->dec->nr_bad;
 	st->v[OPD_SAMPLES_WRITTEN] = d->sampler.nr_written;
 	st->v[OPD_LOST_FILTERED] = d->sampler.nr_filtered;
-	st->v[OPD_DROPPED_UPSTREAM] = d->dec->nr_dropped;
+	/* The kernel's ring losses reach us twice: kmod counts each
+	 * PERF_RECORD_LOST, and says so in the stream (DROPPED), which the
+	 * decoder counts. Each is counted once: from kmod when it answers,
+	 * else from the stream. */
+	st->v[OPD_LOST_RECORDS_BY_KERNEL] = d->dec->nr_dropped;
 	if (have_ks) {
 		st->v[OPD_EVENT_LOST_OVERFLOW] = ks.nr_lost_evbuf;
 		st->v[OPD_LOST_NO_TASK] = ks.nr_lost_no_task;
@@ -580,9 +584,11 @@ static void gather_stats(struct opd_daemon *d, struct opd_stats *st)
 		st->nr_cpus = nr_cpus;
 		for (unsigned int c = 0; c < nr_cpus; c++) {
 			st->cpu_received[c] = d->dec->nr_samples_cpu[c];
-			st->cpu_lost_overflow[c] = d->dec->nr_dropped_cpu[c];
-			if (have_ks && c < ks.nr_cpus && ks.nr_lost_ring_cpu)
-				st->cpu_lost_overflow[c] += ks.nr_lost_ring_cpu[c];
+			if (have_ks)
+				st->cpu_lost_overflow[c] = c < ks.nr_cpus && ks.nr_lost_ring_cpu ?
+							   ks.nr_lost_ring_cpu[c] : 0;
+			else
+				st->cpu_lost_overflow[c] = d->dec->nr_dropped_cpu[c];
 		}
 	}
 	if (have_ks)

@@ -667,13 +667,12 @@ static void print_loss_block(FILE *out, const struct pp_profile *p)
 	} ctrs[] = {
 		{ "event_lost_overflow", true },
 		{ "lost_records_by_kernel", true },
-		{ "dropped_upstream", true },
 		{ "lost_no_task", false },
 		{ "lost_no_mapping", false },
 		{ "lost_samplefile", false },
 		{ "bad_escape", false },
 	};
-	enum { NR = sizeof(ctrs) / sizeof(ctrs[0]) };
+	enum { NR = sizeof(ctrs) / sizeof(ctrs[0]), RING = 1 /* lost_records_by_kernel */ };
 	uint64_t vals[NR] = { 0 };
 	uint64_t total = 0, cpu_lost = 0, lost = 0, all;
 	bool found = false;
@@ -697,6 +696,12 @@ static void print_loss_block(FILE *out, const struct pp_profile *p)
 	if (!total)
 		for (size_t c = 0; c < (p->fs.nr_classes ? p->fs.nr_classes : 1); c++)
 			total += p->total[c];
+	/* Our daemon files the ring's losses per CPU in OProfile's
+	 * cpuN/sample_lost_overflow and their sum in operf's
+	 * lost_records_by_kernel: count the breakdown only when the sum is
+	 * absent (OProfile 0.9's sessions) */
+	if (vals[RING])
+		cpu_lost = 0;
 	all = total + cpu_lost;
 	for (size_t i = 0; i < NR; i++) {
 		lost += vals[i];

@@ -53,7 +53,7 @@ for f in "$stats"/* "$stats"/cpu*/*; do
 	[ -f "$f" ] || continue
 	name=${f##*/}
 	case $name in
-	*lost*|bad_escape|dropped_upstream) ;;
+	*lost*|bad_escape) ;;
 	*) continue ;;
 	esac
 	v=$(cat "$f")

@@ -116,6 +116,19 @@ out_has "lost_no_mapping *4 (0.3941%)"
 out_has "sample_lost_overflow *5"
 grep -q throttled "$OUT" && fail "a throttle warning without throttling"
 
+# our daemon's layout: the ring's losses per CPU (OProfile's file) and
+# their sum (operf's lost_records_by_kernel) are one loss, counted once
+"$MKS" "$S" <<EOF
+stat total_samples 1000
+stat event_lost_overflow 0
+stat lost_no_mapping 0
+stat lost_records_by_kernel 30
+stat cpu0/sample_lost_overflow 10
+stat cpu1/sample_lost_overflow 20
+EOF
+expect 0
+out_has "WARNING: 30 samples were lost while profiling (2.9126% of 1030 samples)"
+
 # throttled events (stats/throttled/EVENT, empty files): said in the header
 mkdir -p "$S/samples/current/stats/throttled"
 : >"$S/samples/current/stats/throttled/TIMER"
