@@ -58,6 +58,17 @@ void opd_decoder_init(struct opd_decoder *dec, const struct opd_decode_ops *ops,
 	opd_decoder_reset_context(dec);
 }
 
+/* The chain in progress ends: at TRACE_END (complete), or because the
+ * stream broke it off. */
+static void end_trace(struct opd_decoder *dec, bool complete)
+{
+	bool started = dec->t.trace == OPD_TRACE_CALLERS;
+
+	dec->t.trace = OPD_TRACE_NONE;
+	if (started && dec->ops->trace_end)
+		dec->ops->trace_end(dec->ctx, &dec->t, complete);
+}
+
 /* Handlers get the arguments (already checked present and not escapes) and
  * return false when an argument is out of range. */
 typedef bool (*handler_fn)(struct opd_decoder *dec, const uint64_t *args);
@@ -106,7 +117,6 @@ static bool h_cpu_switch(struct opd_decoder *dec, const uint64_t *args)
 		clear_transient(&dec->t);
 		dec->t.cpu = (int)args[0];
 	}
-	dec->t.in_trace = false;
 	return true;
 }
 
@@ -136,15 +146,23 @@ static bool h_module_loaded(struct opd_decoder *dec, const uint64_t *args)
 static bool h_trace_begin(struct opd_decoder *dec, const uint64_t *args)
 {
 	(void)args;
-	dec->t.in_trace = true;
+	dec->t.trace = OPD_TRACE_SAMPLE;
 	return true;
 }
 
 static bool h_trace_end(struct opd_decoder *dec, const uint64_t *args)
 {
 	(void)args;
-	dec->t.in_trace = false;
+	end_trace(dec, true);
 	return true;
+}
+
+/* The codes that may come inside a chain: they say where its next frame
+ * lies. Any other breaks the chain off. */
+static bool in_chain(uint64_t code)
+{
+	return code == OP_KERNEL_ENTER || code == OP_USER_ENTER ||
+	       code == OP_COOKIE_SWITCH || code == OP_TRACE_END;
 }
 
 static bool h_dropped(struct opd_decoder *dec, const uint64_t *args)
@@ -194,16 +212,6 @@ void opd_decode(struct opd_decoder *dec, const uint64_t *w, size_t n)
 			}
 			ev = w[i + 1];
 			i += OP_SAMPLE_WORDS;
-			if (dec->t.in_trace) {
-				/* call-chain entries: no call-graph files yet */
-				dec->nr_trace_words += OP_SAMPLE_WORDS;
-				if (!dec->logged_trace) {
-					dec->logged_trace = true;
-					op_log(dec->log, OP_LOG_WARN,
-					       "decoder: call-chain samples are not stored (no call-graph files); counted only");
-				}
-				continue;
-			}
 			if (ev >= dec->nr_events) {
 				bad(dec, OPD_BAD_EVENT, ev);
 				i = next_escape(w, i, n);
@@ -216,9 +224,17 @@ void opd_decode(struct opd_decoder *dec, const uint64_t *w, size_t n)
 				continue;
 			}
 			dec->t.event = (uint32_t)ev;
+			if (dec->t.trace == OPD_TRACE_CALLERS) {
+				dec->nr_callers++;
+				if (dec->ops->caller)
+					dec->ops->caller(dec->ctx, &dec->t, pc);
+				continue;
+			}
 			dec->nr_samples++;
 			dec->nr_samples_cpu[dec->t.cpu]++;
 			dec->ops->sample(dec->ctx, &dec->t, pc);
+			if (dec->t.trace == OPD_TRACE_SAMPLE)
+				dec->t.trace = OPD_TRACE_CALLERS;
 			continue;
 		}
 
@@ -253,6 +269,10 @@ void opd_decode(struct opd_decoder *dec, const uint64_t *w, size_t n)
 			continue;
 		}
 		i += 2 + (size_t)nr_args;
+		if (dec->t.trace != OPD_TRACE_NONE && !in_chain(code)) {
+			bad(dec, OPD_BAD_TRUNCATED, code);
+			end_trace(dec, false);
+		}
 		if (!handlers[code](dec, args)) {
 			bad(dec, OPD_BAD_ARG, code);
 			i = next_escape(w, i, n);

@@ -5,14 +5,16 @@
  * daemon: the stream only says what changed, so the current cpu, task,
  * images and mode are carried from one call to the next. The decoder knows
  * nothing about files or kmod: each complete sample goes to ops->sample()
- * with the transient, which is what lets the tests drive it with plain
- * arrays of words.
+ * with the transient (and each of its callers to ops->caller()), which is
+ * what lets the tests drive it with plain arrays of words.
  *
  * The stream is outside data. An unknown code, a truncated sequence (an
  * argument or the event word that is itself an escape, or the end of the
  * buffer inside a sequence), an out-of-range event index or a sample with no
  * context is counted in nr_bad, logged once per kind, and decoding skips to
- * the next escape. Nothing in the stream can make the decoder fail.
+ * the next escape. A chain broken off by anything but a mode or image
+ * change ends there (trace_end, not complete) and counts as truncated.
+ * Nothing in the stream can make the decoder fail.
  *
  * Ownership: a decoder is used by one thread (the daemon's main loop).
  */
@@ -29,6 +31,14 @@
  * argument. */
 #define OPD_MAX_CPUS 1024
 
+/* A sample with its call chain: TRACE_BEGIN, the sample, its callers,
+ * TRACE_END (op_proto.h). */
+enum opd_trace {
+	OPD_TRACE_NONE,		/* a plain sample comes next */
+	OPD_TRACE_SAMPLE,	/* after TRACE_BEGIN: the sample comes next */
+	OPD_TRACE_CALLERS,	/* after the sample: its callers, innermost first */
+};
+
 struct opd_transient {
 	int cpu;		/* -1 until CPU_SWITCH */
 	int tgid;		/* -1 until CTX_TGID */
@@ -37,7 +47,7 @@ struct opd_transient {
 	uint64_t app_cookie;	/* the task's executable, OP_NO_COOKIE for kernel threads */
 	uint64_t cookie;	/* image of the following user samples */
 	bool in_kernel;		/* after KERNEL_ENTER: samples are absolute pcs */
-	bool in_trace;		/* between TRACE_BEGIN and TRACE_END */
+	enum opd_trace trace;	/* where in a call chain the stream is */
 	uint32_t event;		/* event index of the sample being delivered */
 };
 
@@ -57,6 +67,13 @@ struct opd_decode_ops {
 	void (*sample)(void *ctx, const struct opd_transient *t, uint64_t pc);
 	/* MODULE_LOADED seen; may be NULL */
 	void (*module_loaded)(void *ctx);
+	/* A caller in the chain of the last sample (t->trace is
+	 * OPD_TRACE_CALLERS): pc as for a sample, in t's image and mode.
+	 * May be NULL (callers are then counted only). */
+	void (*caller)(void *ctx, const struct opd_transient *t, uint64_t pc);
+	/* The chain of the last sample ends: complete at TRACE_END, not
+	 * when the stream broke it off (counted bad). May be NULL. */
+	void (*trace_end)(void *ctx, const struct opd_transient *t, bool complete);
 };
 
 struct opd_decoder {
@@ -71,12 +88,11 @@ struct opd_decoder {
 	uint64_t nr_bad;		/* bad sequences (stats: bad_escape) */
 	uint64_t nr_bad_kind[OPD_NR_BAD_KINDS];
 	uint64_t nr_dropped;		/* DROPPED counts, summed */
-	uint64_t nr_trace_words;	/* call-chain samples skipped (no call-graph files yet) */
+	uint64_t nr_callers;		/* callers delivered (or counted) */
 	uint64_t nr_module_loads;
 	uint64_t nr_samples_cpu[OPD_MAX_CPUS];
 	uint64_t nr_dropped_cpu[OPD_MAX_CPUS];
 	bool logged[OPD_NR_BAD_KINDS];
-	bool logged_trace;
 };
 
 /* Initialise dec; the transient starts with no context. */

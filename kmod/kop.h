@@ -41,6 +41,11 @@ struct kop_source_ops {
 	bool (*cpu_online)(void *ctx, int cpu);
 };
 
+/* The kernel's own bound on a chain (sample_max_stack is 16 bits; the
+ * kernel.perf_event_max_stack sysctl, 127 by default, bounds it further:
+ * a deeper request fails to open, with a message naming the sysctl). */
+#define KOP_MAX_CALLGRAPH_DEPTH 65534u
+
 struct kop_config {
 	const struct perf_event_attr *events;	/* caller-encoded (libpfm4) */
 	unsigned int nr_events;
@@ -49,6 +54,9 @@ struct kop_config {
 	size_t evbuf_words;		/* event buffer size */
 	size_t evbuf_watershed;		/* reader wakes at this many words */
 	unsigned int sync_interval_ms;	/* 250 */
+	unsigned int callgraph_depth;	/* 0: no call chains; else callers
+					 * kept per sample (frame pointers),
+					 * at most KOP_MAX_CALLGRAPH_DEPTH */
 	const char *proc_root;		/* "/proc"; kallsyms, modules, PID/maps */
 	const struct kop_source_ops *ops;	/* NULL: the real kernel */
 	void *ops_ctx;
@@ -66,6 +74,16 @@ struct kop_stats {
 	uint64_t nr_lost_no_task;	/* user sample of a process gone before we knew its mappings */
 	uint64_t nr_bad_records;	/* unknown or malformed ring records */
 	uint64_t nr_module_loads;	/* MODULE_LOADED emitted */
+	/* call chains (--callgraph): each counted once, at the sync */
+	uint64_t nr_chains;		/* samples written with a call chain */
+	uint64_t nr_bt_lost_no_mapping;	/* chains cut at a user frame in no
+					 * mapping of the task (OProfile's
+					 * bt_lost_no_mapping) */
+	uint64_t nr_bt_truncated;	/* chains that filled the depth: the
+					 * kernel may have cut them there */
+	uint64_t nr_bt_aborted;		/* chains the record could not hold
+					 * (OProfile's backtrace_aborted):
+					 * the sample is kept, flat */
 	unsigned int nr_cpus;
 	uint64_t *nr_lost_ring_cpu;	/* nr_cpus entries; owned by the session */
 	uint64_t *nr_samples_cpu;	/* nr_cpus entries; owned by the session */
@@ -82,7 +100,8 @@ static inline uint64_t kop_event_bit(unsigned int i)
 
 struct kop_session;
 
-/* The stream kop writes (op_proto.h codes), for the decoder:
+/* The stream kop writes (op_proto.h codes), for the decoder (a sample
+ * with a call chain is described at the end):
  *   - each sync writes one block per CPU that had anything:
  *     ESCAPE CPU_SWITCH cpu, then ESCAPE DROPPED n if the ring lost n
  *     records since the CPU's last block (PERF_RECORD_LOST; the same
@@ -100,6 +119,13 @@ struct kop_session;
  * are written, so a block's samples already reflect every mmap/exec/exit
  * of any CPU that preceded them. Kernel threads and tasks whose executable
  * is unknown carry app_cookie OP_NO_COOKIE.
+ *   - with callgraph_depth, a sample whose chain has callers is written
+ *     ESCAPE TRACE_BEGIN, the sample as above, then each caller, innermost
+ *     first, as a sample of the same event (KERNEL_ENTER / USER_ENTER and
+ *     COOKIE_SWITCH before it as for a sample), then ESCAPE TRACE_END. A
+ *     caller is resolved like a sample, against the same task's mappings
+ *     at the sample's time; the chain stops at a user frame in no mapping.
+ *     The sampled pc is not repeated as a caller.
  */
 
 /* Create a session; nothing is opened yet. Returns 0 or -errno. */

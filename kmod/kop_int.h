@@ -292,11 +292,23 @@ struct kop_resolved {
 	uint8_t kernel;
 	uint8_t module_loaded;	/* emit MODULE_LOADED before this sample */
 	uint8_t anon;		/* user sample in an anonymous region */
+	uint16_t nr_frames;	/* callers, in the CPU's frames from first_frame */
+	uint32_t first_frame;
+};
+
+/* A caller of a sample, resolved as a sample is (its cookie and offset, or
+ * a kernel pc). */
+struct kop_frame {
+	uint64_t cookie;	/* OP_NO_COOKIE for kernel frames */
+	uint64_t offset;
+	uint8_t kernel;
 };
 
 struct kop_cpu_out {
 	struct kop_resolved *v;
 	size_t nr, cap;
+	struct kop_frame *frames;	/* the samples' callers */
+	size_t nr_frames, cap_frames;
 	uint64_t nr_lost;	/* ring loss since the last block: DROPPED */
 };
 
@@ -305,7 +317,9 @@ struct kop_cpu_out {
 struct kop_counts {
 	uint64_t nr_samples, nr_kernel_samples, nr_user_samples,
 		 nr_anon_samples, nr_lost_ring, nr_lost_evbuf,
-		 nr_lost_no_task, nr_bad_records, nr_module_loads;
+		 nr_lost_no_task, nr_bad_records, nr_module_loads,
+		 nr_chains, nr_bt_lost_no_mapping, nr_bt_truncated,
+		 nr_bt_aborted;
 	uint64_t throttled;
 };
 

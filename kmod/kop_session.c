@@ -28,6 +28,12 @@ int kop_session_new(const struct kop_config *cfg, struct kop_session **out)
 	*out = NULL;
 	if (!cfg || !cfg->events || !cfg->nr_events)
 		return -EINVAL;
+	if (cfg->callgraph_depth > KOP_MAX_CALLGRAPH_DEPTH) {
+		op_log(&cfg->log, OP_LOG_ERR,
+		       "kmod: call-chain depth %u is more than the %u frames a sample record holds",
+		       cfg->callgraph_depth, KOP_MAX_CALLGRAPH_DEPTH);
+		return -EINVAL;
+	}
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
@@ -122,6 +128,12 @@ static void fill_attr(const struct kop_session *s, struct perf_event_attr *a,
 	}
 	a->size = sizeof(*a);
 	a->sample_type = KOP_SAMPLE_TYPE;
+	if (ev != KOP_SIDEBAND && s->cfg.callgraph_depth) {
+		/* frame-pointer chains, kernel and user parts; the chain
+		 * follows the sample's fixed fields (kop_sample_rec) */
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+		a->sample_max_stack = (uint16_t)(s->cfg.callgraph_depth + 1);	/* + the pc */
+	}
 	a->read_format = 0;
 	a->disabled = 1;
 	a->sample_id_all = 1;
@@ -215,10 +227,12 @@ static int open_ring(struct kop_session *s, unsigned int ev, int cpu,
 			       cpu, strerror(-h));
 		else
 			op_log(&s->cfg.log, OP_LOG_ERR,
-			       "kmod: cannot open event %u (type %u config %#llx) on cpu %d: %s",
+			       "kmod: cannot open event %u (type %u config %#llx) on cpu %d: %s%s",
 			       ev, s->events[ev].type,
 			       (unsigned long long)s->events[ev].config, cpu,
-			       strerror(-h));
+			       strerror(-h),
+			       s->cfg.callgraph_depth ?
+			       " (with call chains: is the depth above sysctl kernel.perf_event_max_stack?)" : "");
 		return h;
 	}
 	r->handle = h;
@@ -434,8 +448,10 @@ void kop_session_free(struct kop_session *s)
 	if (s->started && !s->stopped)
 		kop_session_stop(s);
 	close_rings(s);
-	for (int cpu = 0; cpu < s->nr_cpus; cpu++)
+	for (int cpu = 0; cpu < s->nr_cpus; cpu++) {
 		free(s->out[cpu].v);
+		free(s->out[cpu].frames);
+	}
 	free(s->out);
 	free(s->merge_h);
 	free(s->merge_t);
@@ -489,6 +505,10 @@ int kop_stats_get(struct kop_session *s, struct kop_stats *st)
 	st->nr_lost_no_task = s->pub.nr_lost_no_task;
 	st->nr_bad_records = s->pub.nr_bad_records;
 	st->nr_module_loads = s->pub.nr_module_loads;
+	st->nr_chains = s->pub.nr_chains;
+	st->nr_bt_lost_no_mapping = s->pub.nr_bt_lost_no_mapping;
+	st->nr_bt_truncated = s->pub.nr_bt_truncated;
+	st->nr_bt_aborted = s->pub.nr_bt_aborted;
 	st->throttled = s->pub.throttled;
 	memcpy(st->nr_lost_ring_cpu, s->pub_lost_cpu, bytes);
 	memcpy(st->nr_samples_cpu, s->pub_samples_cpu, bytes);

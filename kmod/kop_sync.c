@@ -148,6 +148,83 @@ static struct kop_resolved *out_slot(struct kop_session *s, int cpu)
 	return &o->v[o->nr++];
 }
 
+static struct kop_frame *frame_slot(struct kop_cpu_out *o)
+{
+	if (o->nr_frames == o->cap_frames) {
+		size_t ncap = o->cap_frames ? o->cap_frames * 2 : 4096;
+		struct kop_frame *v = realloc(o->frames, ncap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		o->frames = v;
+		o->cap_frames = ncap;
+	}
+	return &o->frames[o->nr_frames++];
+}
+
+/* The callers in a sample record's chain (PERF_SAMPLE_CALLCHAIN after the
+ * fixed fields: nr, then nr entries, PERF_CONTEXT_* markers among the pcs),
+ * resolved into o's frames against task k as the sample itself was. The
+ * first pc is the sampled one and is skipped. A user frame in no mapping
+ * of k ends the chain: what a frame-pointer walk finds past such a frame
+ * is rarely a return address. */
+static void resolve_chain(struct kop_session *s, struct kop_cpu_out *o,
+			  struct kop_task *k, const struct perf_event_header *h,
+			  struct kop_resolved *e)
+{
+	const uint64_t *chain = (const void *)((const struct kop_sample_rec *)h + 1);
+	size_t room = (h->size - sizeof(struct kop_sample_rec)) / sizeof(uint64_t);
+	uint64_t nr, nr_pcs = 0;
+	bool kernel = e->kernel, skip = true, other = false;
+
+	e->first_frame = (uint32_t)o->nr_frames;
+	if (room < 1 || (nr = chain[0]) > room - 1) {
+		s->counts.nr_bt_aborted++;
+		return;
+	}
+	for (uint64_t i = 1; i <= nr; i++) {
+		uint64_t pc = chain[i];
+		struct kop_frame *f;
+
+		if (pc >= PERF_CONTEXT_MAX) {
+			/* a hypervisor or guest part follows: not ours */
+			other = pc != PERF_CONTEXT_KERNEL && pc != PERF_CONTEXT_USER;
+			kernel = pc == PERF_CONTEXT_KERNEL;
+			continue;
+		}
+		nr_pcs++;
+		if (skip) {
+			skip = false;
+			continue;	/* the sampled pc */
+		}
+		if (other || e->nr_frames == s->cfg.callgraph_depth)
+			continue;
+		if (kernel) {
+			if (!(f = frame_slot(o)))
+				break;
+			f->cookie = OP_NO_COOKIE;
+			f->offset = pc;
+			f->kernel = 1;
+		} else {
+			const struct kop_map *m = k ? kop_task_lookup(k, pc) : NULL;
+
+			if (!m) {
+				s->counts.nr_bt_lost_no_mapping++;
+				break;
+			}
+			if (!(f = frame_slot(o)))
+				break;
+			f->cookie = m->cookie;
+			f->offset = pc - m->start + (m->pgoff & ~KOP_MAP_ANON);
+			f->kernel = 0;
+		}
+		e->nr_frames++;
+	}
+	/* the kernel keeps depth + 1 pcs, the sampled one included */
+	if (nr_pcs > s->cfg.callgraph_depth)
+		s->counts.nr_bt_truncated++;
+}
+
 static void kernel_ranges(struct kop_session *s, uint64_t pc, uint64_t time,
 			  struct kop_resolved *e)
 {
@@ -248,9 +325,12 @@ static void do_sample(struct kop_session *s, const struct kop_ring *r,
 			return;
 		}
 	}
+	if (s->cfg.callgraph_depth)
+		resolve_chain(s, &s->out[r->cpu], k, h, &e);
 	slot = out_slot(s, r->cpu);
 	if (!slot) {
 		s->counts.nr_lost_evbuf++;
+		s->out[r->cpu].nr_frames -= e.nr_frames;
 		if (log_once(s, LOG_NOMEM))
 			op_log(&s->cfg.log, OP_LOG_ERR,
 			       "kmod: out of memory resolving samples, counted in nr_lost_evbuf");
@@ -588,101 +668,195 @@ static void merge(struct kop_session *s, uint64_t cutoff)
 		kop_ring_publish_tail(&s->rings[i]);
 }
 
+/* ---- the stream writer ----
+ * One writer per protocol code, as buffer_sync.c has its add_* helpers:
+ * each writes ESCAPE, its code and its arguments. The room a sequence takes
+ * comes from the protocol table (op_seq_words()), so no length is spelled
+ * twice. A sample is written whole or not at all: its room, context changes
+ * and callers included, is checked first. evbuf->lock is held throughout. */
+
+static inline void put_code(struct kop_evbuf *b, enum op_code code)
+{
+	kop_evbuf_put(b, OP_ESCAPE_CODE);
+	kop_evbuf_put(b, code);
+}
+
+static void put_cpu_switch(struct kop_evbuf *b, int cpu)
+{
+	put_code(b, OP_CPU_SWITCH);
+	kop_evbuf_put(b, (uint64_t)cpu);
+}
+
+static void put_dropped(struct kop_evbuf *b, uint64_t n)
+{
+	put_code(b, OP_DROPPED);
+	kop_evbuf_put(b, n);
+}
+
+/* CTX_SWITCH is always followed by CTX_TGID: one writer for both */
+static void put_ctx(struct kop_evbuf *b, int32_t tid, uint64_t app, int32_t tgid)
+{
+	put_code(b, OP_CTX_SWITCH);
+	kop_evbuf_put(b, (uint64_t)(uint32_t)tid);
+	kop_evbuf_put(b, app);
+	put_code(b, OP_CTX_TGID);
+	kop_evbuf_put(b, (uint64_t)(uint32_t)tgid);
+}
+
+static void put_mode(struct kop_evbuf *b, bool kernel)
+{
+	put_code(b, kernel ? OP_KERNEL_ENTER : OP_USER_ENTER);
+}
+
+static void put_cookie(struct kop_evbuf *b, uint64_t cookie)
+{
+	put_code(b, OP_COOKIE_SWITCH);
+	kop_evbuf_put(b, cookie);
+}
+
+static inline void put_sample(struct kop_evbuf *b, uint64_t offset, uint32_t event)
+{
+	kop_evbuf_put(b, offset);
+	kop_evbuf_put(b, event);
+}
+
+/* What the stream has last said in this CPU's block. */
+struct emit_state {
+	int32_t tid, tgid;
+	uint64_t app;
+	int kernel;		/* -1: nothing said yet */
+	uint64_t cookie;
+	bool pending_module;	/* a MODULE_LOADED still to say */
+};
+
+/* Room for a sample or caller at (kernel, cookie): the mode and image it
+ * needs said first (all of it after a context switch), then its words. */
+static size_t pos_words(const struct emit_state *st, bool kernel,
+			uint64_t cookie, bool ctx)
+{
+	bool mode = ctx || (int)kernel != st->kernel;
+	size_t n = OP_SAMPLE_WORDS;
+
+	if (mode)
+		n += op_seq_words(OP_KERNEL_ENTER);
+	if (!kernel && (mode || cookie != st->cookie))
+		n += op_seq_words(OP_COOKIE_SWITCH);
+	return n;
+}
+
+static void put_pos(struct kop_evbuf *b, struct emit_state *st, bool kernel,
+		    uint64_t cookie, bool ctx)
+{
+	bool mode = ctx || (int)kernel != st->kernel;
+
+	if (mode) {
+		put_mode(b, kernel);
+		st->kernel = kernel;
+	}
+	if (!kernel && (mode || cookie != st->cookie)) {
+		put_cookie(b, cookie);
+		st->cookie = cookie;
+	}
+}
+
+/* Write one sample that needs more than its two words: a context change,
+ * a MODULE_LOADED, or callers. False when the buffer has no room for it. */
+static bool put_full_sample(struct kop_evbuf *b, struct emit_state *st,
+			    const struct kop_resolved *e,
+			    const struct kop_frame *frames)
+{
+	bool ctx = e->tid != st->tid || e->tgid != st->tgid || e->app_cookie != st->app;
+	bool module = e->module_loaded || st->pending_module;
+	size_t need = pos_words(st, e->kernel, e->cookie, ctx);
+
+	if (module)
+		need += op_seq_words(OP_MODULE_LOADED);
+	if (ctx)
+		need += op_seq_words(OP_CTX_SWITCH) + op_seq_words(OP_CTX_TGID);
+	if (e->nr_frames)
+		/* each caller at most: a mode, an image, its words */
+		need += op_seq_words(OP_TRACE_BEGIN) + op_seq_words(OP_TRACE_END) +
+			e->nr_frames * (op_seq_words(OP_KERNEL_ENTER) +
+					op_seq_words(OP_COOKIE_SWITCH) + OP_SAMPLE_WORDS);
+	if (!kop_evbuf_room(b, need)) {
+		st->pending_module = module;
+		return false;
+	}
+	if (module) {
+		put_code(b, OP_MODULE_LOADED);
+		st->pending_module = false;
+	}
+	if (ctx) {
+		put_ctx(b, e->tid, e->app_cookie, e->tgid);
+		st->tid = e->tid;
+		st->tgid = e->tgid;
+		st->app = e->app_cookie;
+	}
+	if (e->nr_frames)
+		put_code(b, OP_TRACE_BEGIN);
+	put_pos(b, st, e->kernel, e->cookie, ctx);
+	put_sample(b, e->offset, e->event);
+	if (!e->nr_frames)
+		return true;
+	for (uint32_t i = 0; i < e->nr_frames; i++) {
+		const struct kop_frame *f = &frames[e->first_frame + i];
+
+		put_pos(b, st, f->kernel, f->cookie, false);
+		put_sample(b, f->offset, e->event);
+	}
+	put_code(b, OP_TRACE_END);
+	return true;
+}
+
 /* Write CPU cpu's resolved samples as one block. evbuf->lock held. */
 static void emit_cpu(struct kop_session *s, int cpu)
 {
 	struct kop_evbuf *b = &s->evbuf;
 	struct kop_cpu_out *o = &s->out[cpu];
-	int32_t last_tid = -1, last_tgid = -1;
-	uint64_t last_app = OP_NO_COOKIE;
-	int last_kernel = -1;
-	uint64_t last_cookie = OP_NO_COOKIE;
-	bool pending_module = false;
-	size_t nr_written = 0, nr_kernel = 0, nr_anon = 0;
+	struct emit_state st = {
+		.tid = -1, .tgid = -1, .app = OP_NO_COOKIE, .kernel = -1,
+		.cookie = OP_NO_COOKIE,
+	};
+	size_t nr_written = 0, nr_kernel = 0, nr_anon = 0, nr_chains = 0;
 
 	if (!o->nr && !o->nr_lost)
 		return;
-	if (!kop_evbuf_room(b, 3 + (o->nr_lost ? 3 : 0))) {
+	if (!kop_evbuf_room(b, op_seq_words(OP_CPU_SWITCH) +
+			       (o->nr_lost ? op_seq_words(OP_DROPPED) : 0))) {
 		s->counts.nr_lost_evbuf += o->nr;
 		goto out_full;
 	}
-	kop_evbuf_put(b, OP_ESCAPE_CODE);
-	kop_evbuf_put(b, OP_CPU_SWITCH);
-	kop_evbuf_put(b, (uint64_t)cpu);
+	put_cpu_switch(b, cpu);
 	if (o->nr_lost) {
-		kop_evbuf_put(b, OP_ESCAPE_CODE);
-		kop_evbuf_put(b, OP_DROPPED);
-		kop_evbuf_put(b, o->nr_lost);
+		put_dropped(b, o->nr_lost);
 		o->nr_lost = 0;
 	}
 	for (size_t i = 0; i < o->nr; i++) {
 		const struct kop_resolved *e = &o->v[i];
 
 		/* the common case: same thread, mode and image as before */
-		if (e->tid == last_tid && e->tgid == last_tgid &&
-		    e->app_cookie == last_app && e->kernel == last_kernel && !e->module_loaded &&
-		    !pending_module && (e->kernel || e->cookie == last_cookie) &&
+		if (e->tid == st.tid && e->tgid == st.tgid &&
+		    e->app_cookie == st.app && e->kernel == st.kernel &&
+		    !e->module_loaded && !st.pending_module && !e->nr_frames &&
+		    (e->kernel || e->cookie == st.cookie) &&
 		    b->size - b->wr >= OP_SAMPLE_WORDS) {
 			b->words[b->wr] = e->offset;
 			b->words[b->wr + 1] = e->event;
 			b->wr += OP_SAMPLE_WORDS;
-			nr_written++;
-			nr_kernel += e->kernel;
-			nr_anon += e->anon;
-			continue;
-		}
-		bool ctx = e->tid != last_tid || e->tgid != last_tgid ||
-			   e->app_cookie != last_app;
-		bool mode = ctx || e->kernel != last_kernel;
-		bool cookie = !e->kernel &&
-			      (mode || e->cookie != last_cookie);
-		bool module = e->module_loaded || pending_module;
-		size_t need = OP_SAMPLE_WORDS + (ctx ? 7 : 0) + (mode ? 2 : 0) +
-			      (cookie ? 3 : 0) + (module ? 2 : 0);
-
-		if (!kop_evbuf_room(b, need)) {
+		} else if (!put_full_sample(b, &st, e, o->frames)) {
 			s->counts.nr_lost_evbuf++;
-			pending_module = module;
 			continue;
 		}
-		if (module) {
-			kop_evbuf_put(b, OP_ESCAPE_CODE);
-			kop_evbuf_put(b, OP_MODULE_LOADED);
-			pending_module = false;
-		}
-		if (ctx) {
-			kop_evbuf_put(b, OP_ESCAPE_CODE);
-			kop_evbuf_put(b, OP_CTX_SWITCH);
-			kop_evbuf_put(b, (uint64_t)(uint32_t)e->tid);
-			kop_evbuf_put(b, e->app_cookie);
-			kop_evbuf_put(b, OP_ESCAPE_CODE);
-			kop_evbuf_put(b, OP_CTX_TGID);
-			kop_evbuf_put(b, (uint64_t)(uint32_t)e->tgid);
-			last_tid = e->tid;
-			last_tgid = e->tgid;
-			last_app = e->app_cookie;
-		}
-		if (mode) {
-			kop_evbuf_put(b, OP_ESCAPE_CODE);
-			kop_evbuf_put(b, e->kernel ? OP_KERNEL_ENTER : OP_USER_ENTER);
-			last_kernel = e->kernel;
-		}
-		if (cookie) {
-			kop_evbuf_put(b, OP_ESCAPE_CODE);
-			kop_evbuf_put(b, OP_COOKIE_SWITCH);
-			kop_evbuf_put(b, e->cookie);
-			last_cookie = e->cookie;
-		}
-		kop_evbuf_put(b, e->offset);
-		kop_evbuf_put(b, e->event);
 		nr_written++;
 		nr_kernel += e->kernel;
 		nr_anon += e->anon;
+		nr_chains += e->nr_frames != 0;
 	}
 	s->counts.nr_samples += nr_written;
 	s->counts.nr_kernel_samples += nr_kernel;
 	s->counts.nr_user_samples += nr_written - nr_kernel;
 	s->counts.nr_anon_samples += nr_anon;
+	s->counts.nr_chains += nr_chains;
 	s->samples_cpu[cpu] += nr_written;
 	if (nr_written == o->nr)
 		goto out;
@@ -692,6 +866,7 @@ out_full:
 		       "kmod: event buffer full, samples dropped and counted in nr_lost_evbuf (reader too slow or buffer too small)");
 out:
 	o->nr = 0;
+	o->nr_frames = 0;
 	kop_evbuf_check_watershed(b);
 }
 

@@ -11,6 +11,7 @@
 #ifndef OP_PROTO_H
 #define OP_PROTO_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* No sample offset or kernel pc can be all ones. */
@@ -32,9 +33,12 @@ enum op_code {
 	OP_USER_ENTER = 6,
 	/* no args: the module list changed; the daemon re-reads it */
 	OP_MODULE_LOADED = 7,
-	/* no args: a call chain follows, as samples, until TRACE_END */
+	/* no args: a sample with its call chain follows: the sample, then
+	 * its callers innermost first, each a sample of the same event
+	 * (KERNEL_ENTER, USER_ENTER and COOKIE_SWITCH may come between them,
+	 * nothing else), then TRACE_END */
 	OP_TRACE_BEGIN = 8,
-	/* no args */
+	/* no args: the chain is complete */
 	OP_TRACE_END = 9,
 	/* args: number of samples lost upstream (for accounting) */
 	OP_DROPPED = 10,
@@ -47,6 +51,13 @@ enum op_code {
 /* Words after OP_ESCAPE_CODE and the code itself, i.e. the arguments a code
  * takes; -1 for a code this build does not know. */
 int op_code_nr_args(uint64_t code);
+
+/* Words of a code's whole sequence: ESCAPE, the code, its arguments. For
+ * a code this build knows. */
+static inline size_t op_seq_words(enum op_code code)
+{
+	return 2 + (size_t)op_code_nr_args(code);
+}
 
 /* Name of a code for logs ("CTX_SWITCH"), "unknown" for others. */
 const char *op_code_name(uint64_t code);

@@ -54,6 +54,9 @@ struct sink {
 	struct rec r[64];
 	size_t n;
 	size_t nr_modules;
+	struct rec callers[16];
+	size_t nr_callers;
+	size_t nr_complete, nr_broken;	/* chains ended */
 };
 
 static void sink_sample(void *ctx, const struct opd_transient *t, uint64_t pc)
@@ -77,9 +80,35 @@ static void sink_module(void *ctx)
 	((struct sink *)ctx)->nr_modules++;
 }
 
+static void sink_caller(void *ctx, const struct opd_transient *t, uint64_t pc)
+{
+	struct sink *s = ctx;
+
+	assert_int_equal(t->trace, OPD_TRACE_CALLERS);
+	assert_true(t->in_kernel || t->cookie != OP_NO_COOKIE);
+	if (s->nr_callers < 16)
+		s->callers[s->nr_callers] = (struct rec){ pc, t->cpu, t->tid, t->tgid,
+							  t->app_cookie, t->cookie,
+							  t->in_kernel, t->event };
+	s->nr_callers++;
+}
+
+static void sink_trace_end(void *ctx, const struct opd_transient *t, bool complete)
+{
+	struct sink *s = ctx;
+
+	(void)t;
+	if (complete)
+		s->nr_complete++;
+	else
+		s->nr_broken++;
+}
+
 static const struct opd_decode_ops sink_ops = {
 	.sample = sink_sample,
 	.module_loaded = sink_module,
+	.caller = sink_caller,
+	.trace_end = sink_trace_end,
 };
 
 /* log lines are counted so "logged once" can be checked */
@@ -142,9 +171,9 @@ static const struct decode_case decode_cases[] = {
 	  { ESC, OP_CPU_SWITCH, 0, ESC, OP_CTX_SWITCH, 101, 7, ESC, OP_CTX_TGID, 100,
 	    ESC, OP_COOKIE_SWITCH, 9, 0x10, 0 }, 15, 1, 1, 0,
 	  { 0x10, 0, 101, 100, 7, 9, false, 0 } },
-	{ "call chain skipped, not bad",
+	{ "a call chain's callers are not samples",
 	  { CTX0, ESC, OP_TRACE_BEGIN, 0x1, 0, 0x2, 0, ESC, OP_TRACE_END, 0x40, 0 },
-	  CTX0_N + 10, 1, 1, 0, { 0x40, 0, 100, 100, 7, 9, false, 0 } },
+	  CTX0_N + 10, 1, 2, 0, { 0x1, 0, 100, 100, 7, 9, false, 0 } },
 	{ "double escape", { ESC, ESC, OP_CPU_SWITCH, 0, ESC, OP_CTX_SWITCH, 100, 7,
 			     ESC, OP_COOKIE_SWITCH, 9, 0x10, 0 }, 13, 1, 1, 1,
 	  { 0x10, 0, 100, 100, 7, 9, false, 0 } },
@@ -183,7 +212,59 @@ static void run_decode_case(const struct decode_case *c)
 				 r->kernel, r->event);
 	}
 	/* each kind of bad sequence is logged once at most */
-	assert_true((uint64_t)lc.nr_warn <= dec->nr_bad + (dec->nr_trace_words ? 1 : 0));
+	assert_true((uint64_t)lc.nr_warn <= dec->nr_bad);
+	free(dec);
+}
+
+/* TRACE_BEGIN, the sample, callers (with mode and image changes between
+ * them), TRACE_END; and chains the stream breaks off. */
+static void test_decode_chains(void **state)
+{
+	static const uint64_t w[] = {
+		CTX0, ESC, OP_TRACE_BEGIN, ESC, OP_KERNEL_ENTER, KTEXT + 1, 0,
+		KTEXT + 2, 0, ESC, OP_USER_ENTER, ESC, OP_COOKIE_SWITCH, 11,
+		0x30, 0, ESC, OP_COOKIE_SWITCH, 12, 0x40, 0, ESC, OP_TRACE_END,
+		/* a plain sample after it, in the last caller's image */
+		0x50, 0,
+		/* broken off by a task switch: counted, the next decodes */
+		ESC, OP_TRACE_BEGIN, 0x60, 0, 0x70, 0,
+		ESC, OP_CTX_SWITCH, 200, 7, ESC, OP_CTX_TGID, 200, ESC, OP_COOKIE_SWITCH, 9,
+		0x80, 0,
+		/* TRACE_END with no sample ends nothing */
+		ESC, OP_TRACE_BEGIN, ESC, OP_TRACE_END, 0x90, 0,
+	};
+	struct opd_decoder *dec = malloc(sizeof(*dec));
+	struct sink s = { 0 };
+	struct logcount lc = { 0 };
+	struct op_logger lg = { count_log, &lc, OP_LOG_DEBUG };
+
+	(void)state;
+	assert_non_null(dec);
+	opd_decoder_init(dec, &sink_ops, &s, 1, &lg);
+	opd_decode(dec, w, sizeof(w) / sizeof(w[0]));
+	assert_int_equal(s.n, 5);	/* KTEXT+1, 0x50, 0x60, 0x80, 0x90 */
+	assert_int_equal(s.r[0].pc, KTEXT + 1);
+	assert_true(s.r[0].kernel);
+	assert_int_equal(s.r[1].pc, 0x50);
+	assert_int_equal(s.r[1].cookie, 12);
+	assert_int_equal(s.r[3].pc, 0x80);
+	assert_int_equal(s.r[3].tid, 200);
+	assert_int_equal(s.r[4].pc, 0x90);
+	assert_int_equal(s.nr_callers, 4);
+	assert_int_equal(s.callers[0].pc, KTEXT + 2);
+	assert_true(s.callers[0].kernel);
+	assert_int_equal(s.callers[1].pc, 0x30);
+	assert_false(s.callers[1].kernel);
+	assert_int_equal(s.callers[1].cookie, 11);
+	assert_int_equal(s.callers[2].pc, 0x40);
+	assert_int_equal(s.callers[2].cookie, 12);
+	assert_int_equal(s.callers[3].pc, 0x70);
+	assert_int_equal(s.nr_complete, 1);
+	assert_int_equal(s.nr_broken, 1);
+	assert_int_equal(dec->nr_bad, 1);
+	assert_int_equal(dec->nr_bad_kind[OPD_BAD_TRUNCATED], 1);
+	assert_int_equal(dec->nr_samples, 5);
+	assert_int_equal(dec->nr_callers, 4);
 	free(dec);
 }
 
@@ -787,6 +868,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_anon_unknown_app),
 		cmocka_unit_test(test_decode_table),
+		cmocka_unit_test(test_decode_chains),
 		cmocka_unit_test(test_decode_truncated_everywhere),
 		cmocka_unit_test(test_decode_per_cpu_context),
 		cmocka_unit_test(test_decode_random),
