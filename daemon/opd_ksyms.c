@@ -103,7 +103,10 @@ static int collect_file(const char *rel, const char *full, void *arg)
 
 	if (op_sfname_parse(rel, &n))
 		return 0;
-	if (n.image.kind == OP_IMG_ANON || odb_open(&db, full, ODB_RDONLY))
+	/* an arc file's keys are pairs of offsets; the callees' own
+	 * samples name their symbols */
+	if (n.image.kind == OP_IMG_ANON || n.cg.path ||
+	    odb_open(&db, full, ODB_RDONLY))
 		goto out;
 	op_img_mark_kernel(&n.image, db.header->is_kernel);
 	if (n.image.kind == OP_IMG_KERN) {

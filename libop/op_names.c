@@ -289,6 +289,10 @@ char *op_sfname_build(const struct op_sfname *n)
 		sb_add(&b, "/{dep}");
 		ret = add_image(&b, &n->image, false);
 	}
+	if (!ret && n->cg.path) {
+		sb_add(&b, "/{cg}");
+		ret = add_image(&b, &n->cg, false);
+	}
 	if (ret) {
 		free(b.s);
 		errno = -ret;
@@ -476,15 +480,18 @@ static bool parse_sep(const char *s, size_t n, int *out)
 
 /* Parse one image starting at component *i, stopping before "{dep}" (if
  * stop_at_dep) or before the last component. */
-static int parse_image(const struct comps *c, size_t *i, bool stop_at_dep,
+/* The image in components [*i, the first `stop` after it), or up to the
+ * event's component when stop is NULL; *i is left at its end. Marker
+ * components cannot be path components: those are escaped. */
+static int parse_image(const struct comps *c, size_t *i, const char *stop,
 		       struct op_img *img)
 {
 	size_t end, k;
 	const char *first = c->v[*i];
 	struct sbuf path = { 0 };
 
-	if (stop_at_dep) {
-		for (end = *i; end < c->nr && strcmp(c->v[end], "{dep}"); end++)
+	if (stop) {
+		for (end = *i; end < c->nr && strcmp(c->v[end], stop); end++)
 			;
 		if (end == c->nr)
 			return -EINVAL;
@@ -586,6 +593,7 @@ void op_sfname_release(struct op_sfname *n)
 		return;
 	free(n->image.path);
 	free(n->dep.path);
+	free(n->cg.path);
 	free(n->event);
 	memset(n, 0, sizeof(*n));
 }
@@ -594,6 +602,7 @@ int op_sfname_parse(const char *rel, struct op_sfname *n)
 {
 	struct comps c;
 	size_t i = 0;
+	bool cg = false;
 	char *again;
 	int ret;
 
@@ -603,16 +612,28 @@ int op_sfname_parse(const char *rel, struct op_sfname *n)
 	ret = -EINVAL;
 	if (c.nr < 5)
 		goto err_comps;
-	ret = parse_image(&c, &i, true, &n->dep);
+	ret = parse_image(&c, &i, "{dep}", &n->dep);
 	if (ret)
 		goto err_release;
 	i++;	/* {dep} */
 	ret = -EINVAL;
 	if (i >= c.nr)
 		goto err_release;
-	ret = parse_image(&c, &i, false, &n->image);
+	for (size_t k = i; k + 1 < c.nr; k++)
+		if (!strcmp(c.v[k], "{cg}"))
+			cg = true;
+	ret = parse_image(&c, &i, cg ? "{cg}" : NULL, &n->image);
 	if (ret)
 		goto err_release;
+	if (cg) {
+		i++;	/* {cg} */
+		ret = -EINVAL;
+		if (i + 1 >= c.nr)
+			goto err_release;
+		ret = parse_image(&c, &i, NULL, &n->cg);
+		if (ret)
+			goto err_release;
+	}
 	ret = parse_event(c.v[c.nr - 1], n);
 	if (ret)
 		goto err_release;

@@ -7,6 +7,8 @@
  *   .../{dep}/{kern}/NAME/...                  a module, or "no-vmlinux"
  *   .../{dep}/{anon:NAME}/TGID.0xSTART.0xEND/...  anonymous region of a process
  *                                               (END its last byte, as operf)
+ *   .../{dep}/{root}/IMAGE/{cg}/{root}/CALLEE/...  call-graph arcs from IMAGE
+ *                                               into CALLEE (any image form)
  *
  * "image" is where the samples fell; "dep" is the application they were
  * separated under (--separate=lib,kernel); without separation dep equals
@@ -56,6 +58,8 @@ struct op_sfname {
 	unsigned long count;
 	unsigned int unit_mask;
 	int tgid, tid, cpu;	/* OP_SF_ALL or a value */
+	struct op_img cg;	/* an arc file: the callee's image; .path NULL
+				 * for a sample file */
 };
 
 /* Build the name relative to samples/current/ into a malloc'd string.

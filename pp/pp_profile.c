@@ -113,7 +113,9 @@ static int walk_file(const char *rel, const char *full, void *arg)
 			w->fs->first_unnamed = strdup(full);
 		return 0;
 	}
-	if (!pp_spec_match_file(w->spec, &n)) {
+	/* call-graph arcs are keyed by pairs of offsets, not offsets: the
+	 * flat views never read them */
+	if (n.cg.path || !pp_spec_match_file(w->spec, &n)) {
 		op_sfname_release(&n);
 		return 0;
 	}

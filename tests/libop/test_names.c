@@ -44,6 +44,11 @@ static void assert_sfname_equal(const struct op_sfname *a, const struct op_sfnam
 	assert_int_equal(a->tgid, b->tgid);
 	assert_int_equal(a->tid, b->tid);
 	assert_int_equal(a->cpu, b->cpu);
+	if (a->cg.path || b->cg.path) {
+		assert_non_null(a->cg.path);
+		assert_non_null(b->cg.path);
+		assert_img_equal(&a->cg, &b->cg);
+	}
 }
 
 /* Every component non-empty, not "." or "..", at most 255 bytes, no control
@@ -123,6 +128,17 @@ static const struct {
 	  "{root}/.../.../{dep}/{anon:a%7Db%2Fc{}/0.0x0.0x0/%7BTIMER}.0.0.all.all.all" },
 	{ { ANON_IMG("", 1, 1, 2), KERN_IMG(""), S("T"), 0, 0, -1, -1, -1 },
 	  "{kern}/%-/{dep}/{anon:}/1.0x1.0x2/T.0.0.all.all.all" },
+	/* call-graph arcs: the callee's image after {cg}, as operf names them */
+	{ { FILE_IMG("/usr/bin/foo"), FILE_IMG("/usr/bin/foo"), S("TIMER"), 100000, 0,
+	    OP_SF_ALL, OP_SF_ALL, OP_SF_ALL, FILE_IMG("/lib/libc.so.6") },
+	  "{root}/usr/bin/foo/{dep}/{root}/usr/bin/foo/{cg}/{root}/lib/libc.so.6/"
+	  "TIMER.100000.0.all.all.all" },
+	{ { KERN_IMG("/proc/kallsyms"), FILE_IMG("/usr/bin/foo"), S("TIMER"), 100000, 0,
+	    12, 13, 1, ANON_IMG("[vdso]", 12, 0x7000, 0x7fff) },
+	  "{root}/usr/bin/foo/{dep}/{root}/proc/kallsyms/{cg}/{anon:[vdso]}/12.0x7000.0x7fff/"
+	  "TIMER.100000.0.12.13.1" },
+	{ { FILE_IMG("/{cg}"), FILE_IMG("/a"), S("T"), 0, 0, -1, -1, -1, KERN_IMG("ext4") },
+	  "{root}/a/{dep}/{root}/%7Bcg}/{cg}/{kern}/ext4/T.0.0.all.all.all" },
 };
 
 static void test_table(void **state)
@@ -191,6 +207,8 @@ static void test_long_path(void **state)
 }
 
 static const char *const bad_names[] = {
+	"{root}/a/{dep}/{root}/a/{cg}/TIMER.1.0.all.all.all",		/* {cg} with no image */
+	"{root}/a/{dep}/{root}/a/{cg}/{root}/b/{cg}/{root}/c/T.1.0.all.all.all",	/* two */
 	"",
 	"foo",
 	"/{root}/a/{dep}/{root}/a/TIMER.1.0.all.all.all",
@@ -339,10 +357,12 @@ static void test_random_round_trips(void **state)
 	int i;
 
 	for (i = 0; i < 20000; i++) {
-		struct op_sfname n;
+		struct op_sfname n = { 0 };
 
 		random_img(&s, &n.image);
 		random_img(&s, &n.dep);
+		if (rnd(&s) % 2)
+			random_img(&s, &n.cg);
 		n.event = random_bytes(&s, 20, false);
 		if (!*n.event) {
 			free(n.event);
