@@ -106,13 +106,15 @@ static int parse_sort(const char *s, struct pp_report_opts *o)
 			k = PP_SORT_DEBUG;
 		else if (IS("image"))
 			k = PP_SORT_IMAGE;
+		else if (IS("app-name"))
+			k = PP_SORT_APP;
 		else {
 			fprintf(stderr, "opreport: unknown sort key '%.*s' in --sort=%s "
-				"(use vma,sample,symbol,debug,image)\n", (int)len, p, s);
+				"(use vma,sample,symbol,debug,image,app-name)\n", (int)len, p, s);
 			return -EINVAL;
 		}
 #undef IS
-		if (o->nr_sort == 5) {
+		if (o->nr_sort == sizeof(o->sort) / sizeof(o->sort[0])) {
 			fprintf(stderr, "opreport: too many sort keys in --sort=%s\n", s);
 			return -EINVAL;
 		}
@@ -221,7 +223,7 @@ int main(int argc, const char **argv)
 		{ "threshold", 't', POPT_ARG_DOUBLE, &cl.threshold, 0,
 		  "hide lines below this percentage", "PERCENT" },
 		{ "sort", 's', POPT_ARG_STRING, &cl.sort, 0,
-		  "sort keys: vma,sample,symbol,debug,image", "KEYS" },
+		  "sort keys: vma,sample,symbol,debug,image,app-name", "KEYS" },
 		{ "reverse-sort", 'r', POPT_ARG_NONE, &cl.reverse, 0, "reverse the sort", NULL },
 		{ "accumulated", 'a', POPT_ARG_NONE, &cl.accumulated, 0,
 		  "add cumulated samples and percent columns", NULL },

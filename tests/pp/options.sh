@@ -42,8 +42,9 @@ ARGS="-l --jit-dir"; run -l --jit-dir="$E2E_TMP"
 has "^5 *100.000  jitted_b\$"
 ARGS="(no map)"; run --jit-dir="$E2E_TMP/none"
 has " anon (tgid:4242 range:0x7f0000001000-0x7f0000001fff)\$"
+# as OProfile names an image it has no symbols for: by its own name
 ARGS="-l (no map)"; run -l --jit-dir="$E2E_TMP/none"
-has "^5 *100.000  (no symbols)\$"
+has "^5 *100.000  anon (tgid:4242 range:0x7f0000001000-0x7f0000001fff)\$"
 S=$E2E_TMP/s
 
 ARGS="-l -i"; run -l -i func_b30,schedule
@@ -140,7 +141,7 @@ cp "$T" "$E2E_TMP/moved/"
 cp "$T" "$E2E_TMP/root/opt/gone/" 2>/dev/null || { mkdir -p "$E2E_TMP/root/opt/gone"; cp "$T" "$E2E_TMP/root/opt/gone/"; }
 S=$E2E_TMP/s2
 ARGS="-l (missing)"; run -l
-has "(no symbols)"
+has "^7 .*  /opt/gone/pp_target_pie\$"
 grep -q "/opt/gone/pp_target_pie could not be found" "$E2E_TMP/err" || fail "no warning for a missing binary"
 ARGS="-l -p"; run -l -p "$E2E_TMP/nothing,$E2E_TMP/moved"
 has "func_c15"
