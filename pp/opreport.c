@@ -55,7 +55,7 @@ struct cmdline {
 	double threshold;
 	int symbols, debug_info, details, xml, exclude_dependent;
 	int global_percent, long_filenames, show_address, accumulated;
-	int no_header, reverse, callgraph, verbose, help;
+	int no_header, reverse, callgraph, verbose, help, dynamic_symbols;
 };
 
 static char **split_list(const char *s)
@@ -249,6 +249,9 @@ int main(int argc, const char **argv)
 		  "separate debug file directories (libdwfl path, default :.debug:/usr/lib/debug)", "PATH" },
 		{ "jit-dir", 0, POPT_ARG_STRING, &cl.jit_dir, 0,
 		  "where perf-PID.map files are (default /tmp)", "DIR" },
+		{ "dynamic-symbols", 0, POPT_ARG_NONE, &cl.dynamic_symbols, 0,
+		  "name samples of binaries without .symtab by their .dynsym functions "
+		  "(OProfile shows one line per such binary)", NULL },
 		{ "callgraph", 'c', POPT_ARG_NONE, &cl.callgraph, 0,
 		  "call graphs (not supported: refused)", NULL },
 		{ "verbose", 'V', POPT_ARG_NONE, &cl.verbose, 0, "more messages", NULL },
@@ -322,6 +325,7 @@ int main(int argc, const char **argv)
 	o.accumulated = cl.accumulated;
 	o.no_header = cl.no_header;
 	o.reverse = cl.reverse;
+	o.dynamic_symbols = cl.dynamic_symbols;
 	o.threshold = cl.threshold;
 	o.image_path = cl.image_path;
 	o.root = cl.root;
