@@ -55,7 +55,7 @@ struct cmdline {
 	double threshold;
 	int symbols, debug_info, details, xml, exclude_dependent;
 	int global_percent, long_filenames, show_address, accumulated;
-	int no_header, reverse, callgraph, verbose, help;
+	int no_header, reverse, callgraph, verbose, help, dynamic_symbols;
 };
 
 static char **split_list(const char *s)
@@ -106,13 +106,15 @@ static int parse_sort(const char *s, struct pp_report_opts *o)
 			k = PP_SORT_DEBUG;
 		else if (IS("image"))
 			k = PP_SORT_IMAGE;
+		else if (IS("app-name"))
+			k = PP_SORT_APP;
 		else {
 			fprintf(stderr, "opreport: unknown sort key '%.*s' in --sort=%s "
-				"(use vma,sample,symbol,debug,image)\n", (int)len, p, s);
+				"(use vma,sample,symbol,debug,image,app-name)\n", (int)len, p, s);
 			return -EINVAL;
 		}
 #undef IS
-		if (o->nr_sort == 5) {
+		if (o->nr_sort == sizeof(o->sort) / sizeof(o->sort[0])) {
 			fprintf(stderr, "opreport: too many sort keys in --sort=%s\n", s);
 			return -EINVAL;
 		}
@@ -221,7 +223,7 @@ int main(int argc, const char **argv)
 		{ "threshold", 't', POPT_ARG_DOUBLE, &cl.threshold, 0,
 		  "hide lines below this percentage", "PERCENT" },
 		{ "sort", 's', POPT_ARG_STRING, &cl.sort, 0,
-		  "sort keys: vma,sample,symbol,debug,image", "KEYS" },
+		  "sort keys: vma,sample,symbol,debug,image,app-name", "KEYS" },
 		{ "reverse-sort", 'r', POPT_ARG_NONE, &cl.reverse, 0, "reverse the sort", NULL },
 		{ "accumulated", 'a', POPT_ARG_NONE, &cl.accumulated, 0,
 		  "add cumulated samples and percent columns", NULL },
@@ -247,6 +249,9 @@ int main(int argc, const char **argv)
 		  "separate debug file directories (libdwfl path, default :.debug:/usr/lib/debug)", "PATH" },
 		{ "jit-dir", 0, POPT_ARG_STRING, &cl.jit_dir, 0,
 		  "where perf-PID.map files are (default /tmp)", "DIR" },
+		{ "dynamic-symbols", 0, POPT_ARG_NONE, &cl.dynamic_symbols, 0,
+		  "name samples of binaries without .symtab by their .dynsym functions "
+		  "(OProfile shows one line per such binary)", NULL },
 		{ "callgraph", 'c', POPT_ARG_NONE, &cl.callgraph, 0,
 		  "call graphs (not supported: refused)", NULL },
 		{ "verbose", 'V', POPT_ARG_NONE, &cl.verbose, 0, "more messages", NULL },
@@ -320,6 +325,7 @@ int main(int argc, const char **argv)
 	o.accumulated = cl.accumulated;
 	o.no_header = cl.no_header;
 	o.reverse = cl.reverse;
+	o.dynamic_symbols = cl.dynamic_symbols;
 	o.threshold = cl.threshold;
 	o.image_path = cl.image_path;
 	o.root = cl.root;

@@ -48,6 +48,9 @@ struct pp_symview {
 	size_t nr_images;
 	struct pp_entry *entries;
 	size_t nr_entries;
+	/* per class: the samples of the entries, which OProfile's
+	 * percentages are of (it leaves out samples outside every symbol) */
+	uint64_t *total;
 	struct img_tab *tabs;
 	size_t nr_tabs;
 	size_t *img_tab;		/* per image: index into tabs or SIZE_MAX */
@@ -315,6 +318,21 @@ static int entry_add_addr(struct pp_entry *e, size_t idx)
 	return 0;
 }
 
+/* The row of an image's samples that no symbol names, named as OProfile
+ * names the symbol it makes up for an image without symbols: the image's
+ * full name, a module's as "/NAME". */
+static char *unsymbolized_name(const struct op_img *img)
+{
+	char *name;
+
+	if (img->kind == OP_IMG_KERN && img->path[0] != '/') {
+		if (asprintf(&name, "/%s", img->path) < 0)
+			return NULL;
+		return name;
+	}
+	return img_name(img, true);
+}
+
 static int build_image(struct pp_symview *v, const struct pp_profile *p,
 		       size_t i, const struct pp_report_opts *o)
 {
@@ -341,6 +359,9 @@ static int build_image(struct pp_symview *v, const struct pp_profile *p,
 	}
 	if (v->img_tab[i] != SIZE_MAX && !v->tabs[v->img_tab[i]].status)
 		st = &v->tabs[v->img_tab[i]].st;
+	/* as OProfile: symbols it would not read count as none */
+	if (st && (!st->nr_syms || (st->dynsym_only && !o->dynamic_symbols)))
+		st = NULL;
 	if (st) {
 		nsyms = st->nr_syms;
 		sym_entry = malloc((nsyms ? nsyms : 1) * sizeof(*sym_entry));
@@ -359,17 +380,22 @@ static int build_image(struct pp_symview *v, const struct pp_profile *p,
 		struct pp_entry *e;
 
 		v->vmas[i][j] = vma;
+		/* as OProfile: samples outside every symbol of a full table
+		 * (.plt, padding, headers) are in no row and no total */
+		if (!sym && st && !st->partial)
+			continue;
 		if (*slot == SIZE_MAX) {
 			e = new_entry(v);
 			if (!e)
 				goto err_nomem;
 			e->image = i;
 			e->sym = sym;
-			e->vma = sym ? sym->start : vma;
+			e->vma = sym ? sym->start : 0;
 			if (sym && o->demangle)
 				e->name = pp_demangle(sym->name);
 			if (!e->name)
-				e->name = strdup(sym ? sym->name : NO_SYMBOLS);
+				e->name = sym ? strdup(sym->name) :
+					  unsymbolized_name(&im->img);
 			if (!e->name)
 				goto err_nomem;
 			if (o->debug_info && st)
@@ -593,6 +619,12 @@ struct pp_symview *pp_symview_build(const struct pp_profile *p,
 	for (size_t i = 0; i < n; i++)
 		if (build_image(v, p, i, o))
 			goto err_view;
+	v->total = calloc(v->nc, sizeof(*v->total));
+	if (!v->total)
+		goto err_view;
+	for (size_t i = 0; i < v->nr_entries; i++)
+		for (size_t c = 0; c < v->nc; c++)
+			v->total[c] += v->entries[i].counts[c];
 	return v;
 
 err_view:
@@ -612,6 +644,7 @@ void pp_symview_free(struct pp_symview *v)
 		free(v->entries[i].addrs);
 	}
 	free(v->entries);
+	free(v->total);
 	for (size_t i = 0; i < v->nr_tabs; i++) {
 		free(v->tabs[i].key);
 		pp_symtab_release(&v->tabs[i].st);
@@ -1015,47 +1048,70 @@ struct sym_sort_ctx {
 	const struct pp_report_opts *o;
 };
 
+/* The source file of a -g entry as OProfile compares it: by basename
+ * unless -f, "" without one. */
+static const char *debug_key(const struct pp_entry *e, bool long_names)
+{
+	const char *slash;
+
+	if (!e->src)
+		return "";
+	slash = long_names ? NULL : strrchr(e->src, '/');
+	return slash ? slash + 1 : e->src;
+}
+
+static int entry_key_cmp(const struct sym_sort_ctx *ctx, enum pp_sort_key k,
+			 const struct pp_entry *x, const struct pp_entry *y)
+{
+	int c;
+
+	switch (k) {
+	case PP_SORT_SAMPLE:	/* the first column alone, descending */
+		return (x->counts[0] < y->counts[0]) - (x->counts[0] > y->counts[0]);
+	case PP_SORT_IMAGE:
+		return strcmp(ctx->v->img_names[x->image], ctx->v->img_names[y->image]);
+	case PP_SORT_APP:
+		return strcmp(ctx->v->app_names[x->image], ctx->v->app_names[y->image]);
+	case PP_SORT_SYMBOL:
+		return strcmp(x->name, y->name);
+	case PP_SORT_DEBUG:
+		c = strcmp(debug_key(x, ctx->o->long_filenames),
+			   debug_key(y, ctx->o->long_filenames));
+		return c ? c : (x->line > y->line) - (x->line < y->line);
+	case PP_SORT_VMA:
+		return (x->vma > y->vma) - (x->vma < y->vma);
+	}
+	return 0;
+}
+
+/* OProfile's order of symbol rows (libpp/symbol_sort.cpp): the --sort keys,
+ * then the others in the order sample, image, app-name, symbol, debug, vma,
+ * every one reversed by -r; rows equal in all keep the order they were
+ * built in (OProfile's sort is stable). */
 static int entry_cmp(const void *a, const void *b, void *vctx)
 {
+	static const enum pp_sort_key all[] = {
+		PP_SORT_SAMPLE, PP_SORT_IMAGE, PP_SORT_APP, PP_SORT_SYMBOL,
+		PP_SORT_DEBUG, PP_SORT_VMA,
+	};
 	const struct sym_sort_ctx *ctx = vctx;
 	const struct pp_entry *x = *(const struct pp_entry *const *)a;
 	const struct pp_entry *y = *(const struct pp_entry *const *)b;
-	enum pp_sort_key def[] = { PP_SORT_SAMPLE, PP_SORT_IMAGE, PP_SORT_VMA };
-	const enum pp_sort_key *keys = ctx->o->nr_sort ? ctx->o->sort : def;
-	size_t nk = ctx->o->nr_sort ? ctx->o->nr_sort : 3;
 	int c = 0;
 
-	for (size_t k = 0; k < nk && !c; k++) {
-		switch (keys[k]) {
-		case PP_SORT_SAMPLE:
-			c = cmp_weight(x->counts[0], x->sum, y->counts[0], y->sum);
-			break;
-		case PP_SORT_VMA:
-			c = (x->vma > y->vma) - (x->vma < y->vma);
-			break;
-		case PP_SORT_SYMBOL:
-			c = strcmp(x->name, y->name);
-			break;
-		case PP_SORT_DEBUG:
-			c = strcmp(x->src ? x->src : "", y->src ? y->src : "");
-			if (!c)
-				c = (x->line > y->line) - (x->line < y->line);
-			break;
-		case PP_SORT_IMAGE:
-			c = strcmp(ctx->v->img_long[x->image],
-				   ctx->v->img_long[y->image]);
-			break;
-		}
+	for (size_t k = 0; k < ctx->o->nr_sort && !c; k++)
+		c = entry_key_cmp(ctx, ctx->o->sort[k], x, y);
+	for (size_t k = 0; k < sizeof(all) / sizeof(all[0]) && !c; k++) {
+		bool given = false;
+
+		for (size_t u = 0; u < ctx->o->nr_sort; u++)
+			given |= ctx->o->sort[u] == all[k];
+		if (!given)
+			c = entry_key_cmp(ctx, all[k], x, y);
 	}
 	if (ctx->o->reverse)
 		c = -c;
-	if (!c)	/* total order whatever the keys */
-		c = strcmp(ctx->v->app_long[x->image], ctx->v->app_long[y->image]);
-	if (!c)
-		c = strcmp(ctx->v->img_long[x->image], ctx->v->img_long[y->image]);
-	if (!c)
-		c = (x->vma > y->vma) - (x->vma < y->vma);
-	return c;
+	return c ? c : (x > y) - (x < y);
 }
 
 static bool name_in(char *const *list, const char *name)
@@ -1086,7 +1142,7 @@ static const struct pp_entry **selected_entries(const struct pp_profile *p,
 			continue;
 		if (name_in(o->exclude_symbols, e->name))
 			continue;
-		if (below_threshold(e->counts, p->total, v->nc, o->threshold))
+		if (below_threshold(e->counts, v->total, v->nc, o->threshold))
 			continue;
 		sel[n++] = e;
 	}
@@ -1187,7 +1243,7 @@ static int print_symbols(FILE *out, const struct pp_profile *p,
 			snprintf(buf, sizeof(buf), "%08" PRIx64, e->vma);
 			put_col(out, buf, 9);
 		}
-		print_sym_cols(out, e->counts, p->total, cum, nc,
+		print_sym_cols(out, e->counts, v->total, cum, nc,
 			       o->accumulated, false);
 		if (o->debug_info) {
 			format_line(buf, sizeof(buf), e->src, e->line,
@@ -1210,7 +1266,7 @@ static int print_symbols(FILE *out, const struct pp_profile *p,
 			fprintf(out, "  %08" PRIx64 " ", v->vmas[e->image][j]);
 			/* -%: against the whole profile, not the symbol */
 			print_sym_cols(out, &im->counts[j * nc],
-				       o->global_percent ? p->total : e->counts,
+				       o->global_percent ? v->total : e->counts,
 				       dcum, nc, o->accumulated, !o->debug_info);
 			if (o->debug_info) {
 				const char *src = NULL;
@@ -1608,7 +1664,7 @@ static int xml_processes(struct xml_ctx *x, uint64_t *sum)
 
 struct xml_sort_ctx {
 	const struct pp_symview *v;
-	bool reverse;
+	const struct pp_report_opts *o;
 	const struct pp_entry **sel;	/* for xml_key_cmp */
 };
 
@@ -1665,22 +1721,24 @@ static int xml_share_ids(struct xml_ctx *x, struct xml_sort_ctx *ctx)
 
 /* OProfile's XML order: application, image (base names unless -f), then
  * its remaining keys in their order: address, samples, name. */
+/* OProfile's XML order: its opreport sorts by app-name and image before
+ * its default keys (sample, symbol, debug, vma), every one reversed by -r,
+ * so that an application's images come together. */
 static int xml_entry_cmp(const void *a, const void *b, void *vctx)
 {
+	static const enum pp_sort_key keys[] = {
+		PP_SORT_APP, PP_SORT_IMAGE, PP_SORT_SAMPLE, PP_SORT_SYMBOL,
+		PP_SORT_DEBUG, PP_SORT_VMA,
+	};
 	const struct xml_sort_ctx *ctx = vctx;
+	const struct sym_sort_ctx sc = { ctx->v, ctx->o };
 	const struct pp_entry *x = *(const struct pp_entry *const *)a;
 	const struct pp_entry *y = *(const struct pp_entry *const *)b;
-	int c = strcmp(ctx->v->app_names[x->image], ctx->v->app_names[y->image]);
+	int c = 0;
 
-	if (!c)
-		c = strcmp(ctx->v->img_names[x->image], ctx->v->img_names[y->image]);
-	if (!c)
-		c = (x->vma > y->vma) - (x->vma < y->vma);
-	if (!c)
-		c = (x->counts[0] < y->counts[0]) - (x->counts[0] > y->counts[0]);
-	if (!c)
-		c = strcmp(x->name, y->name);
-	if (ctx->reverse)
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]) && !c; k++)
+		c = entry_key_cmp(&sc, keys[k], x, y);
+	if (ctx->o->reverse)
 		c = -c;
 	/* one order whatever the names: full names, then view order */
 	if (!c)
@@ -1826,7 +1884,7 @@ static int print_xml(FILE *out, const struct pp_profile *p,
 		     const struct pp_symview *v, const struct pp_report_opts *o)
 {
 	struct xml_ctx x = { .out = out, .p = p, .v = v, .o = o, .nc = v->nc };
-	struct xml_sort_ctx sctx = { v, o->reverse, NULL };
+	struct xml_sort_ctx sctx = { v, o, NULL };
 	bool timer = p->hdr.cpu_type == ODB_CPU_TIMER_INT;
 	bool by_thread = p->fs.axis == PP_AXIS_TID || p->fs.axis == PP_AXIS_TGID;
 	char tid0[24];
@@ -2111,7 +2169,7 @@ int pp_report_diff(FILE *out, const struct pp_profile *a,
 {
 	size_t na = va->nr_entries, nb = vb->nr_entries, n = 0;
 	struct diff_row *rows = calloc(na + nb + 1, sizeof(*rows));
-	uint64_t ta = sum_all(a->total, va->nc), tb = sum_all(b->total, vb->nc);
+	uint64_t ta = sum_all(va->total, va->nc), tb = sum_all(vb->total, vb->nc);
 	bool image_col = va->multiple_images || vb->multiple_images || !o->symbols;
 	bool app_col = va->multiple_apps || vb->multiple_apps;
 	char pct[32], num[32], diff[32];

@@ -27,14 +27,16 @@ enum pp_sort_key {
 	PP_SORT_SYMBOL,
 	PP_SORT_DEBUG,
 	PP_SORT_IMAGE,
+	PP_SORT_APP,
 };
 
 struct pp_report_opts {
 	bool symbols, debug_info, details, xml;
 	bool exclude_dependent, global_percent, long_filenames;
 	bool show_address, accumulated, no_header, reverse, demangle;
+	bool dynamic_symbols;		/* name samples by .dynsym (see pp_symbols.h) */
 	double threshold;		/* percent; 0: none */
-	enum pp_sort_key sort[5];
+	enum pp_sort_key sort[6];
 	size_t nr_sort;			/* 0: by samples */
 	char **include_symbols;		/* NULL-terminated, or NULL */
 	char **exclude_symbols;

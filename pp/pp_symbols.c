@@ -28,7 +28,9 @@ struct dw_state {
 
 struct sym_in {
 	struct pp_sym s;
-	int rank;		/* tie-break between aliases: lower wins */
+	int rank;		/* between aliases: lower wins, */
+	uint64_t seq;		/* then lower here */
+	uint64_t limit;		/* a size of 0 reaches no further than this */
 	bool end;		/* only ends the symbol before it (OP_KSYM_END) */
 };
 
@@ -40,7 +42,29 @@ static int sym_in_cmp(const void *a, const void *b)
 		return x->s.start < y->s.start ? -1 : 1;
 	if (x->rank != y->rank)
 		return x->rank - y->rank;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
 	return strcmp(x->s.name, y->s.name);
+}
+
+/* OProfile's order of preference between ELF aliases (its
+ * boring_symbol()): each test, in this order, decides when the two differ
+ * in it. */
+static int elf_alias_rank(const char *name, int bind)
+{
+	int rank = 0;
+
+	if (!strcmp(name, "Letext"))
+		rank |= 1 << 4;
+	if (!strncmp(name, "??", 2))
+		rank |= 1 << 3;
+	if (bind == STB_LOCAL)
+		rank |= 1 << 2;
+	if (name[0] == '_')
+		rank |= 1 << 1;
+	if (bind == STB_WEAK)
+		rank |= 1;
+	return rank;
 }
 
 /* A block of names; blocks are chained, newest first, and never moved, so
@@ -115,6 +139,8 @@ static int sym_vec_add_len(struct sym_vec *sv, uint64_t start, uint64_t size,
 	e->s.name = sv->use_blocks ? name_block_dup(&sv->blocks, name, len) :
 				     strndup(name, len);
 	e->rank = rank;
+	e->seq = sv->n;
+	e->limit = UINT64_MAX;
 	e->end = false;
 	if (!e->s.name)
 		return -ENOMEM;
@@ -169,8 +195,8 @@ static void sym_vec_sort(struct sym_vec *sv)
 }
 
 /* Sort, drop aliases at one address, give zero-sized symbols the room up to
- * the next one (limit bounds the last), drop the end markers, and hand the
- * array to st. */
+ * the next one or their own limit (limit bounds the last), drop the end
+ * markers, and hand the array to st. */
 static int symtab_finish(struct pp_symtab *st, struct sym_vec *sv,
 			 uint64_t limit)
 {
@@ -199,17 +225,19 @@ static int symtab_finish(struct pp_symtab *st, struct sym_vec *sv,
 		}
 		if (end)
 			end[n] = sv->v[i].end;
+		/* the kept entry's own limit, for the loop below */
+		sv->v[n].limit = sv->v[i].limit;
 		st->syms[n++] = sv->v[i].s;
 	}
 	for (size_t i = 0; i < n; i++) {
+		uint64_t stop = i + 1 < n ? st->syms[i + 1].start : limit;
+
 		if (st->syms[i].size)
 			continue;
-		if (i + 1 < n)
-			st->syms[i].size = st->syms[i + 1].start - st->syms[i].start;
-		else if (limit > st->syms[i].start)
-			st->syms[i].size = limit - st->syms[i].start;
-		else
-			st->syms[i].size = 1;
+		if (sv->v[i].limit < stop)
+			stop = sv->v[i].limit;
+		st->syms[i].size = stop > st->syms[i].start ?
+				   stop - st->syms[i].start : 1;
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (end && end[i]) {
@@ -275,6 +303,91 @@ static int find_debuginfo_local(Dwfl_Module *mod, void **userdata,
 		p = colon ? colon + 1 : NULL;
 	}
 	return -1;
+}
+
+static bool elf_has_symtab(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+
+	while (elf && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+			return true;
+	}
+	return false;
+}
+
+/* Whether libdwfl's symbols for mod come from a .symtab, the file's own
+ * (elf) or its debug file's, rather than from .dynsym. */
+static bool has_symtab(Dwfl_Module *mod, Elf *elf)
+{
+	const char *debugfile = NULL;
+	bool found = false;
+	Elf *delf;
+	int fd;
+
+	if (elf_has_symtab(elf))
+		return true;
+	/* libdwfl looked for the debug file when the file had no .symtab */
+	if (!dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL,
+			      &debugfile) || !debugfile)
+		return false;
+	fd = open(debugfile, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	delf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	found = elf_has_symtab(delf);
+	elf_end(delf);
+	close(fd);
+	return found;
+}
+
+/* Symbol i of mod into sv when OProfile would take it (see pp_symbols.h):
+ * from a .symtab, any symbol of an executable section, reaching the next
+ * one or its section's end; from .dynsym, functions with their size. */
+static int add_elf_sym(struct sym_vec *sv, Dwfl_Module *mod, int i,
+		       GElf_Addr bias, bool dynsym)
+{
+	char unnamed[64];
+	GElf_Sym sym;
+	GElf_Addr addr;
+	GElf_Word shndx;
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+	Elf *selv;
+	Dwarf_Addr sbias;
+	const char *name;
+	size_t shstrndx;
+	int type, ret;
+
+	name = dwfl_module_getsym_info(mod, i, &sym, &addr, &shndx, &selv,
+				       &sbias);
+	if (!name || shndx == SHN_UNDEF || !selv)
+		return 0;
+	scn = elf_getscn(selv, shndx);
+	if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR))
+		return 0;
+	type = GELF_ST_TYPE(sym.st_info);
+	if (dynsym && (!*name || (type != STT_FUNC && type != STT_GNU_IFUNC)))
+		return 0;
+	if (type == STT_SECTION || type == STT_FILE || !strcmp(name, "$a") ||
+	    !strcmp(name, "$t") || !strcmp(name, "$d") || !strcmp(name, "$x") ||
+	    !strncmp(name, ".L", 2) || !strcmp(name, "gcc2_compiled."))
+		return 0;
+	if (!*name) {
+		const char *sec = NULL;
+
+		if (!elf_getshdrstrndx(selv, &shstrndx))
+			sec = elf_strptr(selv, shstrndx, sh.sh_name);
+		snprintf(unnamed, sizeof(unnamed), "??%s", sec ? sec : "");
+		name = unnamed;
+	}
+	ret = sym_vec_add(sv, addr - bias, dynsym ? sym.st_size : 0, name,
+			  elf_alias_rank(name, GELF_ST_BIND(sym.st_info)));
+	if (!ret && !dynsym)
+		sv->v[sv->n - 1].limit = sh.sh_addr + sh.sh_size + sbias - bias;
+	return ret;
 }
 
 int pp_symtab_load_elf(struct pp_symtab *st, const char *path,
@@ -351,32 +464,14 @@ int pp_symtab_load_elf(struct pp_symtab *st, const char *path,
 		}
 	}
 	nsyms = dwfl_module_getsymtab(mod);
+	st->dynsym_only = !has_symtab(mod, elf);
+	st->partial = st->dynsym_only;
 	for (int i = 1; i < nsyms; i++) {
-		GElf_Sym sym;
-		GElf_Addr addr;
-		GElf_Word shndx;
-		Elf *selv;
-		Dwarf_Addr sbias;
-		const char *name;
-		int type, rank;
-
-		name = dwfl_module_getsym_info(mod, i, &sym, &addr, &shndx,
-					       &selv, &sbias);
-		if (!name || !*name || sym.st_shndx == SHN_UNDEF)
-			continue;
-		type = GELF_ST_TYPE(sym.st_info);
-		if (type != STT_FUNC && type != STT_GNU_IFUNC)
-			continue;
-		switch (GELF_ST_BIND(sym.st_info)) {
-		case STB_GLOBAL: rank = 0; break;
-		case STB_WEAK: rank = 1; break;
-		default: rank = 2; break;
-		}
-		ret = sym_vec_add(&sv, addr - bias, sym.st_size, name, rank);
+		ret = add_elf_sym(&sv, mod, i, bias, st->dynsym_only);
 		if (ret)
 			goto err_syms;
 	}
-	ret = symtab_finish(st, &sv, limit);
+	ret = symtab_finish(st, &sv, st->dynsym_only ? limit : UINT64_MAX);
 	if (ret)
 		goto err_dwfl;
 	st->dwfl = dw;
@@ -404,20 +499,25 @@ struct ksym_target {
 	int status;
 };
 
-/* Add one line's symbol to t (a global T wins over local aliases); a
- * module's base is its lowest symbol. */
+/* Add one line's symbol to t; of aliases the last line wins, as in
+ * OProfile, where each line reaches the next and the earlier aliases
+ * reach nothing. A module's base is its lowest symbol. */
 static void ksym_add(struct ksym_target *t, const struct op_ksym_line *l)
 {
 	bool end = l->type == OP_KSYM_END;
+	struct sym_in *e;
 
 	if (t->status)
 		return;
 	if (t->module && !end && l->addr < t->base)
 		t->base = l->addr;
 	t->status = sym_vec_add_len(&t->sv, l->addr, 0, l->name, l->name_len,
-				    end ? INT_MAX : l->type == 'T' ? 0 : 1);
-	if (!t->status)
-		t->sv.v[t->sv.n - 1].end = end;
+				    end ? INT_MAX : 0);
+	if (t->status)
+		return;
+	e = &t->sv.v[t->sv.n - 1];
+	e->end = end;
+	e->seq = UINT64_MAX - e->seq;
 }
 
 /* Make t's table: addresses relative to base, the kernel's symbols before
@@ -449,8 +549,10 @@ static int ksym_finish(struct ksym_target *t, struct pp_symtab *st,
 	}
 	sv->n = k;
 	/* a module's extent is not in kallsyms: its last symbol gets a page */
-	if (t->module)
+	if (t->module) {
+		st->partial = true;
 		return symtab_finish(st, sv, last + 4096);
+	}
 	return symtab_finish(st, sv, etext > base ? etext - base : 0);
 }
 
@@ -584,6 +686,7 @@ int pp_symtab_load_perfmap(struct pp_symtab *st, const char *path,
 	fclose(f);
 	if (nr_bad)
 		*nr_bad = bad;
+	st->partial = true;
 	return symtab_finish(st, &sv, end - start);
 }
 

@@ -3,16 +3,32 @@
  * Three sources, one shape: a table of symbols sorted by start address and
  * looked up by binary search, so naming N distinct sample addresses costs
  * O(N log S) whatever the number of samples.
- *   - ELF files through libdwfl: .symtab (or .dynsym), from the file itself
- *     or a separate debug file found by build-id or .gnu_debuglink under the
- *     debug directories (default /usr/lib/debug). Sample offsets are file
- *     offsets: pp_symtab_off_to_vma() maps them through the PT_LOAD headers.
+ *   - ELF files through libdwfl: .symtab, from the file itself or a
+ *     separate debug file found by build-id or .gnu_debuglink under the
+ *     debug directories (default /usr/lib/debug); .dynsym only when no
+ *     .symtab is found. Sample offsets are file offsets:
+ *     pp_symtab_off_to_vma() maps them through the PT_LOAD headers.
  *   - the kernel from a kallsyms file: addresses relative to _text for the
  *     kernel image, relative to the module's lowest symbol for a module.
  *   - anonymous regions from a JIT map (/tmp/perf-PID.map: "START SIZE
  *     name", hex): addresses relative to the region start.
  * Addresses in a pp_sym are in the space that opreport prints (ELF virtual
  * addresses for files, offsets for the kernel and anonymous regions).
+ *
+ * The symbols, their aliases and their extents are OProfile 1.x's (its
+ * libutil++/op_bfd.cpp), so that the same session names the same symbols:
+ *   - .symtab: every symbol of an executable section but section symbols,
+ *     ".L" labels and ARM mapping symbols; an unnamed one is "??SECTION".
+ *     A symbol reaches the next one (st_size is not used) or the end of its
+ *     section when the next one is in another section; the last reaches
+ *     everything above it. Of aliases at one address the first of the
+ *     table wins after, in order, "Letext" and "??" names, local ones,
+ *     names starting with '_' and weak ones have lost.
+ *   - kallsyms: every line from _text to _etext, each reaching the next;
+ *     of aliases the last line wins (the earlier ones reach nothing).
+ *   - .dynsym and JIT maps, which OProfile does not read: functions with
+ *     their st_size (a zero size reaches the next symbol), aliases as for
+ *     .symtab.
  */
 #ifndef PP_SYMBOLS_H
 #define PP_SYMBOLS_H
@@ -42,6 +58,13 @@ struct pp_symtab {
 	void *mod;		/* Dwfl_Module * */
 	uint64_t bias;		/* dwfl address = vma + bias */
 	bool is_elf;
+	/* ELF: no .symtab in the file or a debug file, the symbols are its
+	 * .dynsym (and .gnu_debugdata's), which OProfile never reads */
+	bool dynsym_only;
+	/* The symbols cover part of the image's code only (.dynsym, a JIT
+	 * map, a module's kallsyms lines): its samples outside them are not
+	 * left out as OProfile leaves out those outside a full table. */
+	bool partial;
 	/* Names parsed from a text file (kallsyms: 120k of them) live in a few
 	 * large blocks owned here rather than one allocation each; NULL when
 	 * every name is its own allocation. */

@@ -265,11 +265,11 @@ check details "$S1" -d image:$T
 check address "$S1" -l -w -x
 check xml "$S1" -X -l image:$T
 check xml-details "$S1" -X -d image:$T
-# <bytes> of func_b30 (idref 2): its code up to func_c15, as objdump shows it
+# <bytes> of func_b30 (idref 1): its code up to func_c15, as objdump shows it
 want=$(objdump -d --start-address=0x$B30 --stop-address=0x$C15 "$T" |
 	awk -F'\t' '/^ *[0-9a-f]+:\t/ { print $2 }' | tr -d ' \n' | tr a-f A-F)
 got=$("$OPREPORT" --session-dir="$S1" --kallsyms="$KALLSYMS" -X -d image:$T 2>/dev/null |
-	sed -n '/^<bytes  id="2">$/{n;s|</bytes>$||;p;}')
+	sed -n '/^<bytes  id="1">$/{n;s|</bytes>$||;p;}')
 if [ -z "$want" ] || [ "$got" != "$want" ]; then
 	echo "FAIL: xml-details: <bytes> of func_b30 '$got', objdump '$want'" >&2
 	nr_fail=$((nr_fail + 1))

@@ -2,7 +2,8 @@
 # opreport's options beyond the golden layouts: --demangle, --include- and
 # --exclude-symbols, --threshold, --sort/--reverse-sort, --accumulated,
 # --global-percent, --exclude-dependent, --merge=lib, --long-filenames,
-# --image-path, --root, --no-header, and JIT maps for anonymous regions.
+# --image-path, --root, --no-header, --dynamic-symbols, and JIT maps for
+# anonymous regions.
 . "$top_srcdir/tests/pp/lib.sh"
 
 run() {
@@ -42,8 +43,28 @@ ARGS="-l --jit-dir"; run -l --jit-dir="$E2E_TMP"
 has "^5 *100.000  jitted_b\$"
 ARGS="(no map)"; run --jit-dir="$E2E_TMP/none"
 has " anon (tgid:4242 range:0x7f0000001000-0x7f0000001fff)\$"
+# as OProfile names an image it has no symbols for: by its own name
 ARGS="-l (no map)"; run -l --jit-dir="$E2E_TMP/none"
-has "^5 *100.000  (no symbols)\$"
+has "^5 *100.000  anon (tgid:4242 range:0x7f0000001000-0x7f0000001fff)\$"
+S=$E2E_TMP/s
+
+# a library stripped to .dynsym: one row named after it, as OProfile
+# prints; --dynamic-symbols names its exported functions and keeps the
+# rest (here _init, in no .dynsym entry) on that row
+LIBD=$PP/libppalias_dynsym.so
+"$MKS" "$E2E_TMP/dynsym" <<EOF
+header 4 1000
+file f:$LIBD f:$LIBD TIMER 100000 0 all all all
+sym $PP/libppalias.so __libc_thing 0 6
+sym $PP/libppalias.so _init 0 2
+EOF
+S=$E2E_TMP/dynsym
+ARGS="-l (.dynsym)"; run -l
+has "^8 *100.000  $LIBD\$"
+lacks "thing"
+ARGS="-l --dynamic-symbols"; run -l --dynamic-symbols
+has "^6 *75.0000  thing\$"
+has "^2 *25.0000  $LIBD\$"
 S=$E2E_TMP/s
 
 ARGS="-l -i"; run -l -i func_b30,schedule
@@ -140,7 +161,7 @@ cp "$T" "$E2E_TMP/moved/"
 cp "$T" "$E2E_TMP/root/opt/gone/" 2>/dev/null || { mkdir -p "$E2E_TMP/root/opt/gone"; cp "$T" "$E2E_TMP/root/opt/gone/"; }
 S=$E2E_TMP/s2
 ARGS="-l (missing)"; run -l
-has "(no symbols)"
+has "^7 .*  /opt/gone/pp_target_pie\$"
 grep -q "/opt/gone/pp_target_pie could not be found" "$E2E_TMP/err" || fail "no warning for a missing binary"
 ARGS="-l -p"; run -l -p "$E2E_TMP/nothing,$E2E_TMP/moved"
 has "func_c15"

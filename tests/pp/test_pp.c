@@ -14,7 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <gelf.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "odb.h"
@@ -683,6 +686,113 @@ static void test_sym_shlib(void **state)
 	free(path);
 }
 
+/* [start, end) of a section of an ELF file, by name. */
+static bool section_range(const char *path, const char *name, uint64_t *start,
+			  uint64_t *end)
+{
+	int fd = open(path, O_RDONLY);
+	Elf *elf;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	bool found = false;
+
+	assert_true(fd >= 0);
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	assert_non_null(elf);
+	assert_int_equal(elf_getshdrstrndx(elf, &shstrndx), 0);
+	while (!found && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *n;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		n = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (n && !strcmp(n, name)) {
+			*start = sh.sh_addr;
+			*end = sh.sh_addr + sh.sh_size;
+			found = true;
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	return found;
+}
+
+/* OProfile's choice among aliases (libutil++/bfd_support.cpp's
+ * boring_symbol()): not local, then no leading '_', then not weak, in
+ * that order, so the weak "thing" beats the global "__thing". */
+static void test_sym_elf_aliases(void **state)
+{
+	char *path = fixture("libppalias.so");
+	struct pp_symtab st;
+	const struct pp_sym *s;
+
+	(void)state;
+	assert_int_equal(pp_symtab_load_elf(&st, path, NULL, NULL), 0);
+	assert_false(st.dynsym_only);
+	assert_false(st.partial);
+	s = find_name(&st, "thing");
+	assert_non_null(s);
+	assert_null(find_name(&st, "__libc_thing"));
+	assert_null(find_name(&st, "__thing"));
+	assert_null(find_name(&st, "local_thing"));
+	s = find_name(&st, "other_strong");
+	assert_non_null(s);
+	assert_null(find_name(&st, "other_weak"));
+	pp_symtab_release(&st);
+	free(path);
+}
+
+/* As OProfile sizes .symtab symbols: each reaches the next symbol (the
+ * padding after a function is its own) or the end of its section, so no
+ * symbol stretches over .plt, whose samples stay unnamed. */
+static void test_sym_elf_extents(void **state)
+{
+	char *path = fixture("libppalias.so");
+	struct pp_symtab st;
+	const struct pp_sym *s, *next;
+	uint64_t plt, plt_end, init, init_end;
+
+	(void)state;
+	assert_true(section_range(path, ".plt", &plt, &plt_end));
+	assert_true(section_range(path, ".init", &init, &init_end));
+	assert_int_equal(pp_symtab_load_elf(&st, path, NULL, NULL), 0);
+	for (uint64_t a = plt; a < plt_end; a++)
+		assert_null(pp_symtab_lookup(&st, a));
+	s = pp_symtab_lookup(&st, init);
+	assert_non_null(s);
+	assert_string_equal(s->name, "_init");
+	assert_int_equal(s->start + s->size, init_end);
+	s = find_name(&st, "thing");
+	next = s + 1;
+	assert_true(next < st.syms + st.nr_syms);
+	assert_int_equal(s->start + s->size, next->start);
+	pp_symtab_release(&st);
+	free(path);
+}
+
+/* A binary stripped to .dynsym: its functions, with their own sizes, are
+ * there for --dynamic-symbols, the table says where they came from. */
+static void test_sym_elf_dynsym(void **state)
+{
+	char *path = fixture("libppalias_dynsym.so");
+	struct pp_symtab st;
+	const struct pp_sym *s;
+
+	(void)state;
+	assert_int_equal(pp_symtab_load_elf(&st, path, "/nonexistent", NULL), 0);
+	assert_true(st.dynsym_only);
+	assert_true(st.partial);
+	s = find_name(&st, "thing");
+	assert_non_null(s);
+	assert_null(find_name(&st, "__thing"));
+	assert_null(find_name(&st, "local_thing"));
+	assert_true(s->size < 0x100);
+	pp_symtab_release(&st);
+	free(path);
+}
+
 static void test_sym_missing(void **state)
 {
 	struct pp_symtab st;
@@ -724,7 +834,8 @@ static void test_sym_kallsyms(void **state)
 }
 
 /* Lines a kallsyms parser must survive: malformed ones are skipped, aliases
- * at one address keep the global (T) name, unsorted input still sorts. */
+ * at one address keep the last line's name (as OProfile, where the earlier
+ * ones reach nothing), unsorted input still sorts. */
 static void test_sym_kallsyms_hostile(void **state)
 {
 	char *dir = tu_mkdtemp(), *f = tu_path(dir, "kallsyms");
@@ -750,7 +861,7 @@ static void test_sym_kallsyms_hostile(void **state)
 	assert_int_equal(pp_symtab_load_kallsyms(&st, f, NULL), 0);
 	s = pp_symtab_lookup(&st, 0x1000);
 	assert_non_null(s);
-	assert_string_equal(s->name, "global_name");
+	assert_string_equal(s->name, "another_alias");
 	assert_int_equal(s->size, 0x2000);	/* up to late_fn */
 	s = pp_symtab_lookup(&st, 0x3010);
 	assert_non_null(s);
@@ -907,6 +1018,9 @@ int main(void)
 		cmocka_unit_test(test_sym_buildid),
 		cmocka_unit_test(test_sym_stripped_alone),
 		cmocka_unit_test(test_sym_shlib),
+		cmocka_unit_test(test_sym_elf_aliases),
+		cmocka_unit_test(test_sym_elf_extents),
+		cmocka_unit_test(test_sym_elf_dynsym),
 		cmocka_unit_test(test_sym_missing),
 		cmocka_unit_test(test_sym_kallsyms),
 		cmocka_unit_test(test_sym_kallsyms_hostile),
