@@ -9,7 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "op_config.h"
 #include "op_log.h"
 #include "pp_profile.h"
 #include "pp_report.h"
@@ -18,11 +21,12 @@
 /* Exit statuses, listed in --help. */
 enum {
 	EXIT_OK = 0,
-	EXIT_USAGE = 1,		/* bad option or option value */
+	EXIT_USAGE = 1,		/* bad option, option value or combination;
+				 * files that differ along two axes (as
+				 * OProfile, whose every refusal is 1) */
 	EXIT_SPEC = 2,		/* bad profile specification */
 	EXIT_NO_SESSION = 3,	/* no session directory / session */
 	EXIT_NO_SAMPLES = 4,	/* no sample file matches */
-	EXIT_AXES = 5,		/* files differ along two axes */
 	EXIT_BAD_FILE = 6,	/* a sample file was unreadable (report printed) */
 	EXIT_OUTPUT = 7,	/* cannot write the output */
 	EXIT_NOMEM = 8,
@@ -32,11 +36,13 @@ static const char exit_help[] =
 	"\nProfile specification: [session:NAME,...] [session-exclude:...] "
 	"[image:PATH,...] [image-exclude:...]\n  [lib-image:...] [event:NAME,...] "
 	"[count:N,...] [unit-mask:N,...] [cpu:N|A-B,...] [tgid:...] [tid:...]\n"
+	"  [archive:DIR]  (an oparchive directory: its session and binaries)\n"
 	"  Differential report: opreport [options] { SPEC } { SPEC }\n"
-	"\nExit status: 0 ok, 1 bad option, 2 bad profile specification, "
-	"3 no session,\n  4 no matching sample files, 5 sample files differ "
-	"along two axes (use --merge),\n  6 an unreadable or corrupt sample file "
-	"(the report covers the others),\n  7 cannot write the output, 8 out of memory\n";
+	"\nExit status: 0 ok, 1 bad option or option combination, or sample "
+	"files that differ\n  along two axes (use --merge), 2 bad profile "
+	"specification, 3 no session,\n  4 no matching sample files, 5 unused, "
+	"6 an unreadable or corrupt sample file\n  (the report covers the "
+	"others), 7 cannot write the output, 8 out of memory\n";
 
 struct cmdline {
 	char *session_dir;
@@ -56,7 +62,34 @@ struct cmdline {
 	int symbols, debug_info, details, xml, exclude_dependent;
 	int global_percent, long_filenames, show_address, accumulated;
 	int no_header, reverse, callgraph, verbose, help, dynamic_symbols;
+	int version;
 };
+
+/* OProfile's refusals of options that mean nothing together (its
+ * opreport's check_options), in its words, all of them before exiting 1.
+ * --details implies --symbols there. */
+static bool options_conflict(const struct cmdline *cl, bool diff)
+{
+	bool symbols = cl->symbols || cl->details, bad = false;
+
+#define REFUSE(cond, msg) do { if (cond) { fputs(msg "\n", stderr); bad = true; } } while (0)
+	REFUSE(cl->xml && cl->accumulated, "--accumulated is incompatible with --xml");
+	REFUSE(cl->xml && cl->global_percent, "--global_percent is incompatible with --xml");
+	REFUSE(cl->details && diff, "differential profiles are incompatible with --details");
+	REFUSE(!symbols && diff, "different profiles are meaningless without --symbols");
+	REFUSE(!symbols && cl->show_address, "--show-address is meaningless without --symbols");
+	REFUSE(!symbols && (cl->debug_info || cl->accumulated),
+	       "--debug-info and --accumulated are meaningless without --symbols");
+	REFUSE(!symbols && (cl->include_symbols || cl->exclude_symbols),
+	       "--exclude-symbols and --include-symbols are meaningless without --symbols");
+	REFUSE(!symbols && cl->sort && !cl->xml && strstr(cl->sort, "vma"),
+	       "--sort=vma is meaningless without --symbols");
+	REFUSE(cl->global_percent && symbols && !cl->details,
+	       "--global-percent is meaningless with --symbols and without "
+	       "--details or --callgraph");
+#undef REFUSE
+	return bad;
+}
 
 static char **split_list(const char *s)
 {
@@ -129,16 +162,67 @@ struct one_report {
 	struct pp_spec spec;
 	struct pp_profile prof;
 	struct pp_symview *view;
+	/* with archive:, the options the report uses, pointing at the
+	 * strings below */
+	struct pp_report_opts opts;
+	char *archive_session;
+	char *archive_debug;
+	char *archive_kallsyms;
 };
 
+/* The session directory opreport reads, and how OProfile's opreport names
+ * it in its messages (with its default's trailing slash). */
+struct session_names {
+	const char *dir;
+	const char *op_dir;
+	const char *argv0;
+	bool given;		/* --session-dir was given */
+};
+
+/* archive:DIR as OProfile reads what oparchive wrote: the session under
+ * DIR's default session directory whatever --session-dir says, binaries
+ * (and their .debug directories) under DIR as under --root, and the
+ * kernel's symbols from the archive's copy of /proc/kallsyms. Returns 0
+ * or an exit status. */
+static int archive_setup(struct one_report *r, const struct pp_report_opts *o)
+{
+	const char *dir = r->spec.archive;
+	struct stat sb;
+
+	r->opts = *o;
+	if (asprintf(&r->archive_session, "%s%s", dir, PP_ARCHIVE_SESSION_DIR) < 0) {
+		r->archive_session = NULL;
+		return EXIT_NOMEM;
+	}
+	r->opts.root = dir;
+	if (!o->debug_dirs) {
+		if (asprintf(&r->archive_debug, ":.debug:%s/usr/lib/debug", dir) < 0) {
+			r->archive_debug = NULL;
+			return EXIT_NOMEM;
+		}
+		r->opts.debug_dirs = r->archive_debug;
+	}
+	if (!o->kallsyms) {
+		if (asprintf(&r->archive_kallsyms, "%s/proc/kallsyms", dir) < 0) {
+			r->archive_kallsyms = NULL;
+			return EXIT_NOMEM;
+		}
+		if (!stat(r->archive_kallsyms, &sb))
+			r->opts.kallsyms = r->archive_kallsyms;
+	}
+	return EXIT_OK;
+}
+
 /* Select, classify, load and resolve one profile. Returns an exit status. */
-static int build_report(struct one_report *r, const char *session_dir,
+static int build_report(struct one_report *r, const struct session_names *sn,
 			int argc, const char *const *argv,
 			const struct pp_merge *merge,
-			const struct pp_report_opts *o,
+			const struct pp_report_opts *opts,
 			const struct op_logger *lg,
 			struct pp_report_status *st)
 {
+	const char *session_dir = sn->dir, *op_dir = sn->op_dir;
+	const struct pp_report_opts *o = opts;
 	struct pp_fileset fs;
 	char err[512];
 	int ret;
@@ -148,7 +232,19 @@ static int build_report(struct one_report *r, const char *session_dir,
 		fprintf(stderr, "opreport: bad profile specification: %s\n", err);
 		return ret == -ENOMEM ? EXIT_NOMEM : EXIT_SPEC;
 	}
+	if (r->spec.archive) {
+		ret = archive_setup(r, opts);
+		if (ret)
+			return ret;
+		session_dir = r->archive_session;
+		op_dir = PP_ARCHIVE_SESSION_DIR "/";
+		o = &r->opts;
+	}
+	if (!sn->given)
+		fprintf(stderr, "Using %s/samples/ for samples directory.\n", op_dir);
 	ret = pp_fileset_select(&fs, session_dir, &r->spec, lg);
+	for (size_t i = 0; !ret && i < fs.nr_sessions; i++)
+		pp_session_warnings(stderr, fs.sessions[i], op_dir);
 	if (ret == -ENOENT) {
 		fprintf(stderr, "opreport: no session found in %s/samples%s%s\n"
 			"  profile with opcontrol --start/--stop first, or give "
@@ -175,9 +271,13 @@ static int build_report(struct one_report *r, const char *session_dir,
 	if (ret == -EDOM && o->xml)
 		ret = pp_classify_multi(&fs, merge);
 	if (ret) {
-		fprintf(stderr, "opreport: %s\n", ret == -EDOM ? err : strerror(-ret));
+		/* OProfile's fatal errors are prefixed by its argv[0] */
+		if (ret == -EDOM)
+			fprintf(stderr, "%s error: %s\n", sn->argv0, err);
+		else
+			fprintf(stderr, "opreport: %s\n", strerror(-ret));
 		pp_fileset_release(&fs);
-		return ret == -EDOM ? EXIT_AXES : EXIT_NOMEM;
+		return ret == -EDOM ? EXIT_USAGE : EXIT_NOMEM;
 	}
 	ret = pp_profile_load(&r->prof, &fs, merge, o->exclude_dependent,
 			      o->symbols || o->details, lg);
@@ -203,6 +303,9 @@ static void release_report(struct one_report *r)
 	pp_symview_free(r->view);
 	pp_profile_release(&r->prof);
 	pp_spec_release(&r->spec);
+	free(r->archive_session);
+	free(r->archive_debug);
+	free(r->archive_kallsyms);
 }
 
 int main(int argc, const char **argv)
@@ -256,6 +359,7 @@ int main(int argc, const char **argv)
 		  "call graphs (not supported: refused)", NULL },
 		{ "verbose", 'V', POPT_ARG_NONE, &cl.verbose, 0, "more messages", NULL },
 		{ "help", '?', POPT_ARG_NONE, &cl.help, 0, "show this help", NULL },
+		{ "version", 'v', POPT_ARG_NONE, &cl.version, 0, "show version", NULL },
 		POPT_TABLEEND
 	};
 	struct op_logger lg = { op_log_to_stderr, (void *)"opreport", OP_LOG_WARN };
@@ -271,9 +375,11 @@ int main(int argc, const char **argv)
 	poptContext pc;
 	int nargs = 0, rc, status = EXIT_OK;
 	bool is_diff = false;
+	bool usage_help = true;	/* OProfile's own refusals come alone */
 	const char *bad = NULL;
 	int a0 = 0, an = 0, b0 = 0, bn = 0;
-	char err[256];
+	char err[256], cwd[PATH_MAX], op_dir[PATH_MAX + 16];
+	struct session_names sn = { 0 };
 
 	pc = poptGetContext("opreport", argc, argv, options, 0);
 	poptSetOtherOptionHelp(pc, "[options] [profile specification]");
@@ -290,6 +396,12 @@ int main(int argc, const char **argv)
 		args = empty;
 	while (args[nargs])
 		nargs++;
+	if (cl.version) {
+		/* OProfile's shape, which its manual documents */
+		printf("%s: " PACKAGE " " VERSION " compiled on " __DATE__ " "
+		       __TIME__ "\n", argv[0]);
+		goto out_popt;
+	}
 	if (cl.verbose)
 		lg.max = OP_LOG_DEBUG;
 	if (cl.callgraph) {
@@ -305,6 +417,13 @@ int main(int argc, const char **argv)
 	if (cl.merge && pp_merge_parse(cl.merge, &merge, &bad)) {
 		fprintf(stderr, "opreport: unknown --merge value at '%s' "
 			"(use lib,cpu,tid,tgid,unitmask,all)\n", bad);
+		status = EXIT_USAGE;
+		goto out_popt;
+	}
+	if (merge.lib && cl.exclude_dependent &&
+	    !strstr(cl.merge ? cl.merge : "", "all")) {
+		fputs("--merge=lib is meaningless with --exclude-dependent\n", stderr);
+		usage_help = false;
 		status = EXIT_USAGE;
 		goto out_popt;
 	}
@@ -406,15 +525,34 @@ int main(int argc, const char **argv)
 		status = EXIT_USAGE;
 		goto out_popt;
 	}
+	usage_help = false;
+	if (options_conflict(&cl, is_diff)) {
+		status = EXIT_USAGE;
+		goto out_popt;
+	}
 	if (!is_diff) {
 		a0 = 0;
 		an = nargs;
 	}
-	status = build_report(&ra, session_dir, an, args + a0, &merge, &o, &lg, &st);
+	sn.dir = session_dir;
+	sn.argv0 = argv[0];
+	sn.given = cl.session_dir != NULL;
+	if (sn.given) {
+		sn.op_dir = cl.session_dir;
+	} else if (strcmp(session_dir, OP_DEFAULT_SESSION_DIR)) {
+		/* ./oprofile_data, which OProfile names from the cwd */
+		if (!getcwd(cwd, sizeof(cwd)))
+			cwd[0] = '\0';
+		snprintf(op_dir, sizeof(op_dir), "%s/oprofile_data", cwd);
+		sn.op_dir = op_dir;
+	} else {
+		sn.op_dir = OP_DEFAULT_SESSION_DIR "/";
+	}
+	status = build_report(&ra, &sn, an, args + a0, &merge, &o, &lg, &st);
 	if (status)
 		goto out_reports;
 	if (is_diff) {
-		status = build_report(&rb, session_dir, bn, args + b0, &merge, &o,
+		status = build_report(&rb, &sn, bn, args + b0, &merge, &o,
 				      &lg, &st);
 		if (status)
 			goto out_reports;
@@ -454,7 +592,7 @@ out_reports:
 	release_report(&rb);
 	pp_report_status_release(&st);
 out_popt:
-	if (status == EXIT_USAGE && !cl.callgraph)
+	if (status == EXIT_USAGE && !cl.callgraph && usage_help)
 		fputs(exit_help, stderr);
 	free(session_dir);
 	free(title);

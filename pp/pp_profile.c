@@ -32,8 +32,8 @@ int pp_merge_parse(const char *text, struct pp_merge *m, const char **bad)
 			m->cpu = true;
 		else if (IS("tid"))
 			m->tid = true;
-		else if (IS("tgid"))
-			m->tgid = true;
+		else if (IS("tgid"))	/* as OProfile: a thread is in its group */
+			m->tgid = m->tid = true;
 		else if (IS("unitmask") || IS("unit-mask"))
 			m->unitmask = true;
 		else if (IS("all"))
@@ -108,6 +108,13 @@ static int walk_file(const char *rel, const char *full, void *arg)
 	struct op_sfname n;
 	int ret;
 
+	/* as OProfile's opreport: a sample file is filed under a binary
+	 * ({root}) or a module ({kern}); it reads nothing else, so an
+	 * application part like {anon:...} is left out here too */
+	if (strncmp(rel, "{root}/", 7) && strncmp(rel, "{kern}/", 7)) {
+		w->fs->nr_foreign++;
+		return 0;
+	}
 	if (op_sfname_parse(rel, &n)) {
 		if (!w->fs->nr_unnamed++)
 			w->fs->first_unnamed = strdup(full);
@@ -174,6 +181,10 @@ int pp_fileset_select(struct pp_fileset *fs, const char *session_dir,
 		op_log(lg, OP_LOG_WARN,
 		       "%zu file(s) under the session are not sample files, e.g. %s",
 		       fs->nr_unnamed, fs->first_unnamed ? fs->first_unnamed : "?");
+	if (!ret && fs->nr_foreign)
+		op_log(lg, OP_LOG_DEBUG, "%zu sample file(s) not under {root} or "
+		       "{kern} left out, as OProfile's opreport leaves them",
+		       fs->nr_foreign);
 	if (ret)
 		pp_fileset_release(fs);
 	return ret;
@@ -228,6 +239,19 @@ static long key_value(const struct class_key *k, enum pp_axis axis)
 	}
 }
 
+/* A tgid, tid, cpu or unit-mask field in OProfile's class order: numbers
+ * up, then "all". */
+static int field_cmp(long a, long b)
+{
+	if (a == b)
+		return 0;
+	if (a == OP_SF_ALL)
+		return 1;
+	if (b == OP_SF_ALL)
+		return -1;
+	return a < b ? -1 : 1;
+}
+
 static int class_cmp(const struct pp_class *a, const struct pp_class *b,
 		     enum pp_axis axis)
 {
@@ -238,7 +262,7 @@ static int class_cmp(const struct pp_class *a, const struct pp_class *b,
 			return c;
 		return (a->count > b->count) - (a->count < b->count);
 	}
-	return (a->value > b->value) - (a->value < b->value);
+	return field_cmp(a->value, b->value);
 }
 
 static void class_describe(struct pp_class *c, enum pp_axis axis)
@@ -277,15 +301,6 @@ static void class_describe(struct pp_class *c, enum pp_axis axis)
 		c->longname[0] = '\0';
 		break;
 	}
-}
-
-static int tid_pair_cmp(const void *a, const void *b)
-{
-	const long *x = a, *y = b;	/* { tid, tgid } */
-
-	if (x[0] != y[0])
-		return x[0] < y[0] ? -1 : 1;
-	return (x[1] > y[1]) - (x[1] < y[1]);
 }
 
 /* The distinct classes of fs's files along axis, sorted and described,
@@ -336,13 +351,14 @@ static int collect_classes(const struct pp_fileset *fs,
 	return 0;
 }
 
-/* What to do about an axis that is shown, in OProfile's words. */
+/* What to do about an axis that is shown, in OProfile's words. A unit mask
+ * is part of OProfile's event axis. */
 static const char *axis_suggestion(enum pp_axis axis)
 {
 	switch (axis) {
 	case PP_AXIS_EVENT:
+	case PP_AXIS_UNITMASK:
 		return "specify event:, count: or unitmask: (see also --merge=unitmask)";
-	case PP_AXIS_UNITMASK: return "specify unitmask: or --merge unitmask";
 	case PP_AXIS_TGID: return "specify tgid: or --merge tgid";
 	case PP_AXIS_TID: return "specify tid: or --merge tid";
 	case PP_AXIS_CPU: return "specify cpu: or --merge cpu";
@@ -353,43 +369,113 @@ static const char *axis_suggestion(enum pp_axis axis)
 	return "";
 }
 
-/* The refusal of files that differ along two axes, worded as OProfile's
- * opreport words it: the values of the first axis (five at most), the
- * axis that conflicts, and how to narrow or merge the first. Returns 0 or
- * -ENOMEM. */
-static int axes_error(const struct pp_fileset *fs, const struct pp_merge *merge,
-		      enum pp_axis shown, enum pp_axis conflict,
-		      char *err, size_t errlen)
+/* OProfile's order of classes in a text report: cpu, tgid, tid, unit mask
+ * ("all" after every number), then the event by name and its count
+ * compared as text, as its templates hold them. */
+static int template_cmp(const struct class_key *a, const struct class_key *b)
 {
-	struct pp_class *v;
-	size_t n, len;
-	int ret = collect_classes(fs, merge, shown, &v, &n);
+	int c = field_cmp(a->cpu, b->cpu);
+	char x[24], y[24];
 
-	if (ret)
-		return ret;
+	if (!c)
+		c = field_cmp(a->tgid, b->tgid);
+	if (!c)
+		c = field_cmp(a->tid, b->tid);
+	if (!c)
+		c = field_cmp(a->um, b->um);
+	if (!c)
+		c = strcmp(a->event, b->event);
+	if (c)
+		return c;
+	snprintf(x, sizeof(x), "%lu", a->count);
+	snprintf(y, sizeof(y), "%lu", b->count);
+	return strcmp(x, y);
+}
+
+static int template_qcmp(const void *a, const void *b)
+{
+	return template_cmp(a, b);
+}
+
+/* A template's name on the axis shown, as OProfile names its classes. */
+static void template_name(const struct class_key *k, enum pp_axis axis,
+			  char *buf, size_t len)
+{
+	const char *tag = pp_axis_name(axis);
+	long v;
+
+	switch (axis) {
+	case PP_AXIS_TGID: v = k->tgid; break;
+	case PP_AXIS_TID: v = k->tid; break;
+	case PP_AXIS_CPU: v = k->cpu; break;
+	default:
+		snprintf(buf, len, "%s:%lu", k->event, k->count);
+		return;
+	}
+	if (v < 0)
+		snprintf(buf, len, "%s:all", tag);
+	else
+		snprintf(buf, len, "%s:%ld", tag, v);
+}
+
+/* The refusal of files that differ along two axes, worded as OProfile's
+ * opreport words it: the first five distinct names on the axis shown, in
+ * the classes' order, the number of classes beyond five (OProfile counts
+ * classes there, not names), the axis that conflicts, and how to narrow or
+ * merge the first. */
+static void axes_error(const struct class_key *t, size_t n, enum pp_axis shown,
+		       enum pp_axis conflict, char *err, size_t errlen)
+{
+	char names[5][96], name[96];
+	size_t nr_names = 0, len;
+
 	snprintf(err, errlen, "Already displaying results for parameter %s "
-		 "with values:\n", pp_axis_name(shown));
-	for (size_t i = 0; i < n && i < 5; i++) {
+		 "with values:\n", shown == PP_AXIS_UNITMASK ? "event" :
+		 pp_axis_name(shown));
+	for (size_t i = 0; i < n && nr_names < 5; i++) {
+		bool seen = false;
+
+		template_name(&t[i], shown, name, sizeof(name));
+		for (size_t j = 0; j < nr_names; j++)
+			seen |= !strcmp(names[j], name);
+		if (seen)
+			continue;
+		memcpy(names[nr_names++], name, sizeof(name));
 		len = strlen(err);
-		snprintf(err + len, errlen - len, "%s,", v[i].label);
+		snprintf(err + len, errlen - len, "%s,", name);
 	}
 	len = strlen(err);
-	if (n > 5)
+	if (nr_names == 5)
 		snprintf(err + len, errlen - len, " and %zu more,", n - 5);
 	len = strlen(err);
 	snprintf(err + len, errlen - len, "\nwhich conflicts with parameter %s.\n"
 		 "Suggestion: %s", pp_axis_name(conflict), axis_suggestion(shown));
-	free(v);
-	return 0;
+}
+
+/* OProfile's rule for a second axis: only tgid and tid go together, and
+ * only when every class's tgid is its tid (one thread per process), so
+ * that either names the columns. */
+static bool allow_axes(const struct class_key *t, size_t n, enum pp_axis shown,
+		       enum pp_axis next)
+{
+	if (shown == PP_AXIS_NONE)
+		return true;
+	if ((shown != PP_AXIS_TGID && shown != PP_AXIS_TID) ||
+	    (next != PP_AXIS_TGID && next != PP_AXIS_TID))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (t[i].tgid != t[i].tid)
+			return false;
+	return true;
 }
 
 int pp_classify(struct pp_fileset *fs, const struct pp_merge *merge,
 		char *err, size_t errlen)
 {
 	bool vary[PP_AXIS_CPU + 1] = { false };
-	enum pp_axis axis = PP_AXIS_NONE, first = PP_AXIS_NONE, second = PP_AXIS_NONE;
-	struct class_key k0;
-	size_t nr_vary = 0;
+	enum pp_axis axis = PP_AXIS_NONE;
+	struct class_key *t;
+	size_t n = 0;
 	int ret;
 
 	free(fs->classes);
@@ -397,60 +483,47 @@ int pp_classify(struct pp_fileset *fs, const struct pp_merge *merge,
 	fs->nr_classes = 0;
 	if (!fs->nr_files)
 		return 0;
-	k0 = file_key(&fs->files[0], merge);
-	for (size_t i = 1; i < fs->nr_files; i++) {
-		struct class_key k = file_key(&fs->files[i], merge);
-
-		if (strcmp(k.event, k0.event) || k.count != k0.count)
+	/* OProfile's classes: the distinct templates left after merging,
+	 * each compared with the first */
+	t = malloc(fs->nr_files * sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	for (size_t i = 0; i < fs->nr_files; i++)
+		t[i] = file_key(&fs->files[i], merge);
+	qsort(t, fs->nr_files, sizeof(*t), template_qcmp);
+	for (size_t i = 0; i < fs->nr_files; i++)
+		if (!n || template_cmp(&t[n - 1], &t[i]))
+			t[n++] = t[i];
+	for (size_t i = 1; i < n; i++) {
+		if (strcmp(t[i].event, t[0].event) || t[i].count != t[0].count)
 			vary[PP_AXIS_EVENT] = true;
-		if (k.um != k0.um)
+		if (t[i].um != t[0].um)
 			vary[PP_AXIS_UNITMASK] = true;
-		if (k.tgid != k0.tgid)
+		if (t[i].tgid != t[0].tgid)
 			vary[PP_AXIS_TGID] = true;
-		if (k.tid != k0.tid)
+		if (t[i].tid != t[0].tid)
 			vary[PP_AXIS_TID] = true;
-		if (k.cpu != k0.cpu)
+		if (t[i].cpu != t[0].cpu)
 			vary[PP_AXIS_CPU] = true;
 	}
-	/* A thread belongs to one process: when both vary, tid alone tells the
-	 * columns apart unless one tid shows up under two tgids. */
-	if (vary[PP_AXIS_TID] && vary[PP_AXIS_TGID]) {
-		struct { long tid, tgid; } *pairs = malloc(fs->nr_files * sizeof(*pairs));
-		bool functional = true;
-
-		if (!pairs)
-			return -ENOMEM;
-		for (size_t i = 0; i < fs->nr_files; i++) {
-			struct class_key k = file_key(&fs->files[i], merge);
-
-			pairs[i].tid = k.tid;
-			pairs[i].tgid = k.tgid;
-		}
-		/* sorted by (tid, tgid): a tid under two tgids shows up as
-		 * neighbours with the same tid */
-		qsort(pairs, fs->nr_files, sizeof(*pairs), tid_pair_cmp);
-		for (size_t i = 1; i < fs->nr_files; i++)
-			if (pairs[i].tid == pairs[i - 1].tid &&
-			    pairs[i].tgid != pairs[i - 1].tgid)
-				functional = false;
-		free(pairs);
-		if (functional)
-			vary[PP_AXIS_TGID] = false;
+	/* OProfile's event axis holds the unit mask too; columns that differ
+	 * only by unit mask are labelled by it here */
+	if (vary[PP_AXIS_EVENT] && vary[PP_AXIS_UNITMASK]) {
+		axes_error(t, n, PP_AXIS_EVENT, PP_AXIS_UNITMASK, err, errlen);
+		free(t);
+		return -EDOM;
 	}
 	for (int a = PP_AXIS_EVENT; a <= PP_AXIS_CPU; a++) {
 		if (!vary[a])
 			continue;
-		if (!nr_vary)
-			first = (enum pp_axis)a;
-		else if (nr_vary == 1)
-			second = (enum pp_axis)a;
-		nr_vary++;
+		if (!allow_axes(t, n, axis, (enum pp_axis)a)) {
+			axes_error(t, n, axis, (enum pp_axis)a, err, errlen);
+			free(t);
+			return -EDOM;
+		}
 		axis = (enum pp_axis)a;
 	}
-	if (nr_vary > 1) {
-		ret = axes_error(fs, merge, first, second, err, errlen);
-		return ret ? ret : -EDOM;
-	}
+	free(t);
 	fs->axis = axis;
 	ret = collect_classes(fs, merge, axis, &fs->classes, &fs->nr_classes);
 	if (ret)
@@ -477,19 +550,6 @@ int pp_classify(struct pp_fileset *fs, const struct pp_merge *merge,
 		fs->files[i].cls = (unsigned int)lo;	/* present: inserted above */
 	}
 	return 0;
-}
-
-/* A tgid, tid or cpu field in OProfile's XML class order: numbers up,
- * then "all". */
-static int field_cmp(long a, long b)
-{
-	if (a == b)
-		return 0;
-	if (a == OP_SF_ALL)
-		return 1;
-	if (b == OP_SF_ALL)
-		return -1;
-	return a < b ? -1 : 1;
 }
 
 static int multi_key_cmp(const struct class_key *a, const struct class_key *b)

@@ -27,7 +27,8 @@ struct pp_merge {
 	bool cpu, lib, tid, tgid, unitmask;
 };
 
-/* Parse --merge's "lib,cpu,tid,tgid,unitmask,all" (also "unit-mask").
+/* Parse --merge's "lib,cpu,tid,tgid,unitmask,all" (also "unit-mask");
+ * tgid merges tid too, as in OProfile.
  * Returns 0 or -EINVAL with *bad at the offending token inside text. */
 int pp_merge_parse(const char *text, struct pp_merge *m, const char **bad);
 
@@ -66,6 +67,8 @@ struct pp_fileset {
 	size_t nr_files;
 	size_t nr_unnamed;	/* files under the session whose name did not parse */
 	char *first_unnamed;
+	size_t nr_foreign;	/* files whose application is neither {root}
+				 * nor {kern}: not read, as in OProfile */
 	char **sessions;	/* session directories read */
 	size_t nr_sessions;
 	enum pp_axis axis;
@@ -83,10 +86,12 @@ char *pp_session_dir_default(const char *dir);
 int pp_fileset_select(struct pp_fileset *fs, const char *session_dir,
 		      const struct pp_spec *spec, const struct op_logger *lg);
 
-/* Classify fs's files into columns after merging. Returns 0, or -EDOM when
- * the files differ along two axes (err holds OProfile's explanation: the
- * shown axis and its values, the conflicting axis, a suggestion; several
- * lines, no final newline), or -ENOMEM. */
+/* Classify fs's files into columns after merging, by OProfile's rules:
+ * one axis (event, tgid, tid or cpu; a single class is the event's), and
+ * tgid with tid only when every class's tgid equals its tid. Returns 0, or
+ * -EDOM when the files differ along two axes otherwise (err holds
+ * OProfile's explanation: the shown axis and its values, the conflicting
+ * axis, a suggestion; several lines, no final newline), or -ENOMEM. */
 int pp_classify(struct pp_fileset *fs, const struct pp_merge *merge,
 		char *err, size_t errlen);
 

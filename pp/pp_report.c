@@ -604,16 +604,9 @@ struct pp_symview *pp_symview_build(const struct pp_profile *p,
 	}
 	if (want_syms && load_tabs(v, p, tab_image, o, lg, st))
 		goto err_view;
-	for (size_t t = 0; !want_syms && t < v->nr_tabs; t++) {
-		/* summary: only the existence and mtime check */
-		const struct pp_image *im = &p->images[tab_image[t]];
-		char *path = locate_binary(im->img.path, o);
-
+	/* the summary reads no binary and, as OProfile's, warns about none */
+	for (size_t t = 0; !want_syms && t < v->nr_tabs; t++)
 		v->tabs[t].status = -ENODATA;
-		if (path)
-			check_binary(path, im->mtime, lg, st);
-		free(path);
-	}
 	free(tab_image);
 	tab_image = NULL;
 	for (size_t i = 0; i < n; i++)
@@ -673,129 +666,160 @@ void pp_symview_free(struct pp_symview *v)
 
 /* ---- header ---- */
 
-static uint64_t read_stat(const char *dir, const char *name, bool *found)
+/* OProfile's three warnings about how a session was sampled, on stderr
+ * before anything else, for each session read that holds any file. Its
+ * rules are kept as they are, quirks included, so that both opreports warn
+ * about the same sessions in the same words:
+ *   - buffer overflows: event_lost_overflow is read, and when it is 0 the
+ *     cpuN/sample_lost_overflow files in directory order until one is not
+ *     0; a positive value warns (a missing file stops the search);
+ *   - throttling: whenever stats/throttled exists, even empty;
+ *   - lost samples: operf's lost_* counters summed against total_samples,
+ *     warned above one in ten thousand, pointing at operf's log. */
+static const char *const operf_lost_stats[] = {
+	"lost_invalid_domain", "lost_kernel", "lost_samplefile",
+	"lost_no_mapping", "lost_no_app_for_kernel_sample",
+	"lost_no_app_for_user_sample", "lost_bt_no_mapping",
+	"lost_invalid_hypervisor_addr", "lost_records_by_kernel",
+};
+
+/* A stats number as OProfile reads it: -1 (all ones) when the file is
+ * missing or holds no number. */
+static unsigned long read_op_stat(const char *stats, const char *name)
 {
 	char path[PATH_MAX * 2];
-	unsigned long long v = 0;
+	unsigned long v;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/stats/%s", dir, name);
+	snprintf(path, sizeof(path), "%s/%s", stats, name);
 	f = fopen(path, "re");
 	if (!f)
-		return 0;
-	if (fscanf(f, "%llu", &v) == 1)
-		*found = true;
+		return (unsigned long)-1;
+	if (fscanf(f, "%lu", &v) != 1)
+		v = (unsigned long)-1;
 	fclose(f);
 	return v;
 }
 
-/* The session's loss counters (daemon stats, OProfile's layout). Samples
- * lost before the daemon saw them are not in total_samples; those lost after
- * (no mapping, no sample file) are. */
-static void print_loss_block(FILE *out, const struct pp_profile *p)
+static bool overflowed(const char *stats)
+{
+	int ret = (int)(uint32_t)read_op_stat(stats, "event_lost_overflow");
+	struct dirent *de;
+	DIR *d = opendir(stats);
+
+	if (!d)
+		return false;
+	while (!ret && (de = readdir(d))) {
+		char name[300];
+		int cpu;
+
+		if (sscanf(de->d_name, "cpu%d", &cpu) != 1)
+			continue;
+		snprintf(name, sizeof(name), "%s/sample_lost_overflow", de->d_name);
+		ret = (int)(uint32_t)read_op_stat(stats, name);
+	}
+	closedir(d);
+	return ret > 0;
+}
+
+/* Our daemon's loss counters, which OProfile's warnings above do not
+ * weigh: each lost sample counted once, at the stage that lost it, and
+ * its share of every sample the kernel took (those lost before the
+ * daemon's total_samples are added to it). Only for sessions our daemon
+ * wrote: it alone writes lost_no_task. */
+static void our_losses(FILE *err, const char *stats)
 {
 	static const struct {
 		const char *name;
-		bool upstream;
+		bool upstream;		/* lost before total_samples counted it */
 	} ctrs[] = {
 		{ "event_lost_overflow", true },
 		{ "lost_records_by_kernel", true },
-		{ "lost_no_task", false },
+		{ "lost_no_task", true },
 		{ "lost_no_mapping", false },
 		{ "lost_samplefile", false },
-		{ "bad_escape", false },
 	};
-	enum { NR = sizeof(ctrs) / sizeof(ctrs[0]), RING = 1 /* lost_records_by_kernel */ };
-	uint64_t vals[NR] = { 0 };
-	uint64_t total = 0, cpu_lost = 0, lost = 0, all;
-	bool found = false;
+	unsigned long v[sizeof(ctrs) / sizeof(ctrs[0])];
+	unsigned long total = read_op_stat(stats, "total_samples");
+	unsigned long lost = 0, all;
+	const char *sep = "";
 
-	for (size_t s = 0; s < p->fs.nr_sessions; s++) {
-		const char *dir = p->fs.sessions[s];
-
-		total += read_stat(dir, "total_samples", &found);
-		for (size_t i = 0; i < NR; i++)
-			vals[i] += read_stat(dir, ctrs[i].name, &found);
-		for (int cpu = 0; cpu < 4096; cpu++) {
-			char name[64];
-			bool f = false;
-
-			snprintf(name, sizeof(name), "cpu%d/sample_lost_overflow", cpu);
-			cpu_lost += read_stat(dir, name, &f);
-			if (!f)
-				break;
-		}
-	}
-	if (!total)
-		for (size_t c = 0; c < (p->fs.nr_classes ? p->fs.nr_classes : 1); c++)
-			total += p->total[c];
-	/* Our daemon files the ring's losses per CPU in OProfile's
-	 * cpuN/sample_lost_overflow and their sum in operf's
-	 * lost_records_by_kernel: count the breakdown only when the sum is
-	 * absent (OProfile 0.9's sessions) */
-	if (vals[RING])
-		cpu_lost = 0;
-	all = total + cpu_lost;
-	for (size_t i = 0; i < NR; i++) {
-		lost += vals[i];
+	if (total == (unsigned long)-1 ||
+	    read_op_stat(stats, "lost_no_task") == (unsigned long)-1)
+		return;
+	all = total;
+	for (size_t i = 0; i < sizeof(ctrs) / sizeof(ctrs[0]); i++) {
+		v[i] = read_op_stat(stats, ctrs[i].name);
+		if (v[i] == (unsigned long)-1)
+			v[i] = 0;
+		lost += v[i];
 		if (ctrs[i].upstream)
-			all += vals[i];
+			all += v[i];
 	}
-	lost += cpu_lost;
 	if (!lost)
 		return;
-	fprintf(out, "WARNING: %" PRIu64 " samples were lost while profiling "
-		"(%.4f%% of %" PRIu64 " samples); the report may be skewed:\n",
-		lost, percent(lost, all), all);
-	for (size_t i = 0; i < NR; i++)
-		if (vals[i])
-			fprintf(out, "  %-24s %" PRIu64 " (%.4f%%)\n", ctrs[i].name,
-				vals[i], percent(vals[i], all));
-	if (cpu_lost)
-		fprintf(out, "  %-24s %" PRIu64 " (%.4f%%)\n",
-			"sample_lost_overflow", cpu_lost, percent(cpu_lost, all));
+	fprintf(err, "\nWARNING: %lu of %lu samples (%.4f%%) were lost while profiling:",
+		lost, all, percent(lost, all));
+	for (size_t i = 0; i < sizeof(ctrs) / sizeof(ctrs[0]); i++) {
+		if (!v[i])
+			continue;
+		fprintf(err, "%s %s %lu", sep, ctrs[i].name, v[i]);
+		sep = ",";
+	}
+	fputc('\n', err);
 }
 
-/* The events the kernel throttled (stats/throttled/EVENT, one empty file
- * each, as both daemons write them): samples it did not take, which no
- * loss counter holds. */
-static void print_throttle_block(FILE *out, const struct pp_profile *p)
+void pp_session_warnings(FILE *err, const char *samples_dir,
+			 const char *session_dir)
 {
-	char names[512] = "";
-	size_t len = 0;
+	char *real = realpath(samples_dir, NULL);
+	char stats[PATH_MAX * 2], throttled[PATH_MAX * 2];
+	unsigned long total, lost = 0;
+	struct dirent *de;
+	bool any = false;
+	DIR *d;
 
-	for (size_t s = 0; s < p->fs.nr_sessions; s++) {
-		char dir[PATH_MAX];
-		struct dirent *de;
-		DIR *d;
-
-		snprintf(dir, sizeof(dir), "%s/stats/throttled", p->fs.sessions[s]);
-		d = opendir(dir);
-		if (!d)
-			continue;
-		while ((de = readdir(d))) {
-			size_t n = strlen(de->d_name);
-			const char *hit;
-
-			if (de->d_name[0] == '.')
-				continue;
-			/* each name once, whichever session it came from */
-			hit = strstr(names, de->d_name);
-			if (hit && (hit == names || hit[-1] == ',') &&
-			    (hit[n] == ',' || !hit[n]))
-				continue;
-			if (len + n + 2 >= sizeof(names))
-				break;
-			len += (size_t)snprintf(names + len, sizeof(names) - len,
-						"%s%s", len ? "," : "", de->d_name);
-		}
+	if (!real)
+		return;
+	d = opendir(real);
+	while (d && !any && (de = readdir(d)))
+		any = strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+	if (d)
+		closedir(d);
+	snprintf(stats, sizeof(stats), "%s/stats", real);
+	snprintf(throttled, sizeof(throttled), "%s/stats/throttled", real);
+	free(real);
+	if (!any)
+		return;
+	if (overflowed(stats))
+		fputs("WARNING! The OProfile kernel driver reports sample buffer "
+		      "overflows.\nSuch overflows can result in incorrect sample "
+		      "attribution, invalid sample\nfiles and other symptoms.  "
+		      "See the oprofiled.log for details.\nYou should adjust your "
+		      "sampling frequency to eliminate (or at least minimize)\n"
+		      "these overflows.\n", err);
+	d = opendir(throttled);
+	if (d) {
+		fprintf(err, "\nWARNING! Some of the events were throttled. "
+			"Throttling occurs when\nthe initial sample rate is too "
+			"high, causing an excessive number of\ninterrupts.  "
+			"Decrease the sampling frequency. Check the directory\n"
+			"%s\nfor the throttled event names.\n\n", throttled);
 		closedir(d);
 	}
-	if (!len)
+	our_losses(err, stats);
+	total = read_op_stat(stats, "total_samples");
+	if (total == (unsigned long)-1)
 		return;
-	fprintf(out, "WARNING: the kernel throttled the sampling of %s: its sample "
-		"rate was higher than the kernel allows, so fewer samples were taken "
-		"than the count asks for. Sample less often.\n", names);
+	for (size_t i = 0; i < sizeof(operf_lost_stats) / sizeof(operf_lost_stats[0]); i++) {
+		unsigned long v = read_op_stat(stats, operf_lost_stats[i]);
+
+		if (v != (unsigned long)-1)
+			lost += v;
+	}
+	if (lost > (unsigned int)(0.0001 * (double)total))
+		fprintf(err, "\nWARNING: Lost samples detected! See %s/samples/"
+			"operf.log for details.\n", session_dir);
 }
 
 void pp_report_header(FILE *out, const struct pp_profile *p,
@@ -837,8 +861,6 @@ void pp_report_header(FILE *out, const struct pp_profile *p,
 				k->count);
 		}
 	}
-	print_loss_block(out, p);
-	print_throttle_block(out, p);
 	if (p->fs.axis != PP_AXIS_NONE && p->fs.axis != PP_AXIS_EVENT)
 		for (size_t c = 0; c < p->fs.nr_classes; c++)
 			fprintf(out, "%s\n", p->fs.classes[c].longname);
@@ -1215,6 +1237,25 @@ static void print_symbol_titles(FILE *out, const struct pp_report_opts *o,
 	fputs("symbol name\n", out);
 }
 
+/* OProfile's "app name" column: shown when some column (class) holds
+ * samples of more than one application. */
+static bool several_apps(const struct pp_profile *p, const struct pp_symview *v)
+{
+	for (size_t c = 0; c < v->nc; c++) {
+		const char *first = NULL;
+
+		for (size_t i = 0; i < p->nr_images; i++) {
+			if (!p->images[i].total[c])
+				continue;
+			if (!first)
+				first = v->app_long[i];
+			else if (strcmp(first, v->app_long[i]))
+				return true;
+		}
+	}
+	return false;
+}
+
 static int print_symbols(FILE *out, const struct pp_profile *p,
 			 const struct pp_symview *v,
 			 const struct pp_report_opts *o)
@@ -1224,8 +1265,8 @@ static int print_symbols(FILE *out, const struct pp_profile *p,
 	uint64_t *cum = calloc(nc, sizeof(*cum));
 	uint64_t *dcum = calloc(nc, sizeof(*dcum));
 	bool vma_col = o->show_address || o->details;
-	bool image_col = v->multiple_images;
-	bool app_col = v->multiple_apps;
+	bool image_col = false;
+	bool app_col = several_apps(p, v);
 	char buf[PATH_MAX + 32];
 
 	if (!sel || !cum || !dcum) {
@@ -1234,6 +1275,11 @@ static int print_symbols(FILE *out, const struct pp_profile *p,
 		free(dcum);
 		return -ENOMEM;
 	}
+	/* as OProfile: "image name" when a listed symbol lies outside its
+	 * application's own image (a library, the kernel) */
+	for (size_t i = 0; i < nr && !image_col; i++)
+		image_col = !pp_img_equal(&p->images[sel[i]->image].img,
+					  &p->images[sel[i]->image].app);
 	if (!o->no_header)
 		print_symbol_titles(out, o, nc, image_col, app_col);
 	for (size_t i = 0; i < nr; i++) {

@@ -75,10 +75,17 @@ struct pp_symview *pp_symview_build(const struct pp_profile *p,
 				    struct pp_report_status *st);
 void pp_symview_free(struct pp_symview *v);
 
-/* Header lines (CPU, event, class names, the lost-samples block).
- * stats_dirs: the sessions' stats directories. */
+/* Header lines (CPU, event, class names). */
 void pp_report_header(FILE *out, const struct pp_profile *p,
 		      const struct pp_report_opts *opts);
+
+/* OProfile's warnings about one session read (buffer overflows,
+ * throttling, lost samples), written to err as its opreport writes them
+ * while it lists the sample files: before any report or refusal.
+ * samples_dir is the session (samples/NAME), session_dir the session
+ * directory as OProfile would name it in the lost-samples warning. */
+void pp_session_warnings(FILE *err, const char *samples_dir,
+			 const char *session_dir);
 
 /* The whole report in the mode opts selects (summary, -l, XML). */
 int pp_report_print(FILE *out, const struct pp_profile *p,

@@ -50,6 +50,7 @@ void pp_spec_release(struct pp_spec *s)
 	free(s->cpu.v);
 	free(s->tgid.v);
 	free(s->tid.v);
+	free(s->archive);
 	free(s->text);
 	memset(s, 0, sizeof(*s));
 }
@@ -195,6 +196,20 @@ static int parse_word(struct pp_spec *s, const char *word, char *err,
 		return parse_strlist(&s->image, word, word, err, errlen);
 	}
 	tlen = (size_t)(colon - word);
+	if (tlen == 7 && !strncmp(word, "archive", 7)) {
+		if (s->archive)
+			return spec_error(err, errlen,
+					  "tag 'archive' given twice at '%s'", word);
+		if (!colon[1])
+			return spec_error(err, errlen, "empty value in '%s'", word);
+		/* as OProfile: the archive's real path, which must exist */
+		s->archive = realpath(colon + 1, NULL);
+		if (!s->archive)
+			return errno == ENOMEM ? -ENOMEM :
+			       spec_error(err, errlen, "cannot use archive %s: %s",
+					  colon + 1, strerror(errno));
+		return 0;
+	}
 	for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++) {
 		const struct tag_desc *t = &tags[i];
 		void *field = (char *)s + t->off;

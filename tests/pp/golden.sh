@@ -279,7 +279,6 @@ fi
 check xml-lines "$S1" -X -l -g image:$T
 check xml-details-lines "$S1" -X -d -g image:$T
 check diff "$S1" -l { session:old } { session:current }
-check diff-summary "$S1" { session:old } { }
 check percpu "$S2"
 check percpu-symbols "$S2" -l
 check percpu-cpu1 "$S2" -l cpu:1

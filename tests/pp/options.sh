@@ -25,7 +25,7 @@ ksym $KALLSYMS schedule 0 2
 EOF
 "$MKS" "$E2E_TMP/jit" <<EOF
 header 4 1000
-file a:anon:4242:7f0000001000:7f0000001fff a:anon:4242:7f0000001000:7f0000001fff TIMER 100000 0 all all all
+file a:anon:4242:7f0000001000:7f0000001fff f:$T TIMER 100000 0 all all all
 off 24 5
 EOF
 printf '7f0000001000 20 jitted_a\n7f0000001020 10 jitted_b\n' >"$E2E_TMP/perf-4242.map"
@@ -40,12 +40,13 @@ has "_ZN2ns5scaleEi"
 # the anonymous region named from its JIT map, when there is one
 S=$E2E_TMP/jit
 ARGS="-l --jit-dir"; run -l --jit-dir="$E2E_TMP"
-has "^5 *100.000  jitted_b\$"
+has "^5 *100.000  .* jitted_b\$"
 ARGS="(no map)"; run --jit-dir="$E2E_TMP/none"
 has " anon (tgid:4242 range:0x7f0000001000-0x7f0000001fff)\$"
 # as OProfile names an image it has no symbols for: by its own name
 ARGS="-l (no map)"; run -l --jit-dir="$E2E_TMP/none"
-has "^5 *100.000  anon (tgid:4242 range:0x7f0000001000-0x7f0000001fff)\$"
+# (checked with OProfile 1.4's opreport on the same file written by mkoprof)
+has "^5 *100.000  anon (tgid:4242 range:0x7f0000001000-0x7f0000001fff) anon (tgid:4242 range:0x7f0000001000-0x7f0000001fff)\$"
 S=$E2E_TMP/s
 
 # a library stripped to .dynsym: one row named after it, as OProfile
@@ -184,5 +185,48 @@ ARGS="-l --vmlinux"; run -l --vmlinux="$N"
 has "^4 *100.000  func_c15\$"
 ARGS="-l kallsyms"; run -l
 lacks "func_c15"
+
+# -l's name columns as OProfile's: "app name" when a column holds several
+# applications, "image name" only when a listed symbol lies outside its
+# application's image
+"$MKS" "$E2E_TMP/apps" <<EOF
+header 4 1000
+file f:$T f:$T TIMER 100000 0 all all all
+sym $T func_a50 0 60
+file f:/opt/other/app f:/opt/other/app TIMER 100000 0 all all all
+off 10 3
+EOF
+S=$E2E_TMP/apps
+ARGS="-l (two apps)"; run -l
+has "^samples  %        app name                 symbol name\$"
+ARGS="-l -t 50 (one shown)"; run -l -t 50
+has "^samples  %        app name                 symbol name\$"
+ARGS="-l image: (one app)"; run -l image:$T
+has "^samples  %        symbol name\$"
+S=$E2E_TMP/s
+ARGS="-l (app and kernel)"; run -l image:$T
+has "^samples  %        image name               symbol name\$"
+
+# --version in OProfile's shape, with our name and version
+ARGS="--version"; run --version
+grep -q "^$OPREPORT: opsampler [0-9][0-9.]* compiled on " "$OUT" ||
+	{ cat "$OUT" >&2; fail "--version: no version line"; }
+ARGS="-v"; run -v
+grep -q "^$OPREPORT: opsampler " "$OUT" || fail "-v: no version line"
+
+# archive:DIR, oparchive's layout: the session under DIR/var/lib/oprofile
+# whatever --session-dir says, binaries under DIR
+A=$E2E_TMP/archive
+"$MKS" "$A/var/lib/oprofile" <<EOF
+header 4 1000
+file f:/opt/archived/pp_target_pie f:/opt/archived/pp_target_pie TIMER 100000 0 all all all
+sym $T func_b30 0 9
+EOF
+mkdir -p "$A/opt/archived" && cp "$T" "$A/opt/archived/"
+ARGS="archive:"; run -l archive:"$A"
+has "^9 *100.000  func_b30\$"
+[ -s "$E2E_TMP/err" ] && { cat "$E2E_TMP/err" >&2; fail "archive: warned"; }
+ARGS="archive: session:"; run archive:"$A" session:current
+has " pp_target_pie\$"
 
 echo "PASS: opreport options"

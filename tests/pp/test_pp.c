@@ -384,7 +384,8 @@ static void test_classify_two_axes_many(void **state)
 	assert_int_equal(pp_classify(&fs, &m, err, sizeof(err)), -EDOM);
 	assert_string_equal(err,
 		"Already displaying results for parameter event with values:\n"
-		"E1:100000,E2:100000,E3:100000,E4:100000,E5:100000, and 2 more,\n"
+		/* OProfile counts the classes beyond five, not the names */
+		"E1:100000,E2:100000,E3:100000,E4:100000,E5:100000, and 3 more,\n"
 		"which conflicts with parameter cpu.\n"
 		"Suggestion: specify event:, count: or unitmask: "
 		"(see also --merge=unitmask)");
@@ -393,26 +394,38 @@ static void test_classify_two_axes_many(void **state)
 
 static void test_classify_tid_tgid(void **state)
 {
-	/* threads 5 and 7 of process 5: tid is the axis */
-	const struct fdesc ok[] = { { NULL, 0, 5, 5 }, { NULL, 0, 5, 7 }, { NULL, 0, 9, 9 } };
-	/* tid 5 under two tgids: tid cannot name the columns alone */
-	const struct fdesc bad[] = { { NULL, 0, 5, 5 }, { NULL, 0, 6, 5 }, { NULL, 0, 6, 7 } };
+	/* one thread per process: tgid and tid together, tid names them */
+	const struct fdesc ok[] = { { NULL, 0, 5, 5 }, { NULL, 0, 9, 9 } };
+	/* thread 7 of process 5: OProfile refuses tgid with tid */
+	const struct fdesc bad[] = { { NULL, 0, 5, 5 }, { NULL, 0, 5, 7 }, { NULL, 0, 9, 9 } };
 	struct pp_fileset fs;
 	struct pp_merge m = { 0 };
+	const char *bad_str = NULL;
 	char err[512];
 
 	(void)state;
-	mkfileset(&fs, ok, 3);
+	mkfileset(&fs, ok, 2);
 	assert_int_equal(pp_classify(&fs, &m, err, sizeof(err)), 0);
 	assert_int_equal(fs.axis, PP_AXIS_TID);
-	assert_int_equal(fs.nr_classes, 3);
+	assert_int_equal(fs.nr_classes, 2);
 	pp_fileset_release(&fs);
 	mkfileset(&fs, bad, 3);
 	assert_int_equal(pp_classify(&fs, &m, err, sizeof(err)), -EDOM);
+	assert_string_equal(err,
+		"Already displaying results for parameter tgid with values:\n"
+		"tgid:5,tgid:9,\n"
+		"which conflicts with parameter tid.\n"
+		"Suggestion: specify tgid: or --merge tgid");
 	m.tid = true;
 	assert_int_equal(pp_classify(&fs, &m, err, sizeof(err)), 0);
 	assert_int_equal(fs.axis, PP_AXIS_TGID);
 	assert_string_equal(fs.classes[0].label, "tgid:5");
+	/* --merge=tgid merges the threads too: one column */
+	memset(&m, 0, sizeof(m));
+	assert_int_equal(pp_merge_parse("tgid", &m, &bad_str), 0);
+	assert_true(m.tgid && m.tid);
+	assert_int_equal(pp_classify(&fs, &m, err, sizeof(err)), 0);
+	assert_int_equal(fs.nr_classes, 1);
 	pp_fileset_release(&fs);
 }
 
@@ -476,12 +489,16 @@ static void test_load_session(void **state)
 	/* a corrupt sample file and a stray file */
 	snprintf(path, sizeof(path), "%s/samples/current/{root}/bin/x/{dep}/{root}/bin/x/TIMER.100000.0.all.all.2", dir);
 	assert_int_equal(tu_write_file(path, "garbage", 7), 0);
+	snprintf(path, sizeof(path), "%s/samples/current/{root}/README", dir);
+	assert_int_equal(tu_write_file(path, "x", 1), 0);
+	/* not under {root} or {kern}: OProfile reads no such file */
 	snprintf(path, sizeof(path), "%s/samples/current/README", dir);
 	assert_int_equal(tu_write_file(path, "x", 1), 0);
 	assert_int_equal(pp_spec_parse(0, NULL, &spec, err, sizeof(err)), 0);
 	assert_int_equal(pp_fileset_select(&fs, dir, &spec, &lg), 0);
 	assert_int_equal(fs.nr_files, 4);
 	assert_int_equal(fs.nr_unnamed, 1);
+	assert_int_equal(fs.nr_foreign, 1);
 	assert_int_equal(pp_classify(&fs, &m, err, sizeof(err)), 0);
 	assert_int_equal(fs.nr_classes, 3);	/* cpu 0, 1, 2 */
 	assert_int_equal(pp_profile_load(&p, &fs, &m, false, true, &lg), 0);
