@@ -3,10 +3,13 @@
 # Used by ./demo.sh and ./check.sh; safe to run again.
 set -euo pipefail
 
-# procps: pgrep, which the tests use to find the daemon
+# procps: pgrep, which the tests use to find the daemon; util-linux: flock,
+# which makes the tests that profile the system take turns; libxml2-utils:
+# xmllint, which checks our XML against OProfile's schema (tests/interop;
+# the OProfile those tests build installs its own build dependencies)
 pkgs=(gcc make autoconf automake libtool pkg-config binutils elfutils
       libpfm4-dev libdw-dev libelf-dev libpopt-dev libcmocka-dev
-      clang libclang-rt-dev procps)
+      clang libclang-rt-dev procps util-linux libxml2-utils)
 # bench: perf to measure against, bc for the benchmarks' arithmetic,
 # time for opreport's peak memory
 [ "${1:-}" = --bench ] && pkgs+=(linux-perf bc time)

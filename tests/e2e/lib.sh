@@ -1,6 +1,6 @@
 # Sourced by the end-to-end shell tests. Gives them the built programs, a
 # fresh session directory removed on exit, and the skip/fail rule for tests
-# that need the kernel's perf_event_open.
+# that need the kernel's perf_event_open, which also take turns.
 set -euo pipefail
 
 : "${top_builddir:?run through make check}"
@@ -12,6 +12,24 @@ OPREPORT=$top_builddir/pp/opreport
 WORKLOADS=$top_builddir/tests/workloads
 export PATH="$top_builddir/daemon:$top_builddir/pp:$PATH"
 
+# Tests that profile the whole system take turns: two at once would each
+# record the other's workload, and slow it (make check -j runs tests side
+# by side, and other build trees may run theirs). The lock is machine-wide
+# and held until the test exits; a daemon the test starts inherits it, and
+# e2e_cleanup never leaves one behind.
+E2E_LOCK=${TMPDIR:-/tmp}/opsampler-system-wide.lock
+e2e_lock_system_wide() {
+	exec {E2E_LOCK_FD}>>"$E2E_LOCK"
+	flock -w "${E2E_LOCK_WAIT:-1200}" "$E2E_LOCK_FD" ||
+		fail "waited ${E2E_LOCK_WAIT:-1200} s for $E2E_LOCK (another test profiling the system?)"
+}
+# e2e_unlock_system_wide: for a test whose recording is over while it
+# still has work to do (its daemons must have exited: they hold the lock too)
+e2e_unlock_system_wide() {
+	flock -u "$E2E_LOCK_FD"
+	exec {E2E_LOCK_FD}>&-
+}
+
 # A test that needs root and perf_event_open calls this first. Exit 77 is
 # automake's "skipped"; under OPSAMPLER_REQUIRE_PERF=1 a skip is a failure.
 e2e_need_perf() {
@@ -20,7 +38,10 @@ e2e_need_perf() {
 	if [ -z "$why" ] && [ "$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 3)" -gt 2 ]; then
 		why="perf_event_paranoid > 2"
 	fi
-	[ -z "$why" ] && return 0
+	if [ -z "$why" ]; then
+		e2e_lock_system_wide
+		return 0
+	fi
 	if [ "${OPSAMPLER_REQUIRE_PERF:-0}" != 0 ]; then
 		echo "FAIL: needs perf_event_open ($why) and OPSAMPLER_REQUIRE_PERF is set" >&2
 		exit 1

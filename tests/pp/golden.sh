@@ -169,49 +169,6 @@ sym $T func_a50 0 10
 sym $T func_b30 0 30
 EOF
 
-# Sessions as OProfile 1.x's operf lays them out (libop/op_mangle.c and
-# libperf_events/operf_mangling.cpp): every file under {root}APP/{dep}/,
-# the kernel under {root} by its path (/proc/kallsyms, offsets from _text,
-# mtime 0, is_kernel set), modules under {kern} by name, anonymous regions
-# as {anon:NAME}/TGID.0xSTART.0xEND, a kernel thread's samples under its
-# command name ({kern}/NAME, no executable), the CPU in the last field with
-# --separate-cpu; cpu_type 69 (operf has no timer mode) and a stats
-# directory that holds nothing when no sample was lost.
-E=CPU_CLK_UNHALTED.100000.0.all.all
-S8=$E2E_TMP/operf
-"$MKS" "$S8" <<EOF
-header 69 2596.13
-rawfile {root}$T/{dep}/{root}$T/$E.all 0 0 $T
-sym $T func_a50 0 300
-sym $T func_b30 0 100
-rawfile {root}$T/{dep}/{root}/proc/kallsyms/$E.all 1 0 -
-ksym $KALLSYMS schedule 0 7
-rawfile {root}$T/{dep}/{kern}/ext4/$E.all 1 0 -
-off 100 4
-rawfile {root}$T/{dep}/{anon:[vdso]}/4242.0x7ffd1000.0x7ffd2fff/$E.all 0 7ffd1000 -
-off 10 5
-rawfile {kern}/kdamond.0/{dep}/{root}/proc/kallsyms/$E.all 1 0 -
-ksym $KALLSYMS pid_task 0 20
-rawfile {root}$T2/{dep}/{root}$T2/$E.all 0 0 $T2
-sym $T2 main 0 9
-EOF
-mkdir -p "$S8/samples/current/stats"
-printf 'Profiling started at ...\n' >"$S8/samples/operf.log"
-S9=$E2E_TMP/operf-cpu
-"$MKS" "$S9" <<EOF
-header 69 2596.13
-rawfile {root}$T/{dep}/{root}$T/$E.0 0 0 $T
-sym $T func_a50 0 400
-sym $T func_b30 0 100
-rawfile {root}$T/{dep}/{root}$T/$E.1 0 0 $T
-sym $T func_a50 0 380
-rawfile {root}$T/{dep}/{root}/proc/kallsyms/$E.1 1 0 -
-ksym $KALLSYMS schedule 0 7
-rawfile {kern}/kdamond.0/{dep}/{root}/proc/kallsyms/$E.0 1 0 -
-ksym $KALLSYMS pid_task 0 3
-EOF
-mkdir -p "$S9/samples/current/stats"
-
 subst() {
 	sed -e "s|@A50@|$A50|g; s|@A50_4@|$A50_4|g; s|@B30@|$B30|g; s|@B30_2@|$B30_2|g" \
 	    -e "s|@C15@|$C15|g; s|@D05@|$D05|g; s|@D05_1@|$D05_1|g; s|@N_MAIN@|$N_MAIN|g" \
@@ -310,12 +267,6 @@ check xml-threads-cpus "$S11" -X
 check xml-events-cpus "$S12" -X -d
 # -%: per-address lines of -d against all samples, not the symbol's
 check details-global "$S1" -d -% image:$T
-
-# sessions written by OProfile's operf read as ours
-check operf-summary "$S8"
-check operf-symbols "$S8" -l
-check operf-percpu "$S9"
-check operf-percpu-symbols "$S9" -l
 
 [ $nr_fail -eq 0 ] || fail "$nr_fail golden check(s) failed"
 echo "PASS: golden reports"

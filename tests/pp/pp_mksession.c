@@ -14,12 +14,6 @@
  *   off KEY N                   add N at KEY (hex)
  *   spread ELF NKEYS NSAMPLES SEED   NSAMPLES over NKEYS addresses inside
  *                               the function symbols of ELF (benchmark)
- *   rawfile REL KERNEL ANON_START BINARY
- *        a file named REL under samples/NAME/ word for word (the layout
- *        OProfile's operf writes, not through op_names); the header's
- *        count and unit mask come from REL's last component, is_kernel
- *        from KERNEL (0/1), anon_start from ANON_START (hex), the mtime
- *        from BINARY ("-": 0, as operf writes for /proc/kallsyms)
  *   stat NAME VALUE             samples/current/stats/NAME
  *   mtime SECONDS               override the binary mtime of later files
  */
@@ -332,24 +326,6 @@ int main(int argc, char **argv)
 				db.header->anon_start = sf.image.anon_start;
 			free(rel);
 			op_sfname_release(&sf);
-		} else if (!strcmp(a[0], "rawfile") && n == 5) {
-			char path[8192], ev[256];
-			const char *last = strrchr(a[1], '/');
-			unsigned long count = 0, um = 0;
-			struct stat st;
-
-			if (open_db)
-				odb_close(&db);
-			if (!last || sscanf(last + 1, "%255[^.].%lu.%lu.", ev, &count,
-					    &um) != 3)
-				die(lineno, "rawfile: no EVENT.COUNT.UM in", a[1]);
-			snprintf(path, sizeof(path), "%s%s", dir, a[1]);
-			open_sample_file(&db, lineno, path, cpu_type, mhz, count,
-					 (unsigned int)um, atoi(a[2]) != 0);
-			open_db = true;
-			db.header->anon_start = strtoull(a[3], NULL, 16);
-			if (strcmp(a[4], "-") && !stat(a[4], &st))
-				db.header->mtime = (uint64_t)st.st_mtime;
 		} else if (!strcmp(a[0], "sym") && n == 5) {
 			uint64_t off = 0, size = 0;
 

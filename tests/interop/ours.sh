@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Our sessions read by OProfile 1.4.0. Records one short system-wide
+# session per kind of separation (none, cpu, lib,kernel, thread) while the
+# test workloads run (libcall: an application, its library and the kernel;
+# percpu: two threads pinned to two CPUs), then, on each session:
+#   - OProfile's opreport and ours in every mode (summary, -l, -l -g, -d,
+#     -X, --merge=cpu|lib|tid|tgid|all, cpu:1, -x, -a): the same text, line
+#     for line, apart from tests/interop/known-differences;
+#   - ours -X under OProfile's schema: no error OProfile's XML lacks;
+#   - OProfile's opannotate --source and oparchive: exit 0, no error, and
+#     the archive reads back (OProfile's opreport archive:) as the session.
+# One line per cell, a diff for each cell that differs.
+. "$top_srcdir/tests/interop/lib.sh"
+
+interop_need_peer
+e2e_need_perf
+
+KINDS="none cpu lib,kernel thread"
+op() { "$OPCONTROL" --session-dir="$1" "${@:2}"; }
+session_of() { echo "$E2E_TMP/s-$(echo "$1" | tr , -)"; }
+cleanup_sessions() {
+	local status=$? k
+	for k in $KINDS; do
+		if [ -S "$(session_of "$k")/opd_ctl" ]; then
+			op "$(session_of "$k")" --shutdown >/dev/null 2>&1 || true
+		fi
+	done
+	e2e_cleanup "$status"
+}
+trap cleanup_sessions EXIT
+
+# record KIND: one session, the workloads for two seconds
+record() {
+	local s
+	s=$(session_of "$1")
+	op "$s" --setup --event=default --separate="$1" >/dev/null || fail "opcontrol --setup --separate=$1 failed"
+	op "$s" --start >/dev/null || fail "opcontrol --start ($1) failed"
+	"$WORKLOADS/libcall" "$WORKLOADS/libopwl.so" 2 >/dev/null &
+	local wl=$!
+	"$WORKLOADS/percpu" 2 >/dev/null || [ $? -eq 77 ] || fail "percpu failed"
+	wait "$wl" || fail "libcall failed"
+	op "$s" --stop >/dev/null || fail "opcontrol --stop ($1) failed"
+	op "$s" --shutdown >/dev/null || fail "opcontrol --shutdown ($1) failed"
+}
+
+t0=$SECONDS
+for k in $KINDS; do
+	record "$k"
+done
+# the daemons are gone: the next test may profile while this one compares
+e2e_unlock_system_wide
+echo "interop: recorded $KINDS in $((SECONDS - t0)) s"
+
+LIBCALL="image:$WORKLOADS/libcall"
+t0=$SECONDS
+for k in $KINDS; do
+	s=$(session_of "$k")
+	opreport_cells "$k" "$s" "$LIBCALL"
+
+	# opannotate --source: OProfile reads the session and finds the
+	# workload's source
+	nr_cells=$((nr_cells + 1))
+	out=$E2E_TMP/annotate-$k
+	rc=0
+	"$PEER/opannotate" --session-dir="$s" --source "$LIBCALL" >"$out" 2>"$out.err" || rc=$?
+	if [ $rc -ne 0 ] || grep -q -i error "$out.err" || ! grep -q 'app_burn' "$out"; then
+		nr_failed=$((nr_failed + 1))
+		cell_result "opannotate-source@$k" FAILS "exit $rc, or no app_burn in its output:"
+		sed 's/^/    /' "$out.err" | head -20
+	else
+		nr_identical=$((nr_identical + 1))
+		cell_result "opannotate-source@$k" reads "app_burn annotated, $(wc -l <"$out") lines"
+	fi
+
+	# oparchive: the archive holds the session and its binaries, and
+	# OProfile's opreport reads it back as it reads the session
+	arch=$E2E_TMP/archive-$k
+	rc=0
+	"$PEER/oparchive" --session-dir="$s" -o "$arch" >"$arch.out" 2>"$arch.err" || rc=$?
+	nr_cells=$((nr_cells + 1))
+	if [ $rc -ne 0 ] || grep -q -i error "$arch.err"; then
+		nr_failed=$((nr_failed + 1))
+		cell_result "oparchive@$k" FAILS "exit $rc:"
+		sed 's/^/    /' "$arch.err" | head -20
+	else
+		nr_identical=$((nr_identical + 1))
+		cell_result "oparchive@$k" reads "$(find "$arch" -type f | wc -l) files"
+		# (the samples are in the archive under the session's path)
+		# (the summary: symbols would come from the archive's copies of
+		# binaries that other users of the machine may have rebuilt since)
+		run_tool "archive-$k.peer" "$PEER/opreport" --session-dir="$s" "archive:$arch" || true
+		run_tool "session-$k.peer" "$PEER/opreport" --session-dir="$s" || true
+		# the archive's report names the archive's copy of each binary
+		sed -i "s|$arch||g" "$CELLS/archive-$k.peer".[te]
+		cell_judge "oparchive-readback@$k" "$CELLS/session-$k.peer" "$CELLS/archive-$k.peer"
+		# and ours reads OProfile's archive as OProfile does
+		run_tool "archive-$k.ours" "$OURS/opreport" --session-dir="$s" "archive:$arch" || true
+		sed -i "s|$arch||g" "$CELLS/archive-$k.ours".[te]
+		cell_judge "opreport-archive@$k" "$CELLS/archive-$k.peer" "$CELLS/archive-$k.ours"
+	fi
+done
+cell_opreport "opreport-version" "$(session_of none)" --version
+echo "interop: compared in $((SECONDS - t0)) s"
+interop_summary
