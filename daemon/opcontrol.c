@@ -1040,7 +1040,8 @@ static void opc_print_events(const char *list)
 static const char *const opc_plain_keys[] = {
 	"pid", "state", "events", "separate", "session_dir", "samples",
 	"total_samples", "kernel_samples", "anon_samples", "samples_written",
-	"throttled", "filtered_by_image",
+	"throttled", "filtered_by_image", "callgraph", "callgraph_chains",
+	"callgraph_arcs",
 };
 
 static bool opc_is_plain_key(const char *key, size_t len)
@@ -1082,6 +1083,16 @@ static int opc_status(struct opc *c)
 		       opc_status_value(reply, "samples", val, sizeof(val)) ? val : "unknown");
 		if (opc_status_value(reply, "samples_written", val, sizeof(val)))
 			printf("Samples written: %s\n", val);
+		if (opc_status_value(reply, "callgraph", val, sizeof(val)) &&
+		    strcmp(val, "0")) {
+			char arcs[64];
+
+			printf("Call chains: depth %s", val);
+			if (opc_status_value(reply, "callgraph_chains", val, sizeof(val)) &&
+			    opc_status_value(reply, "callgraph_arcs", arcs, sizeof(arcs)))
+				printf(", %s samples with their callers, %s arcs", val, arcs);
+			printf("\n");
+		}
 		if (opc_status_value(reply, "kernel_samples", val, sizeof(val)))
 			printf("Kernel samples: %s\n", val);
 		if (opc_status_value(reply, "anon_samples", val, sizeof(val)))
@@ -1260,7 +1271,8 @@ int main(int argc, const char **argv)
 		{ "separate", 'p', POPT_ARG_STRING, &o.separate, 0,
 		  "separate samples by none,lib,kernel,thread,cpu,all (kernel implies lib)", "LIST" },
 		{ "callgraph", 'c', POPT_ARG_STRING, &o.callgraph, 0,
-		  "call-graph depth (stored; 0 is off)", "DEPTH" },
+		  "collect each sample's callers, up to DEPTH frames (frame pointers; "
+		  "0 is off; files by application, as --separate=lib,kernel)", "DEPTH" },
 		{ "image", 'i', POPT_ARG_STRING, &o.image, 0,
 		  "profile only these binaries (comma list, or all)", "LIST" },
 		{ "vmlinux", 0, POPT_ARG_STRING, &o.vmlinux, 0,

@@ -29,6 +29,7 @@ void opd_sampler_invalidate(struct opd_sampler *sp)
 	sp->last_image = NULL;
 	sp->last_app_cookie = OP_NO_COOKIE;
 	sp->last_app = NULL;
+	sp->chain.on = false;
 }
 
 static struct opd_image *image_of(struct opd_sampler *sp, uint64_t cookie)
@@ -51,6 +52,37 @@ static struct opd_image *app_of(struct opd_sampler *sp, uint64_t cookie)
 	return sp->last_app;
 }
 
+/* Where a pc of t's lands: its image, and the offset in it in *offset;
+ * NULL when in no image we know. */
+static struct opd_image *locate(struct opd_sampler *sp,
+				const struct opd_transient *t, uint64_t pc,
+				uint64_t *offset)
+{
+	if (t->in_kernel)
+		return opd_image_from_kernel_pc(sp->images, pc, offset);
+	*offset = pc;
+	return image_of(sp, t->cookie);
+}
+
+/* The image a sample in image is filed under (the {dep} part): its
+ * application when --separate says so, and always for an anonymous
+ * region, which is one process's and is filed under its application
+ * whatever --separate says, as operf files it (OProfile's readers skip a
+ * top-level {anon:...}); "/unknown" when the executable was never seen.
+ * NULL when out of memory. */
+static const struct opd_image *dep_of(struct opd_sampler *sp,
+				      const struct opd_transient *t,
+				      const struct opd_image *image,
+				      const struct opd_image *app)
+{
+	if (image->img.kind == OP_IMG_ANON)
+		return app ? app : opd_image_unknown_app(sp->images);
+	if (app && ((!t->in_kernel && (sp->separate & OP_SEP_LIB)) ||
+		    (t->in_kernel && (sp->separate & OP_SEP_KERNEL))))
+		return app;
+	return image;
+}
+
 static void sample(void *ctx, const struct opd_transient *t, uint64_t pc)
 {
 	struct opd_sampler *sp = ctx;
@@ -59,52 +91,38 @@ static void sample(void *ctx, const struct opd_transient *t, uint64_t pc)
 	int tgid, tid, cpu;
 	uint64_t offset;
 
-	if (t->in_kernel) {
+	if (t->in_kernel)
 		sp->nr_kernel++;
-		image = opd_image_from_kernel_pc(sp->images, pc, &offset);
-		if (!image) {
-			sp->nr_lost_no_mapping++;
-			if (!sp->logged_kernel_no_mapping) {
-				sp->logged_kernel_no_mapping = true;
-				op_log(sp->images->log, OP_LOG_WARN,
-				       "sample: kernel pc 0x%llx is in neither the kernel text nor a module; such samples are counted as no mapping",
-				       (unsigned long long)pc);
-			}
-			return;
+	image = locate(sp, t, pc, &offset);
+	if (!image) {
+		sp->nr_lost_no_mapping++;
+		sp->chain.on = false;
+		if (t->in_kernel && !sp->logged_kernel_no_mapping) {
+			sp->logged_kernel_no_mapping = true;
+			op_log(sp->images->log, OP_LOG_WARN,
+			       "sample: kernel pc 0x%llx is in neither the kernel text nor a module; such samples are counted as no mapping",
+			       (unsigned long long)pc);
 		}
-	} else {
-		image = image_of(sp, t->cookie);
-		if (!image) {
-			sp->nr_lost_no_mapping++;
-			return;
-		}
-		offset = pc;
-		if (image->img.kind == OP_IMG_ANON)
-			sp->nr_anon++;
+		return;
 	}
+	if (!t->in_kernel && image->img.kind == OP_IMG_ANON)
+		sp->nr_anon++;
 	app = app_of(sp, t->app_cookie);
 
 	if (!image->selected && !(app && app->selected)) {
 		sp->nr_filtered++;
+		sp->chain.on = false;
 		return;
 	}
 
 	/* The key's fields stay in registers until they differ from the
 	 * last file's: a key built in memory and compared at once is read
 	 * with wider loads than it was written with, which stalls. */
-	dep = image;
-	if (image->img.kind == OP_IMG_ANON) {
-		/* a region of one process is filed under its application
-		 * whatever --separate says, as operf files it: OProfile's
-		 * readers skip {anon:...} at the top */
-		dep = app ? app : opd_image_unknown_app(sp->images);
-		if (!dep) {
-			sp->nr_lost_no_mapping++;
-			return;
-		}
-	} else if (app && ((!t->in_kernel && (sp->separate & OP_SEP_LIB)) ||
-			   (t->in_kernel && (sp->separate & OP_SEP_KERNEL)))) {
-		dep = app;
+	dep = dep_of(sp, t, image, app);
+	if (!dep) {
+		sp->nr_lost_no_mapping++;
+		sp->chain.on = false;
+		return;
 	}
 	tgid = tid = cpu = OP_SF_ALL;
 	if (sp->separate & OP_SEP_THREAD) {
@@ -113,6 +131,14 @@ static void sample(void *ctx, const struct opd_transient *t, uint64_t pc)
 	}
 	if (sp->separate & OP_SEP_CPU)
 		cpu = t->cpu;
+	if (t->trace == OPD_TRACE_SAMPLE) {
+		/* its callers follow: each arc into the frame before */
+		sp->chain = (struct opd_chain_state){
+			.on = true, .callee = image, .callee_offset = offset,
+			.app = app, .event = t->event, .tgid = tgid, .tid = tid,
+			.cpu = cpu,
+		};
+	}
 
 	if (!sp->last_file || sp->last_key.image != image ||
 	    sp->last_key.dep != dep || sp->last_key.event != t->event ||
@@ -132,6 +158,55 @@ static void sample(void *ctx, const struct opd_transient *t, uint64_t pc)
 		sp->nr_written++;
 }
 
+/* A caller of the chain's last frame: one more on the arc from it into
+ * that frame, in the caller's arc file for the callee's image, keyed as
+ * OProfile's daemons key arcs (caller offset << 32 | callee offset; the
+ * offsets are 32-bit there). A caller in no image ends the chain. */
+static void caller(void *ctx, const struct opd_transient *t, uint64_t pc)
+{
+	struct opd_sampler *sp = ctx;
+	struct opd_chain_state *c = &sp->chain;
+	const struct opd_image *dep;
+	struct opd_image *image;
+	struct opd_sfile *f;
+	uint64_t offset;
+
+	if (!c->on)
+		return;
+	image = locate(sp, t, pc, &offset);
+	dep = image ? dep_of(sp, t, image, c->app) : NULL;
+	if (!dep) {
+		sp->nr_bt_lost_no_mapping++;
+		c->on = false;
+		return;
+	}
+	{
+		struct opd_sfile_key key = {
+			.image = image, .dep = dep, .cg = c->callee,
+			.event = c->event, .tgid = c->tgid, .tid = c->tid,
+			.cpu = c->cpu,
+		};
+
+		/* a new file may evict the sample path's cached one */
+		sp->last_file = NULL;
+		f = opd_sfile_get(sp->sfiles, &key);
+	}
+	if (f && opd_sfile_add(sp->sfiles, f, offset << 32 |
+			       (c->callee_offset & 0xffffffffULL)))
+		sp->nr_arcs++;
+	c->callee = image;
+	c->callee_offset = offset;
+}
+
+static void trace_end(void *ctx, const struct opd_transient *t, bool complete)
+{
+	struct opd_sampler *sp = ctx;
+
+	(void)t;
+	(void)complete;
+	sp->chain.on = false;
+}
+
 static void module_loaded(void *ctx)
 {
 	struct opd_sampler *sp = ctx;
@@ -142,4 +217,6 @@ static void module_loaded(void *ctx)
 const struct opd_decode_ops opd_sampler_ops = {
 	.sample = sample,
 	.module_loaded = module_loaded,
+	.caller = caller,
+	.trace_end = trace_end,
 };

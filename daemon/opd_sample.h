@@ -1,7 +1,9 @@
 /* From a decoded sample to a count in a sample file: resolve the image (and,
  * for --separate=lib/kernel, the application it is filed under), apply
  * --image, build the file key from what --separate makes significant, and
- * add one at the offset. This is the decoder's sample callback.
+ * add one at the offset; and for a sample's call chain, one on each arc
+ * from a caller into its callee, in the {cg} arc files OProfile's tools
+ * read. These are the decoder's callbacks.
  *
  * Ownership: one thread, with the decoder, images and files it points to.
  */
@@ -14,6 +16,17 @@
 #include "opd_decode.h"
 #include "opd_image.h"
 #include "opd_sfile.h"
+
+/* The call chain being filed: the frame its next caller calls into, and
+ * the sample's file key fields its arcs share. */
+struct opd_chain_state {
+	bool on;			/* the sample was filed: arcs follow */
+	const struct opd_image *callee;
+	uint64_t callee_offset;
+	const struct opd_image *app;
+	uint32_t event;
+	int tgid, tid, cpu;
+};
 
 struct opd_sampler {
 	struct opd_images *images;
@@ -34,6 +47,9 @@ struct opd_sampler {
 	uint64_t nr_anon;		/* samples in anonymous regions */
 	uint64_t nr_lost_no_mapping;	/* unknown cookie, kernel pc outside text and modules */
 	uint64_t nr_filtered;		/* not in --image */
+	uint64_t nr_arcs;		/* arc counts that reached a file */
+	uint64_t nr_bt_lost_no_mapping;	/* chains cut at a caller in no image */
+	struct opd_chain_state chain;
 	bool logged_kernel_no_mapping;
 };
 

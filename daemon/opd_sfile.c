@@ -17,6 +17,7 @@ static size_t key_hash(const struct opd_sfile_key *k, size_t nr_buckets)
 	uint64_t h = (uint64_t)(uintptr_t)k->image * 0x9e3779b97f4a7c15ULL;
 
 	h ^= (uint64_t)(uintptr_t)k->dep * 0xc2b2ae3d27d4eb4fULL;
+	h ^= (uint64_t)(uintptr_t)k->cg * 0x94d049bb133111ebULL;
 	h ^= ((uint64_t)k->event << 48) ^ ((uint64_t)(uint32_t)k->tgid << 16) ^
 	     ((uint64_t)(uint32_t)k->tid * 0x165667b19e3779f9ULL) ^
 	     ((uint64_t)(uint32_t)k->cpu << 32);
@@ -28,7 +29,8 @@ static size_t key_hash(const struct opd_sfile_key *k, size_t nr_buckets)
 
 static bool key_eq(const struct opd_sfile_key *a, const struct opd_sfile_key *b)
 {
-	return a->image == b->image && a->dep == b->dep && a->event == b->event &&
+	return a->image == b->image && a->dep == b->dep && a->cg == b->cg &&
+	       a->event == b->event &&
 	       a->tgid == b->tgid && a->tid == b->tid && a->cpu == b->cpu;
 }
 
@@ -72,6 +74,8 @@ char *opd_sfile_name(const struct opd_sfiles *sf, const struct opd_sfile_key *ke
 		.cpu = key->cpu,
 	};
 
+	if (key->cg)
+		n.cg = key->cg->img;
 	return op_sfname_build(&n);
 }
 
@@ -108,6 +112,12 @@ static void fill_header(struct opd_sfiles *sf, struct opd_sfile *f)
 	h->mtime = f->key.image->mtime;
 	h->anon_start = f->key.image->img.kind == OP_IMG_ANON ?
 			f->key.image->img.anon_start : 0;
+	if (f->key.cg) {
+		/* is_kernel and anon_start above are the caller's */
+		h->cg_to_is_kernel = f->key.cg->is_kernel;
+		h->cg_to_anon_start = f->key.cg->img.kind == OP_IMG_ANON ?
+				      f->key.cg->img.anon_start : 0;
+	}
 }
 
 static int open_file(struct opd_sfiles *sf, struct opd_sfile *f)
@@ -251,9 +261,9 @@ struct opd_sfile *opd_sfile_get(struct opd_sfiles *sf,
 	return f;
 }
 
-bool opd_sfile_add(struct opd_sfiles *sf, struct opd_sfile *f, uint64_t offset)
+bool opd_sfile_add(struct opd_sfiles *sf, struct opd_sfile *f, uint64_t key)
 {
-	int ret = odb_add(&f->db, offset, 1);
+	int ret = odb_add(&f->db, key, 1);
 
 	if (ret == 0)
 		return true;

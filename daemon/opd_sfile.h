@@ -35,6 +35,8 @@ struct opd_event_info {
 struct opd_sfile_key {
 	const struct opd_image *image;
 	const struct opd_image *dep;
+	const struct opd_image *cg;	/* an arc file: the callee's image;
+					 * NULL for a sample file */
 	uint32_t event;
 	int tgid, tid, cpu;	/* OP_SF_ALL when not separated */
 };
@@ -88,9 +90,11 @@ int opd_sfiles_init(struct opd_sfiles *sf, const char *dir,
 struct opd_sfile *opd_sfile_get(struct opd_sfiles *sf,
 				const struct opd_sfile_key *key);
 
-/* Add one sample at offset; a failure is counted in nr_lost and logged
- * once per file. Returns true when the count reached the file. */
-bool opd_sfile_add(struct opd_sfiles *sf, struct opd_sfile *f, uint64_t offset);
+/* Add one at key: a sample's offset, or an arc's (caller offset << 32 |
+ * callee offset, as OProfile's daemons key them). A failure is counted in
+ * nr_lost and logged once per file. Returns true when the count reached
+ * the file. */
+bool opd_sfile_add(struct opd_sfiles *sf, struct opd_sfile *f, uint64_t key);
 
 /* msync every open file. Returns 0 or the first -errno. */
 int opd_sfiles_sync(struct opd_sfiles *sf);

@@ -22,6 +22,11 @@ static const char *const counter_names[OPD_NR_COUNTERS] = {
 	[OPD_SAMPLES_WRITTEN] = "samples_written",
 	[OPD_LOST_FILTERED] = "filtered_by_image",
 	[OPD_LOST_NO_TASK] = "lost_no_task",
+	[OPD_CHAINS] = "callgraph_chains",
+	[OPD_ARCS] = "callgraph_arcs",
+	[OPD_LOST_BT_NO_MAPPING] = "lost_bt_no_mapping",	/* operf's name */
+	[OPD_BT_TRUNCATED] = "backtrace_truncated",
+	[OPD_BT_ABORTED] = "backtrace_aborted",		/* OProfile's name */
 };
 
 const char *opd_counter_name(enum opd_counter_id id)

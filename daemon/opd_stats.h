@@ -24,6 +24,12 @@ enum opd_counter_id {
 	OPD_SAMPLES_WRITTEN,		/* counts that reached a file */
 	OPD_LOST_FILTERED,		/* outside --image (not a loss: asked for) */
 	OPD_LOST_NO_TASK,		/* user sample of a process kmod never knew */
+	/* call chains (--callgraph); a chain's loss is not a sample's */
+	OPD_CHAINS,			/* samples written with their chain */
+	OPD_ARCS,			/* arc counts that reached an arc file */
+	OPD_LOST_BT_NO_MAPPING,		/* chains cut at a caller in no mapping */
+	OPD_BT_TRUNCATED,		/* chains that filled the depth */
+	OPD_BT_ABORTED,			/* chains the record could not hold */
 	OPD_NR_COUNTERS
 };
 

@@ -238,6 +238,13 @@ static int parse_options(struct opd_daemon *d, int argc, const char **argv)
 		      (o->separate_kernel ? OP_SEP_KERNEL : 0) |
 		      (o->separate_thread ? OP_SEP_THREAD : 0) |
 		      (o->separate_cpu ? OP_SEP_CPU : 0);
+	/* Call chains are filed under the process's application, as operf
+	 * files every sample: a chain through libc and the kernel then reads
+	 * as one program's, and its arcs sit beside its samples. Without
+	 * this, arcs out of a library would be filed under the library as
+	 * an application of its own, apart from the callee's samples. */
+	if (o->callgraph > 0)
+		d->separate |= OP_SEP_LIB | OP_SEP_KERNEL;
 	if (o->buffer_size < 0 || o->buffer_watershed < 0 || o->cpu_buffer_size < 0 ||
 	    o->callgraph < 0) {
 		fprintf(stderr, "oprofiled: buffer sizes and --callgraph must not be negative\n");
@@ -380,6 +387,7 @@ static int kop_new(struct opd_daemon *d)
 		.evbuf_words = d->opt.buffer_size ?
 			       (size_t)d->opt.buffer_size : OP_DEFAULT_BUFFER_WORDS,
 		.sync_interval_ms = 250,
+		.callgraph_depth = (unsigned int)d->opt.callgraph,
 		.proc_root = "/proc",
 		.log = d->log,
 	};
@@ -411,10 +419,6 @@ static void log_start(struct opd_daemon *d)
 	       d->opt.image && *d->opt.image ? d->opt.image : "(all)",
 	       d->opt.buffer_size, d->opt.buffer_watershed,
 	       d->opt.cpu_buffer_size, d->opt.callgraph);
-	if (d->opt.callgraph)
-		op_log(&d->log, OP_LOG_WARN,
-		       "callgraph: call chains are not stored by this oprofiled; --callgraph=%d ignored",
-		       d->opt.callgraph);
 	for (unsigned int i = 0; i < d->nr_events; i++) {
 		if (d->events[i].timer) {
 			op_log(&d->log, OP_LOG_INFO,
@@ -552,6 +556,9 @@ static void gather_stats(struct opd_daemon *d, struct opd_stats *st)
 	st->v[OPD_BAD_ESCAPE] = d->dec->nr_bad;
 	st->v[OPD_SAMPLES_WRITTEN] = d->sampler.nr_written;
 	st->v[OPD_LOST_FILTERED] = d->sampler.nr_filtered;
+	st->v[OPD_ARCS] = d->sampler.nr_arcs;
+	/* cut in the daemon (a caller in no image), or in kmod below */
+	st->v[OPD_LOST_BT_NO_MAPPING] = d->sampler.nr_bt_lost_no_mapping;
 	/* The kernel's ring losses reach us twice: kmod counts each
 	 * PERF_RECORD_LOST, and says so in the stream (DROPPED), which the
 	 * decoder counts. Each is counted once: from kmod when it answers,
@@ -560,6 +567,10 @@ static void gather_stats(struct opd_daemon *d, struct opd_stats *st)
 	if (have_ks) {
 		st->v[OPD_EVENT_LOST_OVERFLOW] = ks.nr_lost_evbuf;
 		st->v[OPD_LOST_NO_TASK] = ks.nr_lost_no_task;
+		st->v[OPD_CHAINS] = ks.nr_chains;
+		st->v[OPD_BT_TRUNCATED] = ks.nr_bt_truncated;
+		st->v[OPD_BT_ABORTED] = ks.nr_bt_aborted;
+		st->v[OPD_LOST_BT_NO_MAPPING] += ks.nr_bt_lost_no_mapping;
 		st->v[OPD_LOST_RECORDS_BY_KERNEL] = ks.nr_lost_ring;
 		nr_cpus = ks.nr_cpus;
 		if (ks.throttled) {
@@ -732,9 +743,10 @@ static char *status_reply(struct opd_daemon *d)
 		return NULL;
 	op_separate_format(d->separate, sep, sizeof(sep));
 	gather_stats(d, &st);
-	fprintf(f, "ok\npid %d\nstate %s\nevents %s\nseparate %s\nsession_dir %s\nsamples %llu\n",
+	fprintf(f, "ok\npid %d\nstate %s\nevents %s\nseparate %s\ncallgraph %d\nsession_dir %s\nsamples %llu\n",
 		(int)d->pid, d->running ? "running" : "stopped", d->events_text, sep,
-		d->paths.session_dir, (unsigned long long)st.v[OPD_TOTAL_SAMPLES]);
+		d->opt.callgraph, d->paths.session_dir,
+		(unsigned long long)st.v[OPD_TOTAL_SAMPLES]);
 	opd_stats_print(&st, f);
 	free_stats(&st);
 	fclose(f);
