@@ -863,10 +863,84 @@ static void test_anon_unknown_app(void **state)
 	}
 }
 
+/* The arcs of a sample's chain, each in its caller's {cg} file for the
+ * callee's image, keyed caller offset << 32 | callee offset, the header
+ * describing both ends; a caller in no image ends the chain. */
+static void test_chain_arcs(void **state)
+{
+	static const uint64_t stream[] = {
+		ESC, OP_CPU_SWITCH, 0, ESC, OP_CTX_SWITCH, 100, 1, ESC, OP_CTX_TGID, 100,
+		/* a kernel sample called from libc, called from the app */
+		ESC, OP_TRACE_BEGIN, ESC, OP_KERNEL_ENTER, KTEXT + 0x30, 0,
+		ESC, OP_USER_ENTER, ESC, OP_COOKIE_SWITCH, 2, 0x20, 0,
+		ESC, OP_COOKIE_SWITCH, 1, 0x10, 0, ESC, OP_TRACE_END,
+		/* again, then a caller in an unknown image: the chain ends */
+		ESC, OP_TRACE_BEGIN, ESC, OP_KERNEL_ENTER, KTEXT + 0x30, 0,
+		ESC, OP_USER_ENTER, ESC, OP_COOKIE_SWITCH, 2, 0x20, 0,
+		ESC, OP_COOKIE_SWITCH, 99, 0x99, 0, ESC, OP_COOKIE_SWITCH, 1, 0x10, 0,
+		ESC, OP_TRACE_END,
+	};
+	static const struct {
+		const char *caller, *callee;
+		bool callee_kernel;
+		uint64_t key, count;
+	} want[] = {
+		{ "/usr/lib/libc.so.6", KERN, true, 0x20ULL << 32 | 0x30, 2 },
+		{ "/usr/bin/app", "/usr/lib/libc.so.6", false, 0x10ULL << 32 | 0x20, 1 },
+	};
+	char *dir = tu_mkdtemp();
+	uint64_t total = 0;
+	size_t nr_files = 0;
+	struct chain c;
+
+	(void)state;
+	assert_non_null(dir);
+	chain_init(&c, dir, OP_SEP_LIB | OP_SEP_KERNEL, 0, NULL);
+	opd_decode(c.dec, stream, sizeof(stream) / sizeof(stream[0]));
+	assert_int_equal(c.dec->nr_bad, 0);
+	assert_int_equal(c.sampler.nr_written, 2);
+	assert_int_equal(c.sampler.nr_arcs, 3);
+	assert_int_equal(c.sampler.nr_bt_lost_no_mapping, 1);
+	assert_int_equal(opd_sfiles_sync(&c.sfiles), 0);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		struct op_sfname n = {
+			.image = { .kind = OP_IMG_FILE, .path = (char *)want[i].caller },
+			.dep = { .kind = OP_IMG_FILE, .path = (char *)"/usr/bin/app" },
+			.cg = { .kind = want[i].callee_kernel ? OP_IMG_KERN : OP_IMG_FILE,
+				.path = (char *)want[i].callee },
+			.event = (char *)"TIMER", .count = 100000,
+			.tgid = ALL, .tid = ALL, .cpu = ALL,
+		};
+		char *rel = op_sfname_build(&n), *path;
+		odb_t db;
+
+		assert_non_null(rel);
+		path = tu_path(dir, rel);
+		if (odb_open(&db, path, ODB_RDONLY))
+			fail_msg("no arc file %s", rel);
+		assert_int_equal(odb_nr_nodes(&db), 1);
+		assert_int_equal(odb_get(&db, want[i].key), want[i].count);
+		assert_int_equal(db.header->is_kernel, 0);
+		assert_int_equal(db.header->cg_to_is_kernel, want[i].callee_kernel);
+		odb_close(&db);
+		free(path);
+		free(rel);
+	}
+	/* two sample files and the two arc files, nothing else */
+	opd_sfiles_close_all(&c.sfiles);
+	walk(dir, &total, &nr_files);
+	assert_int_equal(nr_files, 3);
+	assert_int_equal(total, 2 + 3);
+	chain_release(&c);
+	tu_rm_rf(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_anon_unknown_app),
+		cmocka_unit_test(test_chain_arcs),
 		cmocka_unit_test(test_decode_table),
 		cmocka_unit_test(test_decode_chains),
 		cmocka_unit_test(test_decode_truncated_everywhere),

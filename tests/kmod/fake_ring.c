@@ -157,6 +157,23 @@ size_t fake_sample(void *buf, bool kernel, uint32_t pid, uint32_t tid,
 	return sizeof(s);
 }
 
+size_t fake_sample_chain(void *buf, bool kernel, uint32_t pid, uint32_t tid,
+			 uint64_t time, uint64_t ip, uint64_t nr_said,
+			 const uint64_t *chain, uint64_t nr)
+{
+	unsigned char *p = buf;
+	size_t n = fake_sample(buf, kernel, pid, tid, time, ip);
+	struct perf_event_header h;
+
+	memcpy(p + n, &nr_said, 8);
+	memcpy(p + n + 8, chain, nr * 8);
+	n += 8 + nr * 8;
+	memcpy(&h, p, sizeof(h));
+	h.size = (uint16_t)n;
+	memcpy(p, &h, sizeof(h));
+	return n;
+}
+
 size_t fake_mmap2(void *buf, uint32_t pid, uint64_t addr, uint64_t len,
 		  uint64_t pgoff, uint32_t maj, uint32_t min, uint64_t ino,
 		  const char *name, uint64_t time)

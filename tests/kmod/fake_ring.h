@@ -45,6 +45,12 @@ size_t fake_room(struct fake_ring *r);
 /* Record builders: write into buf (>= 4096 bytes), return the size. */
 size_t fake_sample(void *buf, bool kernel, uint32_t pid, uint32_t tid,
 		   uint64_t time, uint64_t ip);
+/* A sample with PERF_SAMPLE_CALLCHAIN: the count nr_said, then nr
+ * entries of chain, after the fixed fields, as the kernel lays them out
+ * (markers included). nr_said != nr makes a record that lies. */
+size_t fake_sample_chain(void *buf, bool kernel, uint32_t pid, uint32_t tid,
+			 uint64_t time, uint64_t ip, uint64_t nr_said,
+			 const uint64_t *chain, uint64_t nr);
 size_t fake_mmap2(void *buf, uint32_t pid, uint64_t addr, uint64_t len,
 		  uint64_t pgoff, uint32_t maj, uint32_t min, uint64_t ino,
 		  const char *name, uint64_t time);

@@ -68,6 +68,9 @@ struct step {
 	uint32_t pid, tid, ppid;
 	uint64_t time, addr, len, pgoff, ino;
 	const char *name, *exe;
+	const uint64_t *chain;	/* W_SAMPLE/W_KSAMPLE: a call chain of */
+	uint64_t nr_chain;	/* nr_chain entries (markers included), */
+	uint64_t nr_said;	/* said to be this many when not 0 */
 	unsigned int ring;	/* W_RAW: 0 the sample ring, 1 the side-band ring;
 				 * the other side-band records go to the
 				 * side-band ring, as the kernel writes them */
@@ -84,14 +87,71 @@ struct cookie_want {
 struct kcase {
 	const char *name;
 	size_t evbuf_words;
+	unsigned int callgraph;	/* kop_config.callgraph_depth */
 	struct step procs[4];	/* PROC_ADD steps done before start */
 	struct step steps[24];
 	uint64_t expect[160];	/* END-terminated */
-	struct kop_stats want;	/* compared: the nr_* below */
+	struct kop_stats want;	/* compared: the nr_* below, and the chain
+				 * counters when callgraph is set */
 	struct cookie_want cookies[4];
 };
 
+#define CTX_K PERF_CONTEXT_KERNEL
+#define CTX_U PERF_CONTEXT_USER
+#define TBEGIN ESC, OP_TRACE_BEGIN
+#define TEND ESC, OP_TRACE_END
+/* a kernel sample of task 800 with its kernel and user callers */
+static const uint64_t chain_ku[] = { CTX_K, KTEXT + 0x100, KTEXT + 0x200,
+				     CTX_U, 0x401010, 0x7f0000000100, 0x401020 };
+/* a user sample: the sampled pc first, then a caller in no mapping */
+static const uint64_t chain_gap[] = { CTX_U, 0x401010, 0x401030, 0x12345, 0x401040 };
+/* deeper than the depth (2): cut there, counted */
+static const uint64_t chain_deep[] = { CTX_U, 0x401010, 0x401020, 0x401030, 0x401040 };
+/* said to be 1000 entries long: more than the record holds */
+static const uint64_t chain_bad[] = { CTX_U, 0x401010 };
+#define MAPS_800 \
+	{ W_MMAP, 0, 800, 800, 0, 1, 0x400000, 0x2000, 0, 11, "/bin/prog" }, \
+	{ W_MMAP, 0, 800, 800, 0, 2, 0x7f0000000000, 0x1000, 0x3000, 12, "/lib/libc.so.6" }
+
 static const struct kcase cases[] = {
+	{
+		.name = "a kernel sample's chain: kernel callers, then user ones by image",
+		.callgraph = 16,
+		.steps = {
+			MAPS_800,
+			{ W_KSAMPLE, 0, 800, 800, 0, 10, KTEXT + 0x100, .chain = chain_ku, .nr_chain = 7 },
+		},
+		.expect = { CPU(0), CTX(800, 1, 800), TBEGIN, KERN, KTEXT + 0x100, 0,
+			    KTEXT + 0x200, 0, USER, COOKIE(1), 0x1010, 0, COOKIE(2), 0x3100, 0,
+			    COOKIE(1), 0x1020, 0, TEND, END },
+		.want = { .nr_samples = 1, .nr_kernel_samples = 1, .nr_chains = 1 },
+	},
+	{
+		.name = "a user chain stops at a caller in no mapping; a flat sample follows",
+		.callgraph = 16,
+		.steps = {
+			MAPS_800,
+			{ W_SAMPLE, 0, 800, 800, 0, 10, 0x401010, .chain = chain_gap, .nr_chain = 5 },
+			{ W_SAMPLE, 0, 800, 800, 0, 11, 0x401010, .chain = chain_gap, .nr_chain = 2 },
+		},
+		.expect = { CPU(0), CTX(800, 1, 800), TBEGIN, USER, COOKIE(1), 0x1010, 0,
+			    0x1030, 0, TEND, 0x1010, 0, END },
+		.want = { .nr_samples = 2, .nr_user_samples = 2, .nr_chains = 1,
+			  .nr_bt_lost_no_mapping = 1 },
+	},
+	{
+		.name = "a chain deeper than the depth is cut and counted; a bad one is flat",
+		.callgraph = 2,
+		.steps = {
+			MAPS_800,
+			{ W_SAMPLE, 0, 800, 800, 0, 10, 0x401010, .chain = chain_deep, .nr_chain = 5 },
+			{ W_SAMPLE, 0, 800, 800, 0, 11, 0x401010, .chain = chain_bad, .nr_chain = 2, .nr_said = 1000 },
+		},
+		.expect = { CPU(0), CTX(800, 1, 800), TBEGIN, USER, COOKIE(1), 0x1010, 0,
+			    0x1020, 0, 0x1030, 0, TEND, 0x1010, 0, END },
+		.want = { .nr_samples = 2, .nr_user_samples = 2, .nr_chains = 1,
+			  .nr_bt_truncated = 1, .nr_bt_aborted = 1 },
+	},
 	{
 		.name = "cross-CPU: mmap on cpu0 applies to a later sample on cpu1, whatever the write order",
 		.steps = {
@@ -451,11 +511,12 @@ static int fx_teardown(void **state)
 }
 
 static void fx_start(struct fixture *fx, const struct perf_event_attr *ev,
-		     unsigned int nr_ev, size_t evbuf_words)
+		     unsigned int nr_ev, size_t evbuf_words, unsigned int callgraph)
 {
 	struct kop_config cfg = {
 		.events = ev, .nr_events = nr_ev, .pid = -1,
 		.cpu_buffer_size = 16384, .evbuf_words = evbuf_words,
+		.callgraph_depth = callgraph,
 		.sync_interval_ms = 600000, .proc_root = fx->dir,
 		.ops = &fake_ops, .ops_ctx = &fx->src,
 		.log = { capture, fx, OP_LOG_DEBUG },
@@ -501,8 +562,14 @@ static void run_step(struct fixture *fx, const struct step *st)
 	switch (st->op) {
 	case W_SAMPLE:
 	case W_KSAMPLE:
-		put(fx, st->cpu, rec, fake_sample(rec, st->op == W_KSAMPLE,
-						  st->pid, st->tid, st->time, st->addr));
+		if (st->chain)
+			put(fx, st->cpu, rec, fake_sample_chain(rec, st->op == W_KSAMPLE,
+								st->pid, st->tid, st->time, st->addr,
+								st->nr_said ? st->nr_said : st->nr_chain,
+								st->chain, st->nr_chain));
+		else
+			put(fx, st->cpu, rec, fake_sample(rec, st->op == W_KSAMPLE,
+							  st->pid, st->tid, st->time, st->addr));
 		break;
 	case W_MMAP:
 		put_ring(fx, st->cpu, st->sample_ring ? 0 : SIDEBAND_RING, rec, fake_mmap2(rec, st->pid, st->addr, st->len,
@@ -570,7 +637,7 @@ static void run_case(void **state)
 
 	for (size_t i = 0; i < 4 && c->procs[i].op; i++)
 		run_step(fx, &c->procs[i]);
-	fx_start(fx, &ev, 1, c->evbuf_words);
+	fx_start(fx, &ev, 1, c->evbuf_words, c->callgraph);
 	for (size_t i = 0; i < 24 && c->steps[i].op; i++)
 		run_step(fx, &c->steps[i]);
 	assert_int_equal(kop_session_sync(fx->s), 0);
@@ -598,6 +665,10 @@ static void run_case(void **state)
 	assert_int_equal(st.nr_lost_no_task, c->want.nr_lost_no_task);
 	assert_int_equal(st.nr_bad_records, c->want.nr_bad_records);
 	assert_int_equal(st.nr_module_loads, c->want.nr_module_loads);
+	assert_int_equal(st.nr_chains, c->want.nr_chains);
+	assert_int_equal(st.nr_bt_lost_no_mapping, c->want.nr_bt_lost_no_mapping);
+	assert_int_equal(st.nr_bt_truncated, c->want.nr_bt_truncated);
+	assert_int_equal(st.nr_bt_aborted, c->want.nr_bt_aborted);
 	assert_int_equal(st.throttled, c->want.throttled);
 	assert_int_equal(st.nr_cpus, 2);
 	assert_int_equal(st.nr_lost_ring_cpu[0], c->want.nr_lost_ring);
@@ -628,7 +699,7 @@ static void test_read_never_splits(void **state)
 	uint64_t buf[64];
 	ssize_t n;
 
-	fx_start(fx, &ev, 1, 0);
+	fx_start(fx, &ev, 1, 0, 0);
 	put_ring(fx, 0, SIDEBAND_RING, rec, fake_mmap2(rec, 42, 0x1000, 0x1000, 0, 8, 1, 9, "/bin/z", 1));
 	put(fx, 0, rec, fake_sample(rec, false, 42, 42, 2, 0x1008));
 	assert_int_equal(kop_session_sync(fx->s), 0);
@@ -671,7 +742,7 @@ static void test_blocking_read_wakes_at_sync_end(void **state)
 	struct reader_arg a = { 0 };
 	pthread_t t;
 
-	fx_start(fx, &ev, 1, 0);
+	fx_start(fx, &ev, 1, 0, 0);
 	a.s = fx->s;
 	assert_int_equal(pthread_create(&t, NULL, blocking_reader, &a), 0);
 	put(fx, 1, rec, fake_sample(rec, true, 0, 0, 2, KTEXT + 4));
@@ -721,7 +792,7 @@ static void test_build_id_cookies(void **state)
 		 major(st.st_dev), minor(st.st_dev),
 		 (unsigned long long)st.st_ino, lib);
 	proc_add(fx->dir, &pa);
-	fx_start(fx, &ev, 1, 0);
+	fx_start(fx, &ev, 1, 0, 0);
 	put_ring(fx, 0, SIDEBAND_RING, rec, mmap2_bid(rec, 220, 0x500000, lib, 0xaa, 10));
 	put_ring(fx, 0, SIDEBAND_RING, rec, mmap2_bid(rec, 220, 0x600000, "/no/such/file", 0xbb, 11));
 	put_ring(fx, 0, SIDEBAND_RING, rec, mmap2_bid(rec, 220, 0x700000, lib, 0xcc, 12));
@@ -772,7 +843,7 @@ static void test_garbage_records(void **state)
 	struct kop_stats st;
 	unsigned long nr_written = 0;
 
-	fx_start(fx, &ev, 1, 0);
+	fx_start(fx, &ev, 1, 0, 0);
 	for (int round = 0; round < 20; round++) {
 		for (unsigned int ring = 0; ring < 2; ring++) {
 			struct fake_ring *r = fake_find(&fx->src, round & 1, ring);
@@ -833,7 +904,7 @@ static void test_attrs_and_offline_cpu(void **state)
 	ev[1].config = PERF_COUNT_SW_TASK_CLOCK;
 	fx->src.nr_cpus = 3;
 	fx->src.offline = 1UL << 1;
-	fx_start(fx, ev, 2, 0);
+	fx_start(fx, ev, 2, 0, 0);
 	/* cpus 0 and 2: two events and the side-band ring each */
 	assert_int_equal(fx->src.nr_rings, 6);
 	assert_null(fake_find(&fx->src, 1, 0));
