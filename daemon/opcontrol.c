@@ -121,7 +121,10 @@ static int opc_parse_ulong(const char *opt, const char *text, unsigned long min,
 	if (errno || *end)
 		goto err_bad;
 	if (v < min || v > max) {
-		opc_err("--%s=%s is out of range (%lu to %lu)", opt, text, min, max);
+		if (max == ULONG_MAX)
+			opc_err("--%s=%s must be at least %lu", opt, text, min);
+		else
+			opc_err("--%s=%s is out of range (%lu to %lu)", opt, text, min, max);
 		return -ERANGE;
 	}
 	*out = (unsigned long)v;
@@ -164,6 +167,7 @@ static int opc_check_event(const char *text, char *out, size_t len)
  * printed): every error here is a usage error. */
 static int opc_apply_settings(const struct opc_opts *o, struct op_settings *s)
 {
+	char err[256];
 	unsigned long v;
 	int ret;
 
@@ -213,35 +217,30 @@ static int opc_apply_settings(const struct opc_opts *o, struct op_settings *s)
 			return ret;
 		s->callgraph_depth = (unsigned int)v;
 	}
+	/* a number here; its range in op_buffers_check() below */
 	if (o->buffer_size) {
-		ret = opc_parse_ulong("buffer-size", o->buffer_size, 1024, 1UL << 28, &v);
+		ret = opc_parse_ulong("buffer-size", o->buffer_size, 1, ULONG_MAX, &v);
 		if (ret)
 			return ret;
 		s->buffer_size = v;
 	}
 	if (o->buffer_watershed) {
-		ret = opc_parse_ulong("buffer-watershed", o->buffer_watershed, 1, 1UL << 28, &v);
+		ret = opc_parse_ulong("buffer-watershed", o->buffer_watershed, 1, ULONG_MAX, &v);
 		if (ret)
 			return ret;
 		s->buffer_watershed = v;
 	}
 	if (o->cpu_buffer_size) {
-		long page = sysconf(_SC_PAGESIZE);
-
-		ret = opc_parse_ulong("cpu-buffer-size", o->cpu_buffer_size, 4096, 1UL << 30, &v);
+		ret = opc_parse_ulong("cpu-buffer-size", o->cpu_buffer_size, 1, ULONG_MAX, &v);
 		if (ret)
 			return ret;
-		if (page > 0 && (v % (unsigned long)page || (v & (v - 1)))) {
-			opc_err("--cpu-buffer-size=%s must be a power of two of at least one page (%ld bytes)",
-				o->cpu_buffer_size, page);
-			return -EINVAL;
-		}
 		s->cpu_buffer_size = v;
 	}
-	if (s->buffer_watershed >= s->buffer_size) {
-		opc_err("--buffer-watershed (%lu) must be smaller than --buffer-size (%lu)",
-			s->buffer_watershed, s->buffer_size);
-		return -EINVAL;
+	ret = op_buffers_check(s->buffer_size, s->buffer_watershed,
+			       s->cpu_buffer_size, err, sizeof(err));
+	if (ret) {
+		opc_err("%s", err);
+		return ret;
 	}
 	if (o->vmlinux) {
 		struct stat st;
