@@ -16,6 +16,7 @@
 
 #include "kop.h"
 #include "op_proto.h"
+#include "stream_walk.h"
 #include "testutil.h"
 
 static int skip_or_fail(const char *why)
@@ -44,66 +45,70 @@ struct tally {
 	bool last_app_ours;
 };
 
-/* Decode words[0, nr) per the stream contract of kop_sync.c. */
-static void decode(struct kop_session *s, const uint64_t *buf, size_t nr,
-		   pid_t child, const char *spin, struct tally *t)
+struct decoding {
+	struct kop_session *s;
+	pid_t child;
+	const char *spin;
+	struct tally *t;
+};
+
+static void on_sample(void *ctx, const struct stream_state *st, uint64_t pc,
+		      uint64_t event)
 {
-	uint64_t tgid = 0, cookie = 0, app = 0;
-	int kernel = 0;
+	struct decoding *d = ctx;
+	struct tally *t = d->t;
+
+	t->nr_total++;
+	if (st->app != t->last_app) {
+		struct kop_dcookie_info info = { 0 };
+
+		kop_dcookie_lookup(d->s, st->app, &info);
+		t->last_app = st->app;
+		t->last_app_ours = !strcmp(info.path, d->spin) ||
+				   !strcmp(info.path, test_exe);
+	}
+	/* between its exec and the mapping of its binary a task has no app
+	 * cookie yet */
+	if (!t->last_app_ours &&
+	    !(st->app == OP_NO_COOKIE && st->tgid == (uint64_t)d->child)) {
+		t->nr_foreign++;
+		if (debug_others)
+			fprintf(stderr, "foreign: tgid %llu kernel %d pc %#llx\n",
+				(unsigned long long)st->tgid, st->kernel,
+				(unsigned long long)pc);
+	}
+	if (st->tgid == (uint64_t)d->child) {
+		struct kop_dcookie_info info;
+
+		t->nr_child++;
+		if (!st->kernel && st->cookie != OP_NO_COOKIE && !t->spin_cookie &&
+		    !kop_dcookie_lookup(d->s, st->cookie, &info) &&
+		    !strcmp(info.path, d->spin))
+			t->spin_cookie = st->cookie;
+		if (!st->kernel && t->spin_cookie && st->cookie == t->spin_cookie)
+			t->nr_child_spin++;
+		if (t->spin_cookie && st->app == t->spin_cookie)
+			t->nr_child_app++;
+	}
+}
+
+/* Tally words[0, nr), the whole stream so far. Returns 0, or -EINVAL
+ * (with a message) when kmod wrote a stream that does not decode. */
+static int decode(struct kop_session *s, const uint64_t *buf, size_t nr,
+		  pid_t child, const char *spin, struct tally *t)
+{
+	struct decoding d = { s, child, spin, t };
+	struct stream_state st = { 0 };
+	size_t bad;
 
 	memset(t, 0, sizeof(*t));
 	t->last_app = UINT64_MAX;
-	for (size_t i = 0; i < nr;) {
-		if (buf[i] == OP_ESCAPE_CODE) {
-			uint64_t code = buf[i + 1];
-
-			if (code == OP_CTX_SWITCH)
-				app = buf[i + 3];
-			else if (code == OP_CTX_TGID)
-				tgid = buf[i + 2];
-			else if (code == OP_COOKIE_SWITCH)
-				cookie = buf[i + 2];
-			else if (code == OP_KERNEL_ENTER)
-				kernel = 1;
-			else if (code == OP_USER_ENTER)
-				kernel = 0;
-			i += 2 + (size_t)op_code_nr_args(code);
-			continue;
-		}
-		t->nr_total++;
-		if (app != t->last_app) {
-			struct kop_dcookie_info info = { 0 };
-
-			kop_dcookie_lookup(s, app, &info);
-			t->last_app = app;
-			t->last_app_ours = !strcmp(info.path, spin) ||
-					   !strcmp(info.path, test_exe);
-		}
-		/* between its exec and the mapping of its binary a task
-		 * has no app cookie yet */
-		if (!t->last_app_ours &&
-		    !(app == OP_NO_COOKIE && tgid == (uint64_t)child)) {
-			t->nr_foreign++;
-			if (debug_others)
-				fprintf(stderr, "foreign: tgid %llu kernel %d pc %#llx\n",
-					(unsigned long long)tgid, kernel,
-					(unsigned long long)buf[i]);
-		}
-		if (tgid == (uint64_t)child) {
-			struct kop_dcookie_info info;
-
-			t->nr_child++;
-			if (!kernel && cookie != OP_NO_COOKIE && !t->spin_cookie &&
-			    !kop_dcookie_lookup(s, cookie, &info) &&
-			    !strcmp(info.path, spin))
-				t->spin_cookie = cookie;
-			if (!kernel && t->spin_cookie && cookie == t->spin_cookie)
-				t->nr_child_spin++;
-			if (t->spin_cookie && app == t->spin_cookie)
-				t->nr_child_app++;
-		}
-		i += OP_SAMPLE_WORDS;
+	if (stream_walk(&st, buf, nr, on_sample, &d, &bad)) {
+		fprintf(stderr, "test_kop_real: FAIL: bad stream at word %zu of %zu\n",
+			bad, nr);
+		return -EINVAL;
 	}
+	return 0;
 }
 
 static double now_s(void)
@@ -167,7 +172,8 @@ static int pid_mode(const char *spin)
 	while ((n = kop_evbuf_read(s, buf + nr, cap - nr, 0)) > 0)
 		nr += (size_t)n;
 	debug_others = getenv("KOP_REAL_DEBUG") != NULL;
-	decode(s, buf, nr, child, spin, &t);
+	if (decode(s, buf, nr, child, spin, &t))
+		err = 1;
 	printf("test_kop_real: pid mode: %lu samples, %lu of pid %d, %lu in kop_spin, %lu outside its process tree\n",
 	       t.nr_total, t.nr_child, (int)child, t.nr_child_spin,
 	       t.nr_foreign);
@@ -196,6 +202,7 @@ int main(void)
 	int err, status;
 	struct tally t;
 	double t0, waited;
+	bool bad_stream;
 
 	if (geteuid() != 0)
 		return skip_or_fail("not root: cannot profile system-wide");
@@ -249,7 +256,8 @@ int main(void)
 		n = kop_evbuf_read(s, buf + nr, cap - nr, 200);
 		if (n > 0) {
 			nr += (size_t)n;
-			decode(s, buf, nr, child, self, &t);
+			if (decode(s, buf, nr, child, self, &t))
+				break;
 		}
 		if (getenv("KOP_REAL_DEBUG"))
 			fprintf(stderr, "%.3f: read %zd, child %lu\n",
@@ -262,7 +270,7 @@ int main(void)
 	}
 	while ((n = kop_evbuf_read(s, buf + nr, cap - nr, 0)) > 0)
 		nr += (size_t)n;
-	decode(s, buf, nr, child, self, &t);
+	bad_stream = decode(s, buf, nr, child, self, &t) != 0;
 	kop_stats_get(s, &st);
 	printf("test_kop_real: %lu samples, %lu of pid %d, %lu in %s, %lu with it as app; synced %.3f s after its exit; stats: samples %llu lost_ring %llu lost_evbuf %llu no_mapping %llu bad %llu\n",
 	       t.nr_total, t.nr_child, (int)child, t.nr_child_spin, self,
@@ -271,7 +279,7 @@ int main(void)
 	       (unsigned long long)st.nr_lost_evbuf,
 	       (unsigned long long)st.nr_lost_no_task,
 	       (unsigned long long)st.nr_bad_records);
-	err = 0;
+	err = bad_stream;
 	if (waited >= 5) {
 		fprintf(stderr, "test_kop_real: FAIL: the child's exit did not wake the sync thread\n");
 		err = 1;
