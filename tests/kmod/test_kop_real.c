@@ -119,18 +119,36 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* Both runs sample cpu-clock at 10 kHz, for pid (-1: system-wide). */
+static void cpu_clock_config(struct perf_event_attr *ev, struct kop_config *cfg,
+			     pid_t pid)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->size = sizeof(*ev);
+	ev->type = PERF_TYPE_SOFTWARE;
+	ev->config = PERF_COUNT_SW_CPU_CLOCK;
+	ev->sample_period = 100000;
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->events = ev;
+	cfg->nr_events = 1;
+	cfg->pid = pid;
+	cfg->proc_root = "/proc";
+	cfg->log = (struct op_logger){ log_stderr, NULL, OP_LOG_WARN };
+}
+
 /* One process tree: events opened for the child (inherit) on every CPU
  * before it execs; every sample must be the child's, in its binary. */
 static int pid_mode(const char *spin)
 {
-	struct perf_event_attr ev = { 0 };
-	struct kop_config cfg = { 0 };
-	struct kop_session *s;
+	struct perf_event_attr ev;
+	struct kop_config cfg;
+	struct kop_session *s = NULL;
 	struct tally t;
-	uint64_t *buf;
+	uint64_t *buf = NULL;
 	size_t nr = 0, cap = 1 << 20;
 	ssize_t n;
-	int go[2], status, err = 0;
+	int go[2], status, err = 1;
+	bool reaped = false;
 	pid_t child;
 	char c = 'x';
 
@@ -145,35 +163,32 @@ static int pid_mode(const char *spin)
 		_exit(127);
 	}
 	close(go[0]);
-	ev.size = sizeof(ev);
-	ev.type = PERF_TYPE_SOFTWARE;
-	ev.config = PERF_COUNT_SW_CPU_CLOCK;
-	ev.sample_period = 100000;
-	cfg.events = &ev;
-	cfg.nr_events = 1;
-	cfg.pid = child;
+	if (child < 0) {
+		fprintf(stderr, "test_kop_real: FAIL: fork: %s\n", strerror(errno));
+		goto err_pipe;
+	}
+	cpu_clock_config(&ev, &cfg, child);
 	cfg.cpu_buffer_size = 1 << 20;
 	cfg.evbuf_words = cap;
-	cfg.proc_root = "/proc";
-	cfg.log = (struct op_logger){ log_stderr, NULL, OP_LOG_WARN };
 	buf = malloc(cap * sizeof(*buf));
 	if (!buf || kop_session_new(&cfg, &s))
-		return 1;
+		goto err_session;
 	if (kop_session_start(s)) {
 		fprintf(stderr, "test_kop_real: FAIL: cannot profile pid %d\n", (int)child);
-		return 1;
+		goto err_session;
 	}
 	if (write(go[1], &c, 1) != 1)
-		return 1;
+		goto err_session;
 	close(go[1]);
+	go[1] = -1;
 	waitpid(child, &status, 0);
+	reaped = true;
 	if (kop_session_sync(s) || kop_session_stop(s))
-		return 1;
+		goto err_session;
 	while ((n = kop_evbuf_read(s, buf + nr, cap - nr, 0)) > 0)
 		nr += (size_t)n;
 	debug_others = getenv("KOP_REAL_DEBUG") != NULL;
-	if (decode(s, buf, nr, child, spin, &t))
-		err = 1;
+	err = decode(s, buf, nr, child, spin, &t) != 0;
 	printf("test_kop_real: pid mode: %lu samples, %lu of pid %d, %lu in kop_spin, %lu outside its process tree\n",
 	       t.nr_total, t.nr_child, (int)child, t.nr_child_spin,
 	       t.nr_foreign);
@@ -183,26 +198,33 @@ static int pid_mode(const char *spin)
 		fprintf(stderr, "test_kop_real: FAIL: pid mode: samples from outside the process tree or too few of the child\n");
 		err = 1;
 	}
-	free(buf);
+
+err_session:
 	kop_session_free(s);
+	free(buf);
+err_pipe:
+	/* a child still waiting for the go reads end of file and exits */
+	if (go[1] >= 0)
+		close(go[1]);
+	if (child > 0 && !reaped)
+		waitpid(child, &status, 0);
 	return err;
 }
 
 int main(void)
 {
-	struct perf_event_attr ev = { 0 };
-	struct kop_config cfg = { 0 };
-	struct kop_session *s;
+	struct perf_event_attr ev;
+	struct kop_config cfg;
+	struct kop_session *s = NULL;
 	struct kop_stats st;
 	char self[PATH_MAX], spin[PATH_MAX + 16], *slash;
-	uint64_t *buf;
+	uint64_t *buf = NULL;
 	size_t nr = 0, cap = 1 << 22;
 	ssize_t n, len;
 	pid_t child;
-	int err, status;
+	int err = 1, status;
 	struct tally t;
 	double t0, waited;
-	bool bad_stream;
 
 	if (geteuid() != 0)
 		return skip_or_fail("not root: cannot profile system-wide");
@@ -219,36 +241,30 @@ int main(void)
 		return 1;
 	}
 
-	ev.size = sizeof(ev);
-	ev.type = PERF_TYPE_SOFTWARE;
-	ev.config = PERF_COUNT_SW_CPU_CLOCK;
-	ev.sample_period = 100000;	/* 10 kHz */
-	cfg.events = &ev;
-	cfg.nr_events = 1;
-	cfg.pid = -1;
+	cpu_clock_config(&ev, &cfg, -1);
 	/* a ring that will not reach its watermark and a timer that will
 	 * not fire: only the child's exit can wake the sync thread */
 	cfg.cpu_buffer_size = 4 << 20;
 	cfg.sync_interval_ms = 60000;
 	cfg.evbuf_words = 1 << 22;
-	cfg.proc_root = "/proc";
-	cfg.log = (struct op_logger){ log_stderr, NULL, OP_LOG_WARN };
-	if (kop_session_new(&cfg, &s))
-		return 1;
-	err = kop_session_start(s);
-	if (err) {
-		kop_session_free(s);
-		return skip_or_fail("perf_event_open failed");
+	/* from here on every way out goes through err_session */
+	buf = malloc(cap * sizeof(*buf));
+	if (!buf || kop_session_new(&cfg, &s))
+		goto err_session;
+	if (kop_session_start(s)) {
+		err = skip_or_fail("perf_event_open failed");
+		goto err_session;
 	}
 	child = fork();
 	if (child == 0) {
 		execl(self, "kop_spin", "400", (char *)NULL);
 		_exit(127);
 	}
+	if (child < 0) {
+		fprintf(stderr, "test_kop_real: FAIL: fork: %s\n", strerror(errno));
+		goto err_session;
+	}
 	waitpid(child, &status, 0);
-	buf = malloc(cap * sizeof(*buf));
-	if (!buf)
-		return 1;
 	/* the exit must bring the child's samples without a sync request */
 	t0 = now_s();
 	memset(&t, 0, sizeof(t));
@@ -266,12 +282,16 @@ int main(void)
 	waited = now_s() - t0;
 	if (kop_session_sync(s) || kop_session_stop(s)) {
 		fprintf(stderr, "test_kop_real: FAIL: sync/stop\n");
-		return 1;
+		goto err_session;
 	}
 	while ((n = kop_evbuf_read(s, buf + nr, cap - nr, 0)) > 0)
 		nr += (size_t)n;
-	bad_stream = decode(s, buf, nr, child, self, &t) != 0;
-	kop_stats_get(s, &st);
+	err = decode(s, buf, nr, child, self, &t) != 0;
+	if (kop_stats_get(s, &st)) {
+		fprintf(stderr, "test_kop_real: FAIL: no stats\n");
+		err = 1;
+		goto err_session;
+	}
 	printf("test_kop_real: %lu samples, %lu of pid %d, %lu in %s, %lu with it as app; synced %.3f s after its exit; stats: samples %llu lost_ring %llu lost_evbuf %llu no_mapping %llu bad %llu\n",
 	       t.nr_total, t.nr_child, (int)child, t.nr_child_spin, self,
 	       t.nr_child_app, waited, (unsigned long long)st.nr_samples,
@@ -279,7 +299,6 @@ int main(void)
 	       (unsigned long long)st.nr_lost_evbuf,
 	       (unsigned long long)st.nr_lost_no_task,
 	       (unsigned long long)st.nr_bad_records);
-	err = bad_stream;
 	if (waited >= 5) {
 		fprintf(stderr, "test_kop_real: FAIL: the child's exit did not wake the sync thread\n");
 		err = 1;
@@ -300,7 +319,9 @@ int main(void)
 		err = 1;
 	}
 	kop_stats_release(&st);
-	free(buf);
+
+err_session:
 	kop_session_free(s);
+	free(buf);
 	return err ? err : pid_mode(self);
 }
