@@ -27,7 +27,6 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -40,6 +39,9 @@
 #include "op_ctl.h"
 #include "op_events.h"
 #include "op_log.h"
+#include "op_perf.h"
+#include "op_proc.h"
+#include "opd_lock.h"
 
 #define OPC_EXIT_OK 0
 #define OPC_EXIT_FAIL 1
@@ -121,7 +123,10 @@ static int opc_parse_ulong(const char *opt, const char *text, unsigned long min,
 	if (errno || *end)
 		goto err_bad;
 	if (v < min || v > max) {
-		opc_err("--%s=%s is out of range (%lu to %lu)", opt, text, min, max);
+		if (max == ULONG_MAX)
+			opc_err("--%s=%s must be at least %lu", opt, text, min);
+		else
+			opc_err("--%s=%s is out of range (%lu to %lu)", opt, text, min, max);
 		return -ERANGE;
 	}
 	*out = (unsigned long)v;
@@ -164,6 +169,7 @@ static int opc_check_event(const char *text, char *out, size_t len)
  * printed): every error here is a usage error. */
 static int opc_apply_settings(const struct opc_opts *o, struct op_settings *s)
 {
+	char err[256];
 	unsigned long v;
 	int ret;
 
@@ -213,35 +219,30 @@ static int opc_apply_settings(const struct opc_opts *o, struct op_settings *s)
 			return ret;
 		s->callgraph_depth = (unsigned int)v;
 	}
+	/* a number here; its range in op_buffers_check() below */
 	if (o->buffer_size) {
-		ret = opc_parse_ulong("buffer-size", o->buffer_size, 1024, 1UL << 28, &v);
+		ret = opc_parse_ulong("buffer-size", o->buffer_size, 1, ULONG_MAX, &v);
 		if (ret)
 			return ret;
 		s->buffer_size = v;
 	}
 	if (o->buffer_watershed) {
-		ret = opc_parse_ulong("buffer-watershed", o->buffer_watershed, 1, 1UL << 28, &v);
+		ret = opc_parse_ulong("buffer-watershed", o->buffer_watershed, 1, ULONG_MAX, &v);
 		if (ret)
 			return ret;
 		s->buffer_watershed = v;
 	}
 	if (o->cpu_buffer_size) {
-		long page = sysconf(_SC_PAGESIZE);
-
-		ret = opc_parse_ulong("cpu-buffer-size", o->cpu_buffer_size, 4096, 1UL << 30, &v);
+		ret = opc_parse_ulong("cpu-buffer-size", o->cpu_buffer_size, 1, ULONG_MAX, &v);
 		if (ret)
 			return ret;
-		if (page > 0 && (v % (unsigned long)page || (v & (v - 1)))) {
-			opc_err("--cpu-buffer-size=%s must be a power of two of at least one page (%ld bytes)",
-				o->cpu_buffer_size, page);
-			return -EINVAL;
-		}
 		s->cpu_buffer_size = v;
 	}
-	if (s->buffer_watershed >= s->buffer_size) {
-		opc_err("--buffer-watershed (%lu) must be smaller than --buffer-size (%lu)",
-			s->buffer_watershed, s->buffer_size);
-		return -EINVAL;
+	ret = op_buffers_check(s->buffer_size, s->buffer_watershed,
+			       s->cpu_buffer_size, err, sizeof(err));
+	if (ret) {
+		opc_err("%s", err);
+		return ret;
 	}
 	if (o->vmlinux) {
 		struct stat st;
@@ -292,26 +293,6 @@ static int opc_paranoid(void)
 	return paranoid;
 }
 
-/* Can this process open a system-wide (every task, one CPU) sampling
- * event? 0 or -errno of perf_event_open. */
-static int opc_probe_system_wide(void)
-{
-	struct perf_event_attr attr;
-	int fd;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_SOFTWARE;
-	attr.config = PERF_COUNT_SW_CPU_CLOCK;
-	attr.sample_period = 1000000;
-	attr.disabled = 1;
-	fd = (int)syscall(SYS_perf_event_open, &attr, -1, 0, -1, 0);
-	if (fd < 0)
-		return -errno;
-	close(fd);
-	return 0;
-}
-
 static int opc_check_privileges(bool collect)
 {
 	const char *fake = getenv("OPCONTROL_TEST_AS_USER");
@@ -329,7 +310,7 @@ static int opc_check_privileges(bool collect)
 		return 0;
 	/* root can still be refused: a container without CAP_PERFMON or
 	 * CAP_SYS_ADMIN, or a kernel without perf events */
-	ret = opc_probe_system_wide();
+	ret = op_perf_probe_system_wide();
 	if (ret == -EACCES || ret == -EPERM) {
 		opc_err("perf_event_open refuses system-wide profiling even as root "
 			"(kernel.perf_event_paranoid is %d): it needs CAP_PERFMON or "
@@ -427,29 +408,12 @@ static bool opc_pid_alive(pid_t pid);
 /* The pid in the daemon's lock file when that process is alive, else 0. */
 static pid_t opc_daemon_pid(const struct opc *c)
 {
-	char buf[32];
-	ssize_t n;
-	long pid;
-	char *end;
-	int fd;
+	pid_t pid = opd_lock_read(c->paths.lock_file);
 
-	fd = open(c->paths.lock_file, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	errno = 0;
-	pid = strtol(buf, &end, 10);
-	if (errno || end == buf || (*end && !isspace((unsigned char)*end)) ||
-	    pid <= 0 || pid > INT_MAX)
-		return 0;
 	/* a zombie is dead too: whoever inherited the daemon may reap late */
-	if ((kill((pid_t)pid, 0) && errno == ESRCH) || !opc_pid_alive((pid_t)pid))
+	if (!pid || (kill(pid, 0) && errno == ESRCH) || !opc_pid_alive(pid))
 		return 0;
-	return (pid_t)pid;
+	return pid;
 }
 
 /* Send cmd; on success *reply holds the lines after "ok" (may be NULL when
@@ -757,26 +721,13 @@ static int opc_simple(struct opc *c, const char *cmd, const char *done)
 	return ret;
 }
 
-/* Alive, and not a zombie waiting for its parent to reap it. */
+/* Alive, and not a zombie waiting for its parent to reap it; no
+ * /proc/PID/stat at all is dead too. */
 static bool opc_pid_alive(pid_t pid)
 {
-	char path[64], buf[256];
-	const char *paren;
-	ssize_t n;
-	int fd;
+	int state = op_proc_state(pid);
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	/* "PID (COMM) STATE ...": COMM may hold anything, so the last ')' */
-	paren = strrchr(buf, ')');
-	return !(paren && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X'));
+	return state >= 0 && !op_proc_state_exited(state);
 }
 
 static int opc_shutdown(struct opc *c, bool quiet)

@@ -4,6 +4,7 @@
 #include "config.h"
 #include "opd_lock.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -13,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "op_proc.h"
 
 pid_t opd_lock_read(const char *path)
 {
@@ -31,31 +34,11 @@ pid_t opd_lock_read(const char *path)
 	buf[n] = '\0';
 	errno = 0;
 	pid = strtol(buf, &end, 10);
-	if (errno || end == buf || pid <= 0 || pid > INT_MAX)
+	/* "PID\n" is all a lock holds: anything else is junk */
+	if (errno || end == buf || (*end && !isspace((unsigned char)*end)) ||
+	    pid <= 0 || pid > INT_MAX)
 		return 0;
 	return (pid_t)pid;
-}
-
-/* A zombie (killed, not yet reaped) holds nothing. */
-static bool is_zombie(pid_t pid)
-{
-	char path[64], buf[512];
-	const char *paren;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	/* "PID (COMM) STATE ...": COMM may hold spaces and parentheses */
-	paren = strrchr(buf, ')');
-	return paren && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X');
 }
 
 /* Alive and an oprofiled? A pid reused by another program after a crash
@@ -68,7 +51,8 @@ static bool daemon_alive(pid_t pid)
 
 	if (kill(pid, 0) < 0 && errno == ESRCH)
 		return false;
-	if (is_zombie(pid))
+	/* a zombie (killed, not yet reaped) holds nothing */
+	if (op_proc_state_exited(op_proc_state(pid)))
 		return false;
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);

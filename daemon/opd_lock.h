@@ -16,7 +16,7 @@ int opd_lock_take(const char *path, pid_t pid, pid_t *owner);
 /* Remove the lock if it still names pid. */
 void opd_lock_release(const char *path, pid_t pid);
 
-/* The pid in the lock file, 0 if none or unreadable. */
+/* The pid in the lock file ("PID\n"), 0 if none, unreadable or junk. */
 pid_t opd_lock_read(const char *path);
 
 #endif /* OPD_LOCK_H */

@@ -17,12 +17,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 /* op_events.h brings linux/perf_event.h, which libpfm4's header defers to
  * only when it comes first */
 #include "op_events.h"
+#include "op_perf.h"
 
 #include <perfmon/pfmlib_perf_event.h>
 #include <popt.h>
@@ -33,18 +33,11 @@ struct ophelp_opts {
 	int version;
 };
 
-static int ophelp_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu)
-{
-	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, -1, 0);
-}
-
-/* Can this event sample here? Tries this process on any CPU, then (uncore
- * events are per CPU only) every process on CPU 0. */
+/* Can this event sample here? (op_perf_probe_event() says how it asks.) */
 static bool ophelp_probe(const char *fqname)
 {
 	struct perf_event_attr attr;
 	pfm_perf_encode_arg_t arg;
-	int fd;
 
 	memset(&attr, 0, sizeof(attr));
 	memset(&arg, 0, sizeof(arg));
@@ -53,18 +46,7 @@ static bool ophelp_probe(const char *fqname)
 	if (pfm_get_os_event_encoding(fqname, PFM_PLM3, PFM_OS_PERF_EVENT_EXT,
 				      &arg) != PFM_SUCCESS)
 		return false;
-	attr.size = sizeof(attr);
-	attr.disabled = 1;
-	attr.exclude_kernel = 1;
-	attr.exclude_hv = 1;
-	attr.sample_period = 1000000;
-	fd = ophelp_perf_open(&attr, 0, -1);
-	if (fd < 0)
-		fd = ophelp_perf_open(&attr, -1, 0);
-	if (fd < 0)
-		return false;
-	close(fd);
-	return true;
+	return op_perf_probe_event(&attr) == 0;
 }
 
 static void xml_puts(const char *s)

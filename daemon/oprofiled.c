@@ -204,6 +204,7 @@ static int parse_options(struct opd_daemon *d, int argc, const char **argv)
 		POPT_TABLEEND
 	};
 	poptContext pc = poptGetContext("oprofiled", argc, argv, table, 0);
+	char err[256];
 	int rc;
 
 	while ((rc = poptGetNextOpt(pc)) > 0)
@@ -250,20 +251,11 @@ static int parse_options(struct opd_daemon *d, int argc, const char **argv)
 		fprintf(stderr, "oprofiled: buffer sizes and --callgraph must not be negative\n");
 		return -EINVAL;
 	}
-	if (o->buffer_size && o->buffer_size < 1024) {
-		fprintf(stderr, "oprofiled: --buffer-size=%ld is too small (at least 1024 words)\n",
-			o->buffer_size);
-		return -EINVAL;
-	}
-	if (o->buffer_watershed && o->buffer_size &&
-	    o->buffer_watershed >= o->buffer_size) {
-		fprintf(stderr, "oprofiled: --buffer-watershed must be smaller than --buffer-size\n");
-		return -EINVAL;
-	}
-	if (o->cpu_buffer_size &&
-	    (o->cpu_buffer_size < 4096 || (o->cpu_buffer_size & (o->cpu_buffer_size - 1)))) {
-		fprintf(stderr, "oprofiled: --cpu-buffer-size=%ld must be a power of two of at least 4096 bytes\n",
-			o->cpu_buffer_size);
+	/* 0: not given, the default */
+	if (op_buffers_check((unsigned long)o->buffer_size,
+			     (unsigned long)o->buffer_watershed,
+			     (unsigned long)o->cpu_buffer_size, err, sizeof(err))) {
+		fprintf(stderr, "oprofiled: %s\n", err);
 		return -EINVAL;
 	}
 	if (o->vmlinux && o->no_vmlinux) {
@@ -382,18 +374,16 @@ static int kop_new(struct opd_daemon *d)
 		.events = d->attrs,
 		.nr_events = d->nr_events,
 		.pid = -1,
-		.cpu_buffer_size = d->opt.cpu_buffer_size ?
-				   (size_t)d->opt.cpu_buffer_size : OP_DEFAULT_CPU_BUFFER_BYTES,
-		.evbuf_words = d->opt.buffer_size ?
-			       (size_t)d->opt.buffer_size : OP_DEFAULT_BUFFER_WORDS,
+		/* 0, an option not given: kmod's default, which is libop's */
+		.cpu_buffer_size = (size_t)d->opt.cpu_buffer_size,
+		.evbuf_words = (size_t)d->opt.buffer_size,
+		.evbuf_watershed = (size_t)d->opt.buffer_watershed,
 		.sync_interval_ms = 250,
 		.callgraph_depth = (unsigned int)d->opt.callgraph,
 		.proc_root = "/proc",
 		.log = d->log,
 	};
 
-	cfg.evbuf_watershed = d->opt.buffer_watershed ?
-			      (size_t)d->opt.buffer_watershed : cfg.evbuf_words / 4;
 	return kop_session_new(&cfg, &d->kop);
 }
 

@@ -50,6 +50,7 @@ struct kop_config {
 	const struct perf_event_attr *events;	/* caller-encoded (libpfm4) */
 	unsigned int nr_events;
 	pid_t pid;			/* -1: system-wide; else this process tree */
+	/* 0 in these three: libop's default (op_config.h) */
 	size_t cpu_buffer_size;		/* ring data area per (event, CPU), bytes, power of two pages */
 	size_t evbuf_words;		/* event buffer size */
 	size_t evbuf_watershed;		/* reader wakes at this many words */

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "op_config.h"
 #include "op_proto.h"
 
 int kop_evbuf_init(struct kop_evbuf *b, size_t size, size_t watershed)
@@ -29,7 +30,8 @@ int kop_evbuf_init(struct kop_evbuf *b, size_t size, size_t watershed)
 	if (!b->words)
 		return -ENOMEM;
 	b->size = size;
-	b->watershed = watershed && watershed <= size ? watershed : size / 2;
+	b->watershed = watershed && watershed <= size ? watershed :
+		       op_default_watershed(size);
 	pthread_mutex_init(&b->lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);

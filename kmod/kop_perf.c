@@ -11,16 +11,14 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <unistd.h>
+
+#include "op_perf.h"
 
 static int perf_open(void *ctx, struct perf_event_attr *attr, pid_t pid,
 		     int cpu)
 {
-	long fd = syscall(SYS_perf_event_open, attr, pid, cpu, -1,
-			  PERF_FLAG_FD_CLOEXEC);
-
-	return fd < 0 ? -errno : (int)fd;
+	return op_perf_open(attr, pid, cpu, PERF_FLAG_FD_CLOEXEC);
 }
 
 static void *perf_map(void *ctx, int handle, size_t len)

@@ -13,16 +13,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "op_config.h"
 #include "op_proto.h"
 
-#define DEFAULT_CPU_BUFFER (256 * 1024)
-#define DEFAULT_EVBUF_WORDS (1u << 20)
 #define DEFAULT_SYNC_MS 250
 
 int kop_session_new(const struct kop_config *cfg, struct kop_session **out)
 {
 	struct kop_session *s;
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	char msg[256];
 	int err = -ENOMEM;
 
 	*out = NULL;
@@ -39,19 +38,17 @@ int kop_session_new(const struct kop_config *cfg, struct kop_session **out)
 		return -ENOMEM;
 	s->cfg = *cfg;
 	s->wake_fd = -1;
+	/* the defaults and the check are libop's, shared with opcontrol
+	 * and oprofiled; the event buffer's floor is kop_evbuf_init()'s */
 	if (!s->cfg.cpu_buffer_size)
-		s->cfg.cpu_buffer_size = DEFAULT_CPU_BUFFER;
-	if (s->cfg.cpu_buffer_size < page ||
-	    (s->cfg.cpu_buffer_size & (s->cfg.cpu_buffer_size - 1)) ||
-	    s->cfg.cpu_buffer_size % page) {
-		op_log(&cfg->log, OP_LOG_ERR,
-		       "kmod: cpu buffer size %zu is not a power of two number of pages",
-		       s->cfg.cpu_buffer_size);
+		s->cfg.cpu_buffer_size = OP_DEFAULT_CPU_BUFFER_BYTES;
+	if (!s->cfg.evbuf_words)
+		s->cfg.evbuf_words = OP_DEFAULT_BUFFER_WORDS;
+	if (op_cpu_buffer_check(s->cfg.cpu_buffer_size, msg, sizeof(msg))) {
+		op_log(&cfg->log, OP_LOG_ERR, "kmod: %s", msg);
 		free(s);
 		return -EINVAL;
 	}
-	if (!s->cfg.evbuf_words)
-		s->cfg.evbuf_words = DEFAULT_EVBUF_WORDS;
 	if (!s->cfg.sync_interval_ms)
 		s->cfg.sync_interval_ms = DEFAULT_SYNC_MS;
 	s->ops = cfg->ops ? cfg->ops : &kop_perf_ops;

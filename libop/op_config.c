@@ -10,6 +10,7 @@
  *   VMLINUX=none            (none: --no-vmlinux; empty: not given)
  *   IMAGE_FILTER=           CALLGRAPH=0  VERBOSE=0
  *   BUF_SIZE=1048576  BUF_WATERSHED=262144  CPU_BUFFER_SIZE=524288
+ * BUF_WATERSHED=0 (as OProfile's opcontrol may write it) means the default.
  * Keys OProfile writes that mean nothing here (SESSION_DIR, KERNEL_RANGE,
  * XENIMAGE, ...) are accepted silently; anything else is reported through
  * the logger with the file and line, and skipped.
@@ -148,13 +149,50 @@ void op_separate_format(unsigned int flags, char *buf, size_t len)
 	}
 }
 
+int op_cpu_buffer_check(unsigned long bytes, char *err, size_t errlen)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned long pg = page > 0 ? (unsigned long)page : 4096;
+
+	if (!bytes)
+		return 0;
+	if (bytes < pg || bytes % pg || (bytes & (bytes - 1)) ||
+	    bytes > OP_MAX_CPU_BUFFER_BYTES) {
+		snprintf(err, errlen, "--cpu-buffer-size=%lu must be a power of two "
+			 "of at least one page (%lu bytes) and at most %lu bytes",
+			 bytes, pg, OP_MAX_CPU_BUFFER_BYTES);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int op_buffers_check(unsigned long words, unsigned long watershed,
+		     unsigned long cpu_bytes, char *err, size_t errlen)
+{
+	if (!words)
+		words = OP_DEFAULT_BUFFER_WORDS;
+	if (!watershed)
+		watershed = op_default_watershed(words);
+	if (words < OP_MIN_BUFFER_WORDS || words > OP_MAX_BUFFER_WORDS) {
+		snprintf(err, errlen, "--buffer-size=%lu is out of range (%lu to %lu)",
+			 words, OP_MIN_BUFFER_WORDS, OP_MAX_BUFFER_WORDS);
+		return -EINVAL;
+	}
+	if (watershed >= words) {
+		snprintf(err, errlen, "--buffer-watershed (%lu) must be smaller "
+			 "than --buffer-size (%lu)", watershed, words);
+		return -EINVAL;
+	}
+	return op_cpu_buffer_check(cpu_bytes, err, errlen);
+}
+
 void op_settings_default(struct op_settings *s)
 {
 	memset(s, 0, sizeof(*s));
 	snprintf(s->events[0], sizeof(s->events[0]), "default");
 	s->nr_events = 1;
 	s->buffer_size = OP_DEFAULT_BUFFER_WORDS;
-	s->buffer_watershed = s->buffer_size / 4;
+	s->buffer_watershed = op_default_watershed(s->buffer_size);
 	s->cpu_buffer_size = OP_DEFAULT_CPU_BUFFER_BYTES;
 }
 

@@ -68,17 +68,49 @@ struct op_settings {
 	bool verbose;
 };
 
-/* The event buffer's default size, in words. OProfile's 131072 is 0.3 s of
+/* The buffer settings: their defaults and their limits live here and
+ * nowhere else. opcontrol --setup stores op_settings_default() in
+ * daemonrc, oprofiled fills an option it was not given from the same
+ * values, and kmod falls back to them for a kop_config field left 0, so a
+ * default session runs with these whoever starts it.
+ *
+ * The event buffer's default size, in words. OProfile's 131072 is 0.3 s of
  * samples at the fastest cpu-clock rate of two CPUs (10 us, two words a
  * sample); a reader that the sampling itself keeps off its CPU for longer
  * than that lost samples to event_lost_overflow in the tests. 2^20 words
  * (8 MiB) absorb 2.6 s. */
 #define OP_DEFAULT_BUFFER_WORDS (1UL << 20)
-/* The per-CPU ring's data area, in bytes. */
+#define OP_MIN_BUFFER_WORDS 1024UL
+#define OP_MAX_BUFFER_WORDS (1UL << 28)
+/* The per-CPU ring's data area, in bytes: a power of two pages, at least
+ * one. */
 #define OP_DEFAULT_CPU_BUFFER_BYTES (512UL * 1024)
+#define OP_MAX_CPU_BUFFER_BYTES (1UL << 30)
+
+/* The watershed the reader wakes at when none is given: a quarter of the
+ * event buffer, so the reader has three quarters of slack to catch up. */
+static inline unsigned long op_default_watershed(unsigned long buffer_words)
+{
+	return buffer_words / 4;
+}
+
+/* Check the buffer settings before anything runs with them: buffer_words
+ * within [OP_MIN_BUFFER_WORDS, OP_MAX_BUFFER_WORDS], watershed below
+ * buffer_words, cpu_buffer_bytes a power of two number of pages up to
+ * OP_MAX_CPU_BUFFER_BYTES. A 0 stands for the default (the watershed's
+ * default follows buffer_words), as in oprofiled's options and OProfile's
+ * daemonrc. Returns 0, or -EINVAL with a message naming the option as
+ * opcontrol spells it ("--buffer-size=...", no trailing newline) in err. */
+int op_buffers_check(unsigned long buffer_words, unsigned long watershed,
+		     unsigned long cpu_buffer_bytes, char *err, size_t errlen);
+
+/* The cpu buffer part of op_buffers_check(), for kmod, whose event buffer
+ * has no floor beyond what holds one sequence. 0 or -EINVAL with err. */
+int op_cpu_buffer_check(unsigned long cpu_buffer_bytes, char *err, size_t errlen);
 
 /* Defaults: one "default" event, no separation, OP_DEFAULT_BUFFER_WORDS,
- * watershed a quarter of it, OP_DEFAULT_CPU_BUFFER_BYTES rings, no vmlinux. */
+ * op_default_watershed() of it, OP_DEFAULT_CPU_BUFFER_BYTES rings, no
+ * vmlinux. */
 void op_settings_default(struct op_settings *s);
 
 /* Read daemonrc ("KEY=VALUE" lines, '#' comments, OProfile's key names: see

@@ -14,12 +14,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <perfmon/pfmlib_perf_event.h>
 
 #include "odb.h"
+#include "op_perf.h"
 
 /* OProfile 1.x's cpu_type numbers for the sample-file header (its
  * op_cpu_type enum, which 1.0 renumbered when it dropped old CPUs: 0.9
@@ -200,30 +200,9 @@ int op_event_spec_parse(const char *text, struct op_event_spec *spec,
 	return 0;
 }
 
-static int op_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu)
-{
-	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, -1, 0);
-}
-
 bool op_event_have_pmu(void)
 {
-	struct perf_event_attr attr;
-	int fd;
-
-	/* this process only and user mode only, so perf_event_paranoid does
-	 * not hide a PMU that exists */
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_HARDWARE;
-	attr.config = PERF_COUNT_HW_CPU_CYCLES;
-	attr.disabled = 1;
-	attr.exclude_kernel = 1;
-	attr.exclude_hv = 1;
-	fd = op_perf_open(&attr, 0, -1);
-	if (fd < 0)
-		return false;
-	close(fd);
-	return true;
+	return op_perf_probe_pmu() == 0;
 }
 
 static uint32_t op_hw_cpu_type(void)

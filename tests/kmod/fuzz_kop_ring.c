@@ -1,4 +1,4 @@
-/* fuzz-sources: kmod/kop_perf.c kmod/kop_ring.c kmod/kop_dcookie.c kmod/kop_task.c kmod/kop_evbuf.c kmod/kop_sync.c kmod/kop_session.c libop/op_kernel.c libop/op_log.c libop/op_proto.c tests/kmod/fake_ring.c */
+/* fuzz-sources: kmod/kop_perf.c kmod/kop_ring.c kmod/kop_dcookie.c kmod/kop_task.c kmod/kop_evbuf.c kmod/kop_sync.c kmod/kop_session.c libop/op_config.c libop/op_kernel.c libop/op_log.c libop/op_perf.c libop/op_proto.c tests/kmod/fake_ring.c tests/kmod/stream_walk.c */
 /* Fuzz the ring reader and the sync: the input is the bytes the "kernel"
  * wrote into CPU 0's sample ring (the first byte picks where in the ring
  * they start, so records wrap), the second half into CPU 1's side-band
@@ -17,6 +17,7 @@
 #include "kop.h"
 #include "kop_int.h"
 #include "op_proto.h"
+#include "stream_walk.h"
 
 static char proc_root[64];
 
@@ -68,23 +69,6 @@ static void fill(struct kop_session *s, struct fake_ring *r, size_t start,
 			s->rings[i].tail = start;
 }
 
-static void check_stream(const uint64_t *w, size_t n)
-{
-	for (size_t i = 0; i < n;) {
-		if (w[i] == OP_ESCAPE_CODE) {
-			int nargs = i + 1 < n ? op_code_nr_args(w[i + 1]) : -1;
-
-			if (nargs < 0 || i + 2 + (size_t)nargs > n)
-				abort();	/* kmod wrote a bad stream */
-			i += 2 + (size_t)nargs;
-		} else {
-			if (i + 2 > n)
-				abort();
-			i += 2;
-		}
-	}
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -98,6 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.cpu_buffer_size = 8192, .evbuf_words = 4096,
 		.sync_interval_ms = 600000, .ops = &fake_ops, .ops_ctx = &src,
 	};
+	struct stream_state st = { 0 };
 	struct kop_session *s;
 	uint64_t buf[4096];
 	ssize_t n;
@@ -120,7 +105,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	kop_session_sync(s);
 	kop_session_stop(s);
 	while ((n = kop_evbuf_read(s, buf, 4096, 0)) > 0)
-		check_stream(buf, (size_t)n);
+		if (stream_walk(&st, buf, (size_t)n, NULL, NULL, NULL))
+			abort();	/* kmod wrote a bad stream */
 	kop_session_free(s);
 	return 0;
 }

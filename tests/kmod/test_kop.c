@@ -24,6 +24,7 @@
 #include "kop_int.h"
 #include "op_kernel.h"
 #include "op_proto.h"
+#include "stream_walk.h"
 #include "testutil.h"
 
 #define ESC OP_ESCAPE_CODE
@@ -827,6 +828,43 @@ static void test_build_id_cookies(void **state)
 	free(lib);
 }
 
+/* The tests' stream walker must refuse what the decoder would count as
+ * bad, or the checks built on it prove nothing. */
+static void test_stream_walk(void **state)
+{
+	static const uint64_t good[] = { CPU(1), CTX(7, 3, 6), USER, COOKIE(4),
+					  0x10, 0, DROPPED(5), KERN, KTEXT, 1 };
+	static const uint64_t unknown[] = { CPU(0), 0x10, 0, ESC, OP_NR_CODES, 0x10, 0 };
+	static const uint64_t cut_escape[] = { 0x10, 0, ESC, OP_CTX_SWITCH, 7 };
+	static const uint64_t cut_sample[] = { CPU(0), 0x10 };
+	struct stream_state st = { 0 };
+	size_t bad = 0;
+
+	assert_int_equal(stream_walk(&st, good, sizeof(good) / sizeof(good[0]),
+				     NULL, NULL, &bad), 0);
+	assert_int_equal(st.cpu, 1);
+	assert_int_equal(st.tid, 7);
+	assert_int_equal(st.app, 3);
+	assert_int_equal(st.tgid, 6);
+	assert_int_equal(st.cookie, 4);
+	assert_true(st.kernel);
+	assert_int_equal(st.nr_samples, 2);
+	assert_int_equal(st.nr_dropped, 5);
+
+	memset(&st, 0, sizeof(st));
+	assert_int_equal(stream_walk(&st, unknown, sizeof(unknown) / sizeof(unknown[0]),
+				     NULL, NULL, &bad), -EINVAL);
+	assert_int_equal(bad, 5);
+	assert_int_equal(st.nr_samples, 1);
+	assert_int_equal(stream_walk(&st, cut_escape, sizeof(cut_escape) / sizeof(cut_escape[0]),
+				     NULL, NULL, &bad), -EINVAL);
+	assert_int_equal(bad, 2);
+	assert_int_equal(stream_walk(&st, cut_sample, sizeof(cut_sample) / sizeof(cut_sample[0]),
+				     NULL, NULL, &bad), -EINVAL);
+	assert_int_equal(bad, 3);
+	(void)state;
+}
+
 /* ---- garbage in the rings ---- */
 
 /* Records of every type and random bodies, sizes and misc bits, as a
@@ -841,6 +879,7 @@ static void test_garbage_records(void **state)
 	uint64_t buf[4096];
 	ssize_t n;
 	struct kop_stats st;
+	struct stream_state walk = { 0 };
 	unsigned long nr_written = 0;
 
 	fx_start(fx, &ev, 1, 0, 0);
@@ -869,17 +908,8 @@ static void test_garbage_records(void **state)
 		}
 		assert_int_equal(kop_session_sync(fx->s), 0);
 		while ((n = kop_evbuf_read(fx->s, buf, 4096, 0)) > 0)
-			for (ssize_t i = 0; i < n;) {
-				if (buf[i] == ESC) {
-					int nargs = op_code_nr_args(buf[i + 1]);
-
-					assert_true(nargs >= 0 && i + 2 + nargs <= n);
-					i += 2 + nargs;
-				} else {
-					assert_true(i + 2 <= n);
-					i += 2;
-				}
-			}
+			assert_int_equal(stream_walk(&walk, buf, (size_t)n,
+						     NULL, NULL, NULL), 0);
 	}
 	assert_int_equal(kop_stats_get(fx->s, &st), 0);
 	assert_true(nr_written > 1000);
@@ -1095,5 +1125,6 @@ int main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(
 		test_kernel_map, fx_setup, fx_teardown);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_task_map_overlaps);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_stream_walk);
 	return _cmocka_run_group_tests("kmod", tests, n, NULL, NULL);
 }

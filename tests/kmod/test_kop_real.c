@@ -16,6 +16,7 @@
 
 #include "kop.h"
 #include "op_proto.h"
+#include "stream_walk.h"
 #include "testutil.h"
 
 static int skip_or_fail(const char *why)
@@ -44,66 +45,70 @@ struct tally {
 	bool last_app_ours;
 };
 
-/* Decode words[0, nr) per the stream contract of kop_sync.c. */
-static void decode(struct kop_session *s, const uint64_t *buf, size_t nr,
-		   pid_t child, const char *spin, struct tally *t)
+struct decoding {
+	struct kop_session *s;
+	pid_t child;
+	const char *spin;
+	struct tally *t;
+};
+
+static void on_sample(void *ctx, const struct stream_state *st, uint64_t pc,
+		      uint64_t event)
 {
-	uint64_t tgid = 0, cookie = 0, app = 0;
-	int kernel = 0;
+	struct decoding *d = ctx;
+	struct tally *t = d->t;
+
+	t->nr_total++;
+	if (st->app != t->last_app) {
+		struct kop_dcookie_info info = { 0 };
+
+		kop_dcookie_lookup(d->s, st->app, &info);
+		t->last_app = st->app;
+		t->last_app_ours = !strcmp(info.path, d->spin) ||
+				   !strcmp(info.path, test_exe);
+	}
+	/* between its exec and the mapping of its binary a task has no app
+	 * cookie yet */
+	if (!t->last_app_ours &&
+	    !(st->app == OP_NO_COOKIE && st->tgid == (uint64_t)d->child)) {
+		t->nr_foreign++;
+		if (debug_others)
+			fprintf(stderr, "foreign: tgid %llu kernel %d pc %#llx\n",
+				(unsigned long long)st->tgid, st->kernel,
+				(unsigned long long)pc);
+	}
+	if (st->tgid == (uint64_t)d->child) {
+		struct kop_dcookie_info info;
+
+		t->nr_child++;
+		if (!st->kernel && st->cookie != OP_NO_COOKIE && !t->spin_cookie &&
+		    !kop_dcookie_lookup(d->s, st->cookie, &info) &&
+		    !strcmp(info.path, d->spin))
+			t->spin_cookie = st->cookie;
+		if (!st->kernel && t->spin_cookie && st->cookie == t->spin_cookie)
+			t->nr_child_spin++;
+		if (t->spin_cookie && st->app == t->spin_cookie)
+			t->nr_child_app++;
+	}
+}
+
+/* Tally words[0, nr), the whole stream so far. Returns 0, or -EINVAL
+ * (with a message) when kmod wrote a stream that does not decode. */
+static int decode(struct kop_session *s, const uint64_t *buf, size_t nr,
+		  pid_t child, const char *spin, struct tally *t)
+{
+	struct decoding d = { s, child, spin, t };
+	struct stream_state st = { 0 };
+	size_t bad;
 
 	memset(t, 0, sizeof(*t));
 	t->last_app = UINT64_MAX;
-	for (size_t i = 0; i < nr;) {
-		if (buf[i] == OP_ESCAPE_CODE) {
-			uint64_t code = buf[i + 1];
-
-			if (code == OP_CTX_SWITCH)
-				app = buf[i + 3];
-			else if (code == OP_CTX_TGID)
-				tgid = buf[i + 2];
-			else if (code == OP_COOKIE_SWITCH)
-				cookie = buf[i + 2];
-			else if (code == OP_KERNEL_ENTER)
-				kernel = 1;
-			else if (code == OP_USER_ENTER)
-				kernel = 0;
-			i += 2 + (size_t)op_code_nr_args(code);
-			continue;
-		}
-		t->nr_total++;
-		if (app != t->last_app) {
-			struct kop_dcookie_info info = { 0 };
-
-			kop_dcookie_lookup(s, app, &info);
-			t->last_app = app;
-			t->last_app_ours = !strcmp(info.path, spin) ||
-					   !strcmp(info.path, test_exe);
-		}
-		/* between its exec and the mapping of its binary a task
-		 * has no app cookie yet */
-		if (!t->last_app_ours &&
-		    !(app == OP_NO_COOKIE && tgid == (uint64_t)child)) {
-			t->nr_foreign++;
-			if (debug_others)
-				fprintf(stderr, "foreign: tgid %llu kernel %d pc %#llx\n",
-					(unsigned long long)tgid, kernel,
-					(unsigned long long)buf[i]);
-		}
-		if (tgid == (uint64_t)child) {
-			struct kop_dcookie_info info;
-
-			t->nr_child++;
-			if (!kernel && cookie != OP_NO_COOKIE && !t->spin_cookie &&
-			    !kop_dcookie_lookup(s, cookie, &info) &&
-			    !strcmp(info.path, spin))
-				t->spin_cookie = cookie;
-			if (!kernel && t->spin_cookie && cookie == t->spin_cookie)
-				t->nr_child_spin++;
-			if (t->spin_cookie && app == t->spin_cookie)
-				t->nr_child_app++;
-		}
-		i += OP_SAMPLE_WORDS;
+	if (stream_walk(&st, buf, nr, on_sample, &d, &bad)) {
+		fprintf(stderr, "test_kop_real: FAIL: bad stream at word %zu of %zu\n",
+			bad, nr);
+		return -EINVAL;
 	}
+	return 0;
 }
 
 static double now_s(void)
@@ -114,18 +119,36 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* Both runs sample cpu-clock at 10 kHz, for pid (-1: system-wide). */
+static void cpu_clock_config(struct perf_event_attr *ev, struct kop_config *cfg,
+			     pid_t pid)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->size = sizeof(*ev);
+	ev->type = PERF_TYPE_SOFTWARE;
+	ev->config = PERF_COUNT_SW_CPU_CLOCK;
+	ev->sample_period = 100000;
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->events = ev;
+	cfg->nr_events = 1;
+	cfg->pid = pid;
+	cfg->proc_root = "/proc";
+	cfg->log = (struct op_logger){ log_stderr, NULL, OP_LOG_WARN };
+}
+
 /* One process tree: events opened for the child (inherit) on every CPU
  * before it execs; every sample must be the child's, in its binary. */
 static int pid_mode(const char *spin)
 {
-	struct perf_event_attr ev = { 0 };
-	struct kop_config cfg = { 0 };
-	struct kop_session *s;
+	struct perf_event_attr ev;
+	struct kop_config cfg;
+	struct kop_session *s = NULL;
 	struct tally t;
-	uint64_t *buf;
+	uint64_t *buf = NULL;
 	size_t nr = 0, cap = 1 << 20;
 	ssize_t n;
-	int go[2], status, err = 0;
+	int go[2], status, err = 1;
+	bool reaped = false;
 	pid_t child;
 	char c = 'x';
 
@@ -140,34 +163,32 @@ static int pid_mode(const char *spin)
 		_exit(127);
 	}
 	close(go[0]);
-	ev.size = sizeof(ev);
-	ev.type = PERF_TYPE_SOFTWARE;
-	ev.config = PERF_COUNT_SW_CPU_CLOCK;
-	ev.sample_period = 100000;
-	cfg.events = &ev;
-	cfg.nr_events = 1;
-	cfg.pid = child;
+	if (child < 0) {
+		fprintf(stderr, "test_kop_real: FAIL: fork: %s\n", strerror(errno));
+		goto err_pipe;
+	}
+	cpu_clock_config(&ev, &cfg, child);
 	cfg.cpu_buffer_size = 1 << 20;
 	cfg.evbuf_words = cap;
-	cfg.proc_root = "/proc";
-	cfg.log = (struct op_logger){ log_stderr, NULL, OP_LOG_WARN };
 	buf = malloc(cap * sizeof(*buf));
 	if (!buf || kop_session_new(&cfg, &s))
-		return 1;
+		goto err_session;
 	if (kop_session_start(s)) {
 		fprintf(stderr, "test_kop_real: FAIL: cannot profile pid %d\n", (int)child);
-		return 1;
+		goto err_session;
 	}
 	if (write(go[1], &c, 1) != 1)
-		return 1;
+		goto err_session;
 	close(go[1]);
+	go[1] = -1;
 	waitpid(child, &status, 0);
+	reaped = true;
 	if (kop_session_sync(s) || kop_session_stop(s))
-		return 1;
+		goto err_session;
 	while ((n = kop_evbuf_read(s, buf + nr, cap - nr, 0)) > 0)
 		nr += (size_t)n;
 	debug_others = getenv("KOP_REAL_DEBUG") != NULL;
-	decode(s, buf, nr, child, spin, &t);
+	err = decode(s, buf, nr, child, spin, &t) != 0;
 	printf("test_kop_real: pid mode: %lu samples, %lu of pid %d, %lu in kop_spin, %lu outside its process tree\n",
 	       t.nr_total, t.nr_child, (int)child, t.nr_child_spin,
 	       t.nr_foreign);
@@ -177,23 +198,31 @@ static int pid_mode(const char *spin)
 		fprintf(stderr, "test_kop_real: FAIL: pid mode: samples from outside the process tree or too few of the child\n");
 		err = 1;
 	}
-	free(buf);
+
+err_session:
 	kop_session_free(s);
+	free(buf);
+err_pipe:
+	/* a child still waiting for the go reads end of file and exits */
+	if (go[1] >= 0)
+		close(go[1]);
+	if (child > 0 && !reaped)
+		waitpid(child, &status, 0);
 	return err;
 }
 
 int main(void)
 {
-	struct perf_event_attr ev = { 0 };
-	struct kop_config cfg = { 0 };
-	struct kop_session *s;
+	struct perf_event_attr ev;
+	struct kop_config cfg;
+	struct kop_session *s = NULL;
 	struct kop_stats st;
 	char self[PATH_MAX], spin[PATH_MAX + 16], *slash;
-	uint64_t *buf;
+	uint64_t *buf = NULL;
 	size_t nr = 0, cap = 1 << 22;
 	ssize_t n, len;
 	pid_t child;
-	int err, status;
+	int err = 1, status;
 	struct tally t;
 	double t0, waited;
 
@@ -212,36 +241,30 @@ int main(void)
 		return 1;
 	}
 
-	ev.size = sizeof(ev);
-	ev.type = PERF_TYPE_SOFTWARE;
-	ev.config = PERF_COUNT_SW_CPU_CLOCK;
-	ev.sample_period = 100000;	/* 10 kHz */
-	cfg.events = &ev;
-	cfg.nr_events = 1;
-	cfg.pid = -1;
+	cpu_clock_config(&ev, &cfg, -1);
 	/* a ring that will not reach its watermark and a timer that will
 	 * not fire: only the child's exit can wake the sync thread */
 	cfg.cpu_buffer_size = 4 << 20;
 	cfg.sync_interval_ms = 60000;
 	cfg.evbuf_words = 1 << 22;
-	cfg.proc_root = "/proc";
-	cfg.log = (struct op_logger){ log_stderr, NULL, OP_LOG_WARN };
-	if (kop_session_new(&cfg, &s))
-		return 1;
-	err = kop_session_start(s);
-	if (err) {
-		kop_session_free(s);
-		return skip_or_fail("perf_event_open failed");
+	/* from here on every way out goes through err_session */
+	buf = malloc(cap * sizeof(*buf));
+	if (!buf || kop_session_new(&cfg, &s))
+		goto err_session;
+	if (kop_session_start(s)) {
+		err = skip_or_fail("perf_event_open failed");
+		goto err_session;
 	}
 	child = fork();
 	if (child == 0) {
 		execl(self, "kop_spin", "400", (char *)NULL);
 		_exit(127);
 	}
+	if (child < 0) {
+		fprintf(stderr, "test_kop_real: FAIL: fork: %s\n", strerror(errno));
+		goto err_session;
+	}
 	waitpid(child, &status, 0);
-	buf = malloc(cap * sizeof(*buf));
-	if (!buf)
-		return 1;
 	/* the exit must bring the child's samples without a sync request */
 	t0 = now_s();
 	memset(&t, 0, sizeof(t));
@@ -249,7 +272,8 @@ int main(void)
 		n = kop_evbuf_read(s, buf + nr, cap - nr, 200);
 		if (n > 0) {
 			nr += (size_t)n;
-			decode(s, buf, nr, child, self, &t);
+			if (decode(s, buf, nr, child, self, &t))
+				break;
 		}
 		if (getenv("KOP_REAL_DEBUG"))
 			fprintf(stderr, "%.3f: read %zd, child %lu\n",
@@ -258,12 +282,16 @@ int main(void)
 	waited = now_s() - t0;
 	if (kop_session_sync(s) || kop_session_stop(s)) {
 		fprintf(stderr, "test_kop_real: FAIL: sync/stop\n");
-		return 1;
+		goto err_session;
 	}
 	while ((n = kop_evbuf_read(s, buf + nr, cap - nr, 0)) > 0)
 		nr += (size_t)n;
-	decode(s, buf, nr, child, self, &t);
-	kop_stats_get(s, &st);
+	err = decode(s, buf, nr, child, self, &t) != 0;
+	if (kop_stats_get(s, &st)) {
+		fprintf(stderr, "test_kop_real: FAIL: no stats\n");
+		err = 1;
+		goto err_session;
+	}
 	printf("test_kop_real: %lu samples, %lu of pid %d, %lu in %s, %lu with it as app; synced %.3f s after its exit; stats: samples %llu lost_ring %llu lost_evbuf %llu no_mapping %llu bad %llu\n",
 	       t.nr_total, t.nr_child, (int)child, t.nr_child_spin, self,
 	       t.nr_child_app, waited, (unsigned long long)st.nr_samples,
@@ -271,7 +299,6 @@ int main(void)
 	       (unsigned long long)st.nr_lost_evbuf,
 	       (unsigned long long)st.nr_lost_no_task,
 	       (unsigned long long)st.nr_bad_records);
-	err = 0;
 	if (waited >= 5) {
 		fprintf(stderr, "test_kop_real: FAIL: the child's exit did not wake the sync thread\n");
 		err = 1;
@@ -292,7 +319,9 @@ int main(void)
 		err = 1;
 	}
 	kop_stats_release(&st);
-	free(buf);
+
+err_session:
 	kop_session_free(s);
+	free(buf);
 	return err ? err : pid_mode(self);
 }

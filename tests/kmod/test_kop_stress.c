@@ -21,7 +21,7 @@
 
 #include "fake_ring.h"
 #include "kop.h"
-#include "op_proto.h"
+#include "stream_walk.h"
 #include "testutil.h"
 
 #define NR_CPUS 3
@@ -63,8 +63,7 @@ static void *produce(void *arg)
 
 struct reader {
 	struct kop_session *s;
-	uint64_t nr_samples;
-	uint64_t nr_dropped;	/* DROPPED words seen */
+	struct stream_state st;	/* samples, and DROPPED words seen */
 	int bad;
 };
 
@@ -74,26 +73,9 @@ static void *consume(void *arg)
 	uint64_t buf[8192];
 	ssize_t n;
 
-	while ((n = kop_evbuf_read(r->s, buf, 8192, 50)) >= 0) {
-		for (ssize_t i = 0; i < n;) {
-			if (buf[i] == OP_ESCAPE_CODE) {
-				int nargs = op_code_nr_args(buf[i + 1]);
-
-				if (nargs < 0 || i + 2 + nargs > n) {
-					r->bad++;
-					break;
-				}
-				if (buf[i + 1] == OP_DROPPED)
-					r->nr_dropped += buf[i + 2];
-				i += 2 + nargs;
-			} else {
-				if (i + 2 > n)
-					r->bad++;
-				r->nr_samples++;
-				i += 2;
-			}
-		}
-	}
+	while ((n = kop_evbuf_read(r->s, buf, 8192, 50)) >= 0)
+		if (stream_walk(&r->st, buf, (size_t)n, NULL, NULL, NULL))
+			r->bad++;
 	if (n != -EPIPE)
 		r->bad++;
 	return NULL;
@@ -150,16 +132,16 @@ static void test_stress(void **state)
 	assert_int_equal(pthread_join(rt, NULL), 0);
 	assert_int_equal(kop_stats_get(s, &st), 0);
 	print_message("stress: written %llu read %llu lost_ring %llu lost_evbuf %llu\n",
-		      (unsigned long long)written, (unsigned long long)rd.nr_samples,
+		      (unsigned long long)written, (unsigned long long)rd.st.nr_samples,
 		      (unsigned long long)st.nr_lost_ring,
 		      (unsigned long long)st.nr_lost_evbuf);
 	assert_int_equal(rd.bad, 0);
-	assert_int_equal(rd.nr_samples, st.nr_samples);
-	assert_int_equal(rd.nr_samples + st.nr_lost_ring + st.nr_lost_evbuf, written);
+	assert_int_equal(rd.st.nr_samples, st.nr_samples);
+	assert_int_equal(rd.st.nr_samples + st.nr_lost_ring + st.nr_lost_evbuf, written);
 	assert_int_equal(st.nr_lost_no_task, 0);
 	assert_int_equal(st.nr_bad_records, 0);
 	/* DROPPED in the stream carries the ring losses that reached it */
-	assert_true(rd.nr_dropped <= st.nr_lost_ring);
+	assert_true(rd.st.nr_dropped <= st.nr_lost_ring);
 	kop_stats_release(&st);
 	kop_session_free(s);
 	tu_rm_rf(dir);

@@ -268,6 +268,43 @@ static void test_save_load(void **state)
 	}
 }
 
+/* one check for opcontrol, oprofiled and kmod; 0 is the default */
+static const struct buffers_case {
+	unsigned long words, watershed, cpu;
+	int want;
+	const char *msg;
+} buffers_cases[] = {
+	{ 0, 0, 0, 0, NULL },
+	{ OP_DEFAULT_BUFFER_WORDS, OP_DEFAULT_BUFFER_WORDS / 4,
+	  OP_DEFAULT_CPU_BUFFER_BYTES, 0, NULL },
+	{ OP_MIN_BUFFER_WORDS, OP_MIN_BUFFER_WORDS - 1, 4096, 0, NULL },
+	{ OP_MIN_BUFFER_WORDS - 1, 0, 0, -EINVAL, "--buffer-size=1023 is out of range" },
+	{ OP_MAX_BUFFER_WORDS + 1, 0, 0, -EINVAL, "is out of range" },
+	{ 131072, 200000, 0, -EINVAL,
+	  "--buffer-watershed (200000) must be smaller than --buffer-size (131072)" },
+	{ 4096, 4096, 0, -EINVAL, "must be smaller" },
+	{ 0, OP_DEFAULT_BUFFER_WORDS, 0, -EINVAL, "must be smaller" },
+	{ 0, 0, 5000, -EINVAL, "--cpu-buffer-size=5000 must be a power of two" },
+	{ 0, 0, 2048, -EINVAL, "--cpu-buffer-size=2048" },
+	{ 0, 0, OP_MAX_CPU_BUFFER_BYTES * 2, -EINVAL, "--cpu-buffer-size" },
+};
+
+static void test_buffers_check(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(buffers_cases) / sizeof(buffers_cases[0]); i++) {
+		const struct buffers_case *c = &buffers_cases[i];
+		char err[256] = "";
+
+		assert_int_equal(op_buffers_check(c->words, c->watershed, c->cpu,
+						  err, sizeof(err)), c->want);
+		if (c->msg)
+			assert_non_null(strstr(err, c->msg));
+	}
+	assert_int_equal(op_default_watershed(OP_DEFAULT_BUFFER_WORDS),
+			 OP_DEFAULT_BUFFER_WORDS / 4);
+}
+
 static void test_oprofile_file(void **state)
 {
 	static const char rc[] =
@@ -426,6 +463,7 @@ int main(void)
 		cmocka_unit_test(test_separate_format_small),
 		cmocka_unit_test_setup_teardown(test_defaults, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_save_load, setup, teardown),
+		cmocka_unit_test(test_buffers_check),
 		cmocka_unit_test_setup_teardown(test_oprofile_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_lines, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event_count_mismatch, setup, teardown),
