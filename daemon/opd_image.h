@@ -27,6 +27,7 @@ struct opd_image {
 	bool selected;			/* passes --image (true without a filter) */
 	bool is_kernel;			/* the kernel or a module */
 	uint64_t cookie;		/* OP_NO_COOKIE for kernel images */
+	uint32_t chain_id;		/* its ID in the call-chain store, 0: none yet */
 	struct opd_image *next;		/* hash chain / module list */
 };
 

@@ -4,6 +4,9 @@
 #include "config.h"
 #include "opd_sample.h"
 
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "op_config.h"
@@ -20,6 +23,13 @@ void opd_sampler_init(struct opd_sampler *sp, struct opd_images *images,
 	sp->separate = separate;
 	sp->proc_root = proc_root;
 	opd_sampler_invalidate(sp);
+}
+
+void opd_sampler_release(struct opd_sampler *sp)
+{
+	free(sp->chain.frames);
+	sp->chain.frames = NULL;
+	sp->chain.nr_frames = sp->chain.cap_frames = 0;
 }
 
 void opd_sampler_invalidate(struct opd_sampler *sp)
@@ -83,6 +93,36 @@ static const struct opd_image *dep_of(struct opd_sampler *sp,
 	return image;
 }
 
+/* Add a frame to the whole chain kept for the chain store; false when the
+ * chain cannot be kept (it is then not stored, its arcs still are). */
+static bool push_frame(struct opd_sampler *sp, struct opd_image *image,
+		       uint64_t offset)
+{
+	struct opd_chain_state *c = &sp->chain;
+	struct op_chain_frame *f;
+
+	if (!sp->chains)
+		return true;
+	if (!image->chain_id)
+		image->chain_id = opd_chains_image(sp->chains, &image->img,
+						   image->is_kernel);
+	if (!image->chain_id)
+		return false;
+	if (c->nr_frames == c->cap_frames) {
+		size_t cap = c->cap_frames ? c->cap_frames * 2 : 64;
+
+		f = realloc(c->frames, cap * sizeof(*f));
+		if (!f)
+			return false;
+		c->frames = f;
+		c->cap_frames = cap;
+	}
+	c->frames[c->nr_frames++] = (struct op_chain_frame){
+		.image = image->chain_id, .offset = offset,
+	};
+	return true;
+}
+
 static void sample(void *ctx, const struct opd_transient *t, uint64_t pc)
 {
 	struct opd_sampler *sp = ctx;
@@ -133,11 +173,20 @@ static void sample(void *ctx, const struct opd_transient *t, uint64_t pc)
 		cpu = t->cpu;
 	if (t->trace == OPD_TRACE_SAMPLE) {
 		/* its callers follow: each arc into the frame before */
-		sp->chain = (struct opd_chain_state){
-			.on = true, .callee = image, .callee_offset = offset,
-			.app = app, .event = t->event, .tgid = tgid, .tid = tid,
-			.cpu = cpu,
-		};
+		struct opd_chain_state *c = &sp->chain;
+
+		c->on = true;
+		c->cut = false;
+		c->callee = image;
+		c->callee_offset = offset;
+		c->app = app;
+		c->event = t->event;
+		c->tgid = tgid;
+		c->tid = tid;
+		c->cpu = cpu;
+		c->nr_frames = 0;
+		if (!push_frame(sp, image, offset))
+			c->nr_frames = SIZE_MAX;	/* not storable */
 	}
 
 	if (!sp->last_file || sp->last_key.image != image ||
@@ -171,15 +220,17 @@ static void caller(void *ctx, const struct opd_transient *t, uint64_t pc)
 	struct opd_sfile *f;
 	uint64_t offset;
 
-	if (!c->on)
+	if (!c->on || c->cut)
 		return;
 	image = locate(sp, t, pc, &offset);
 	dep = image ? dep_of(sp, t, image, c->app) : NULL;
 	if (!dep) {
 		sp->nr_bt_lost_no_mapping++;
-		c->on = false;
+		c->cut = true;	/* the chain so far is still stored */
 		return;
 	}
+	if (c->nr_frames != SIZE_MAX && !push_frame(sp, image, offset))
+		c->nr_frames = SIZE_MAX;
 	{
 		struct opd_sfile_key key = {
 			.image = image, .dep = dep, .cg = c->callee,
@@ -198,13 +249,37 @@ static void caller(void *ctx, const struct opd_transient *t, uint64_t pc)
 	c->callee_offset = offset;
 }
 
+/* The chain is complete (or broken off by the stream: what arrived of it
+ * is a true prefix, and is stored as such). */
 static void trace_end(void *ctx, const struct opd_transient *t, bool complete)
 {
 	struct opd_sampler *sp = ctx;
+	struct opd_chain_state *c = &sp->chain;
 
 	(void)t;
 	(void)complete;
-	sp->chain.on = false;
+	if (c->on && sp->chains) {
+		const struct opd_event_info *ev = &sp->sfiles->events[c->event];
+		char event[96];
+		struct opd_chain_key key = {
+			.event = event, .tgid = c->tgid, .tid = c->tid, .cpu = c->cpu,
+		};
+		uint32_t app = 0;
+
+		snprintf(event, sizeof(event), "%s.%lu.%u", ev->name, ev->count,
+			 ev->unit_mask);
+		if (c->app) {
+			if (!c->app->chain_id)
+				c->app->chain_id = opd_chains_image(sp->chains, &c->app->img,
+								    c->app->is_kernel);
+			app = c->app->chain_id;
+		}
+		if (c->nr_frames == SIZE_MAX || (c->app && !app))
+			sp->chains->nr_lost++;
+		else
+			opd_chains_add(sp->chains, &key, app, c->frames, c->nr_frames);
+	}
+	c->on = false;
 }
 
 static void module_loaded(void *ctx)

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "opd_chains.h"
 #include "opd_decode.h"
 #include "opd_image.h"
 #include "opd_sfile.h"
@@ -21,16 +22,21 @@
  * the sample's file key fields its arcs share. */
 struct opd_chain_state {
 	bool on;			/* the sample was filed: arcs follow */
+	bool cut;			/* a caller in no image: no more arcs */
 	const struct opd_image *callee;
 	uint64_t callee_offset;
-	const struct opd_image *app;
+	struct opd_image *app;
 	uint32_t event;
 	int tgid, tid, cpu;
+	/* the whole chain, for the chain store: the sample, then callers */
+	struct op_chain_frame *frames;
+	size_t nr_frames, cap_frames;
 };
 
 struct opd_sampler {
 	struct opd_images *images;
 	struct opd_sfiles *sfiles;
+	struct opd_chains *chains;	/* whole chains go there; may be NULL */
 	unsigned int separate;		/* OP_SEP_* */
 	const char *proc_root;		/* for module re-reads */
 
@@ -56,6 +62,9 @@ struct opd_sampler {
 void opd_sampler_init(struct opd_sampler *sp, struct opd_images *images,
 		      struct opd_sfiles *sfiles, unsigned int separate,
 		      const char *proc_root);
+
+/* Free what the sampler allocated (the chain being built). */
+void opd_sampler_release(struct opd_sampler *sp);
 
 /* Forget the one-entry caches (after closing files). */
 void opd_sampler_invalidate(struct opd_sampler *sp);

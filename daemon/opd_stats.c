@@ -27,6 +27,7 @@ static const char *const counter_names[OPD_NR_COUNTERS] = {
 	[OPD_LOST_BT_NO_MAPPING] = "lost_bt_no_mapping",	/* operf's name */
 	[OPD_BT_TRUNCATED] = "backtrace_truncated",
 	[OPD_BT_ABORTED] = "backtrace_aborted",		/* OProfile's name */
+	[OPD_CHAINS_LOST] = "callgraph_chains_lost",
 };
 
 const char *opd_counter_name(enum opd_counter_id id)

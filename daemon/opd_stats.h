@@ -30,6 +30,7 @@ enum opd_counter_id {
 	OPD_LOST_BT_NO_MAPPING,		/* chains cut at a caller in no mapping */
 	OPD_BT_TRUNCATED,		/* chains that filled the depth */
 	OPD_BT_ABORTED,			/* chains the record could not hold */
+	OPD_CHAINS_LOST,		/* chains the chain store could not keep */
 	OPD_NR_COUNTERS
 };
 

@@ -93,6 +93,7 @@ struct opd_daemon {
 	struct opd_images images;
 	struct opd_sfiles sfiles;
 	struct opd_sampler sampler;
+	struct opd_chains chains;	/* whole call chains (--callgraph) */
 	struct opd_decoder *dec;	/* large (per-CPU saved contexts): heap */
 	uint64_t *buf;
 };
@@ -489,6 +490,8 @@ static int startup(struct opd_daemon *d)
 	if (!ret)
 		ret = opd_sfiles_init(&d->sfiles, d->paths.current_dir, d->einfo,
 				      d->nr_events, read_cpu_speed(), 0, &d->log);
+	if (!ret)
+		ret = opd_chains_init(&d->chains, d->paths.current_dir, &d->log);
 	d->dec = malloc(sizeof(*d->dec));
 	d->buf = malloc(OPD_READ_WORDS * sizeof(*d->buf));
 	if (ret || !d->dec || !d->buf) {
@@ -497,6 +500,8 @@ static int startup(struct opd_daemon *d)
 	}
 	opd_images_read_kernel(&d->images, "/proc");
 	opd_sampler_init(&d->sampler, &d->images, &d->sfiles, d->separate, "/proc");
+	if (d->opt.callgraph > 0)
+		d->sampler.chains = &d->chains;
 	opd_decoder_init(d->dec, &opd_sampler_ops, &d->sampler, d->nr_events, &d->log);
 
 	ret = kop_new(d);
@@ -547,6 +552,7 @@ static void gather_stats(struct opd_daemon *d, struct opd_stats *st)
 	st->v[OPD_SAMPLES_WRITTEN] = d->sampler.nr_written;
 	st->v[OPD_LOST_FILTERED] = d->sampler.nr_filtered;
 	st->v[OPD_ARCS] = d->sampler.nr_arcs;
+	st->v[OPD_CHAINS_LOST] = d->chains.nr_lost;
 	/* cut in the daemon (a caller in no image), or in kmod below */
 	st->v[OPD_LOST_BT_NO_MAPPING] = d->sampler.nr_bt_lost_no_mapping;
 	/* The kernel's ring losses reach us twice: kmod counts each
@@ -619,6 +625,8 @@ static int dump(struct opd_daemon *d, const char *why, bool ending)
 		drain(d);
 	}
 	r = opd_sfiles_sync(&d->sfiles);
+	if (!r)
+		r = opd_chains_sync(&d->chains);
 	if (r) {
 		op_log(&d->log, OP_LOG_WARN, "dump: msync of a sample file failed: %s",
 		       strerror(-r));
@@ -858,6 +866,8 @@ static void cleanup(struct opd_daemon *d)
 			kop_session_stop(d->kop);
 		kop_session_free(d->kop);
 	}
+	opd_sampler_release(&d->sampler);
+	opd_chains_release(&d->chains);
 	opd_sfiles_release(&d->sfiles);
 	opd_images_release(&d->images);
 	free(d->dec);

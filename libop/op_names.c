@@ -735,3 +735,60 @@ int op_sfname_walk(const char *dir, op_sfname_walk_fn fn, void *ctx)
 {
 	return walk(dir, "", 0, fn, ctx);
 }
+
+char *op_img_name(const struct op_img *img)
+{
+	struct sbuf b = { 0 };
+	int ret = add_image(&b, img, true);
+
+	if (!ret && b.oom)
+		ret = -ENOMEM;
+	if (ret) {
+		free(b.s);
+		errno = -ret;
+		return NULL;
+	}
+	return b.s;
+}
+
+int op_img_parse(const char *s, struct op_img *img)
+{
+	struct comps c;
+	size_t i = 0;
+	char *again;
+	int ret;
+
+	memset(img, 0, sizeof(*img));
+	if (!s || !*s || comps_split(s, &c))
+		return -EINVAL;
+	/* parse_image() stops before the event component: give it one */
+	ret = -ENOMEM;
+	{
+		char **v = realloc(c.v, (c.nr + 1) * sizeof(*v));
+
+		if (!v)
+			goto err_comps;
+		c.v = v;
+		c.v[c.nr] = strdup("E");
+		if (!c.v[c.nr])
+			goto err_comps;
+		c.nr++;
+	}
+	ret = parse_image(&c, &i, NULL, img);
+	if (ret)
+		goto err_img;
+	again = op_img_name(img);
+	ret = again && !strcmp(again, s) ? 0 : -EINVAL;
+	free(again);
+	if (ret)
+		goto err_img;
+	comps_free(&c);
+	return 0;
+
+err_img:
+	free(img->path);
+	memset(img, 0, sizeof(*img));
+err_comps:
+	comps_free(&c);
+	return ret;
+}

@@ -104,4 +104,14 @@ static inline void op_img_mark_kernel(struct op_img *img, uint32_t is_kernel)
  * anonymous regions. Returns a malloc'd string or NULL with errno set. */
 char *op_img_display(const struct op_img *img, int long_name);
 
+/* One image as it stands on either side of {dep} in a sample file's name
+ * ("{root}/usr/lib/libc.so.6", "{kern}/ext4", "{anon:[vdso]}/7.0x1000.0x1fff"),
+ * for files of our own that name images (the call-chain store). Built with
+ * the same escaping, so the string has no newline or control character.
+ * op_img_name() returns it malloc'd (NULL with errno); op_img_parse() reads
+ * one back into img (paths malloc'd: free img->path) and refuses, with
+ * -EINVAL, anything op_img_name() would not have written. */
+char *op_img_name(const struct op_img *img);
+int op_img_parse(const char *s, struct op_img *img);
+
 #endif /* OP_NAMES_H */

@@ -891,15 +891,32 @@ static void test_chain_arcs(void **state)
 	char *dir = tu_mkdtemp();
 	uint64_t total = 0;
 	size_t nr_files = 0;
+	struct opd_chains store;
 	struct chain c;
 
 	(void)state;
 	assert_non_null(dir);
 	chain_init(&c, dir, OP_SEP_LIB | OP_SEP_KERNEL, 0, NULL);
+	assert_int_equal(opd_chains_init(&store, dir, NULL), 0);
+	c.sampler.chains = &store;
 	opd_decode(c.dec, stream, sizeof(stream) / sizeof(stream[0]));
 	assert_int_equal(c.dec->nr_bad, 0);
 	assert_int_equal(c.sampler.nr_written, 2);
 	assert_int_equal(c.sampler.nr_arcs, 3);
+	/* whole chains: the first complete, the second up to its cut */
+	assert_int_equal(store.nr_chains, 2);
+	assert_int_equal(store.nr_added, 2);
+	assert_int_equal(store.nr_lost, 0);
+	{
+		const uint32_t *w = &store.words[store.starts[0]];
+
+		assert_int_equal(w[0], 3);	/* frames */
+		assert_int_equal(w[4], 0x30);	/* the kernel pc's offset, low word */
+		w = &store.words[store.starts[1]];
+		assert_int_equal(w[0], 2);
+	}
+	opd_chains_release(&store);
+	opd_sampler_release(&c.sampler);
 	assert_int_equal(c.sampler.nr_bt_lost_no_mapping, 1);
 	assert_int_equal(opd_sfiles_sync(&c.sfiles), 0);
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
@@ -926,8 +943,14 @@ static void test_chain_arcs(void **state)
 		free(path);
 		free(rel);
 	}
-	/* two sample files and the two arc files, nothing else */
+	/* one sample file and the two arc files, besides the chain store */
 	opd_sfiles_close_all(&c.sfiles);
+	{
+		char *store_dir = tu_path(dir, OP_CHAINS_DIR);
+
+		assert_int_equal(tu_rm_rf(store_dir), 0);
+		free(store_dir);
+	}
 	walk(dir, &total, &nr_files);
 	assert_int_equal(nr_files, 3);
 	assert_int_equal(total, 2 + 3);

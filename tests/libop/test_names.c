@@ -141,6 +141,28 @@ static const struct {
 	  "{root}/a/{dep}/{root}/%7Bcg}/{cg}/{kern}/ext4/T.0.0.all.all.all" },
 };
 
+/* One image's part of a name, on its own, both ways. */
+static void test_img_names(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
+		const struct op_img *im = &plain[i].n.image;
+		char *name = op_img_name(im);
+		struct op_img back;
+
+		assert_non_null(name);
+		assert_null(strchr(name, '\n'));
+		assert_int_equal(op_img_parse(name, &back), 0);
+		assert_img_equal(im, &back);
+		free(back.path);
+		free(name);
+	}
+	assert_int_equal(op_img_parse("{root}/a/{dep}/{root}/b", &(struct op_img){ 0 }), -EINVAL);
+	assert_int_equal(op_img_parse("{root}//a", &(struct op_img){ 0 }), -EINVAL);
+	assert_int_equal(op_img_parse("/usr/bin/a", &(struct op_img){ 0 }), -EINVAL);
+	assert_int_equal(op_img_parse("", &(struct op_img){ 0 }), -EINVAL);
+}
+
 static void test_table(void **state)
 {
 	size_t i;
@@ -472,6 +494,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_img_names),
 		cmocka_unit_test(test_long_components),
 		cmocka_unit_test(test_long_path),
 		cmocka_unit_test(test_reject),

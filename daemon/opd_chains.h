@@ -1,0 +1,79 @@
+/* The call-chain store's writer (its format: libop/op_chains.h). Each
+ * distinct chain is named once in the store's lists; each sample adds one
+ * to its chain's count in the file of its event and separation key.
+ *
+ * Ownership: one thread (the daemon's main loop).
+ */
+#ifndef OPD_CHAINS_H
+#define OPD_CHAINS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "odb.h"
+#include "op_chains.h"
+#include "op_log.h"
+#include "op_names.h"
+
+/* Where a chain's count goes: its event's file-name part and the key. */
+struct opd_chain_key {
+	const char *event;	/* "TIMER.1000000.0": EVENT.COUNT.UNITMASK */
+	int tgid, tid, cpu;	/* OP_SF_ALL when not separated */
+};
+
+struct opd_chains {
+	char *dir;			/* samples/current/callchains */
+	const struct op_logger *log;
+	int images_fd, chains_fd;	/* -1 until the first chain */
+	bool loaded;			/* an existing store was read */
+
+	/* image name -> ID, open addressing; names owned */
+	char **names;
+	uint32_t *name_ids;
+	size_t names_cap, nr_images;
+
+	/* chain -> ID, open addressing over the chains' words */
+	uint32_t *slots;		/* chain ID, 0 empty */
+	size_t slots_cap;
+	uint32_t *words;		/* each chain: nr, app, 4 words a frame */
+	size_t nr_words, words_cap;
+	size_t *starts;			/* chain ID - 1 -> index in words */
+	size_t nr_chains, starts_cap;
+
+	/* the counts files open (few: one per event and separation key) */
+	struct opd_chain_file {
+		char *name;
+		odb_t db;
+	} *files;
+	size_t nr_files;
+
+	uint64_t nr_added;		/* counts that reached a file */
+	uint64_t nr_lost;		/* chains not stored (I/O, memory) */
+	bool logged;
+};
+
+/* Set up the store for current_dir (samples/current). Nothing is created
+ * until the first chain; an existing store is read first then, so a
+ * restarted daemon goes on with the same IDs. 0 or -ENOMEM. */
+int opd_chains_init(struct opd_chains *c, const char *current_dir,
+		    const struct op_logger *log);
+
+/* The image's ID, naming it on file the first time. 0 on failure. */
+uint32_t opd_chains_image(struct opd_chains *c, const struct op_img *img,
+			  bool is_kernel);
+
+/* Count one sample whose chain is app (an image ID, 0 for none) and
+ * frames[0..nr) (frames[0] the sampled pc). Failures are counted in
+ * nr_lost and logged once. */
+void opd_chains_add(struct opd_chains *c, const struct opd_chain_key *key,
+		    uint32_t app, const struct op_chain_frame *frames,
+		    size_t nr);
+
+/* msync the counts. 0 or the first -errno. */
+int opd_chains_sync(struct opd_chains *c);
+
+/* Close and free; safe on a zeroed struct. */
+void opd_chains_release(struct opd_chains *c);
+
+#endif /* OPD_CHAINS_H */
