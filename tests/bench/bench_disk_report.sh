@@ -46,7 +46,9 @@ for n in ${BENCH_SIZES:-1e5 1e6 7e6}; do
 	done
 	ot=$(median "${t[@]}")
 	bench_line "report_${n}_op" "$ot" s
-	rss=$(/usr/bin/time -f '%M' "$OPREPORT" --session-dir="$SESSION_DIR" -l 2>&1 >/dev/null | tail -1)
+	view=-l
+	[ "$BENCH_CALLGRAPH" = 0 ] || view=-c
+	rss=$(/usr/bin/time -f '%M' "$OPREPORT" --session-dir="$SESSION_DIR" $view 2>&1 >/dev/null | tail -1)
 	bench_line "report_${n}_op_peak_rss" "$rss" KB
 	if [ "$pt" = nan ]; then
 		bench_line "report_${n}_speedup" nan ratio

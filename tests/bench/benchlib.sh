@@ -24,6 +24,11 @@ WORKLOADS=$top_builddir/tests/workloads
 BURN=$WORKLOADS/burn
 CPUTIME=$top_builddir/tests/bench/cputime
 BENCH_RUNS=${BENCH_RUNS:-3}
+# BENCH_CALLGRAPH=DEPTH: every profiler run collects call chains (ours
+# --callgraph=DEPTH, perf record -g, frame pointers both), every report is
+# the call-graph one (opreport -c, perf report -g), and every figure's name
+# starts with cg_.
+BENCH_CALLGRAPH=${BENCH_CALLGRAPH:-0}
 NCPU=$(nproc)
 CLK_TCK=$(getconf CLK_TCK)
 
@@ -70,7 +75,11 @@ trap bench_cleanup EXIT
 # benchmark prints only perf's side, and says so, when they are not.
 bench_have_op() { [ -x "$OPCONTROL" ] && [ -x "$OPREPORT" ]; }
 
-bench_line() { printf 'BENCH %s %s %s\n' "$1" "$2" "$3"; }
+bench_line() {
+	local prefix=
+	[ "$BENCH_CALLGRAPH" = 0 ] || prefix=cg_
+	printf 'BENCH %s%s %s %s\n' "$prefix" "$1" "$2" "$3"
+}
 bench_note() { printf '# %s\n' "$*"; }
 
 # median V...: the median of the numbers given (mean of the middle two).
@@ -121,8 +130,10 @@ bench_perf_run() {
 	# perf's CPU time is a little lower, which only flatters perf.
 	local nobid=-B
 	[ "${PERF_BUILDID:-0}" = 1 ] && nobid=
+	local graph=
+	[ "$BENCH_CALLGRAPH" = 0 ] || graph="--call-graph=fp,$BENCH_CALLGRAPH"
 	"$CPUTIME" -o "$BENCH_TMP/perf.time" \
-		perf record -q $nobid -a -e cpu-clock -c "$period" -o "$out" \
+		perf record -q $nobid -a -e cpu-clock -c "$period" $graph -o "$out" \
 		2>"$BENCH_TMP/perf.err" &
 	tpid=$!
 	ppid=
@@ -177,7 +188,9 @@ perf_samples_of() {
 bench_perf_report() {
 	local t0 t1
 	t0=$(date +%s.%N)
-	if ! perf report -i "$1" --stdio --sort dso,sym >"$BENCH_TMP/perf.report" \
+	local graph=
+	[ "$BENCH_CALLGRAPH" = 0 ] || graph=-g
+	if ! perf report -i "$1" --stdio --sort dso,sym $graph >"$BENCH_TMP/perf.report" \
 		2>"$BENCH_TMP/perf.report.err"; then
 		# perf 6.1 on this kernel sometimes dies in its build-id code
 		tail -3 "$BENCH_TMP/perf.report.err" | sed 's/^/# perf report failed: /' >&2
@@ -209,7 +222,8 @@ bench_op_run() {
 		op --shutdown >/dev/null 2>&1 || op_kill_daemon
 	fi
 	rm -rf "$SESSION_DIR"
-	op --setup --no-vmlinux --event="cpu-clock:$period" --separate=none >/dev/null ||
+	op --setup --no-vmlinux --event="cpu-clock:$period" --separate=none \
+		--callgraph="$BENCH_CALLGRAPH" >/dev/null ||
 		bench_die "opcontrol --setup failed"
 	op --start >/dev/null || bench_die "opcontrol --start failed"
 	local t0 cpu0
@@ -250,8 +264,10 @@ op_samples_of() {
 bench_op_report() {
 	local t0 t1
 	t0=$(date +%s.%N)
-	"$OPREPORT" --session-dir="$SESSION_DIR" -l >"$BENCH_TMP/op.report" 2>/dev/null ||
-		bench_die "opreport -l failed"
+	local view=-l
+	[ "$BENCH_CALLGRAPH" = 0 ] || view=-c
+	"$OPREPORT" --session-dir="$SESSION_DIR" $view >"$BENCH_TMP/op.report" 2>/dev/null ||
+		bench_die "opreport $view failed"
 	t1=$(date +%s.%N)
 	calc "$t1 - $t0"
 }
