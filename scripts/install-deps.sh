@@ -28,5 +28,8 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-apt-get install -y -qq "${missing[@]}"
+# another apt-get (a peer's build, unattended upgrades) may hold the locks:
+# wait for it rather than fail
+lock=(-o DPkg::Lock::Timeout=600)
+apt-get "${lock[@]}" update -qq
+apt-get "${lock[@]}" install -y -qq "${missing[@]}"
