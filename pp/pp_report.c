@@ -99,10 +99,18 @@ static void put_col(FILE *out, const char *s, int width)
 
 /* ---- building the view ---- */
 
+/* An image's name as OProfile's reports print it; the long one is the
+ * name its sample file gives, a module's as "/NAME" ({kern}/NAME). */
 static char *img_name(const struct op_img *img, bool long_name)
 {
-	char *s = op_img_display(img, long_name);
+	char *s;
 
+	if (long_name && img->kind == OP_IMG_KERN && img->path[0] != '/') {
+		if (asprintf(&s, "/%s", img->path) < 0)
+			return NULL;
+		return s;
+	}
+	s = op_img_display(img, long_name);
 	return s ? s : strdup(img->path ? img->path : "?");
 }
 
@@ -320,16 +328,9 @@ static int entry_add_addr(struct pp_entry *e, size_t idx)
 
 /* The row of an image's samples that no symbol names, named as OProfile
  * names the symbol it makes up for an image without symbols: the image's
- * full name, a module's as "/NAME". */
+ * full name. */
 static char *unsymbolized_name(const struct op_img *img)
 {
-	char *name;
-
-	if (img->kind == OP_IMG_KERN && img->path[0] != '/') {
-		if (asprintf(&name, "/%s", img->path) < 0)
-			return NULL;
-		return name;
-	}
 	return img_name(img, true);
 }
 
