@@ -808,19 +808,20 @@ void pp_session_warnings(FILE *err, const char *samples_dir,
 			"%s\nfor the throttled event names.\n\n", throttled);
 		closedir(d);
 	}
-	our_losses(err, stats);
 	total = read_op_stat(stats, "total_samples");
-	if (total == (unsigned long)-1)
-		return;
-	for (size_t i = 0; i < sizeof(operf_lost_stats) / sizeof(operf_lost_stats[0]); i++) {
-		unsigned long v = read_op_stat(stats, operf_lost_stats[i]);
+	if (total != (unsigned long)-1) {
+		for (size_t i = 0; i < sizeof(operf_lost_stats) / sizeof(operf_lost_stats[0]); i++) {
+			unsigned long v = read_op_stat(stats, operf_lost_stats[i]);
 
-		if (v != (unsigned long)-1)
-			lost += v;
+			if (v != (unsigned long)-1)
+				lost += v;
+		}
+		if (lost > (unsigned int)(0.0001 * (double)total))
+			fprintf(err, "\nWARNING: Lost samples detected! See %s/samples/"
+				"operf.log for details.\n", session_dir);
 	}
-	if (lost > (unsigned int)(0.0001 * (double)total))
-		fprintf(err, "\nWARNING: Lost samples detected! See %s/samples/"
-			"operf.log for details.\n", session_dir);
+	/* ours last, so that OProfile's text comes first and whole */
+	our_losses(err, stats);
 }
 
 void pp_report_header(FILE *out, const struct pp_profile *p,
