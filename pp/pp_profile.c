@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,7 +77,7 @@ char *pp_session_dir_default(const char *dir)
 }
 
 static int fileset_add(struct pp_fileset *fs, struct op_sfname *n,
-		       const char *path)
+		       const char *path, size_t rel)
 {
 	struct pp_sfile *v;
 
@@ -92,6 +93,7 @@ static int fileset_add(struct pp_fileset *fs, struct op_sfname *n,
 	if (!v->path)
 		return -ENOMEM;
 	v->name = *n;
+	v->rel = rel;
 	fs->nr_files++;
 	return 0;
 }
@@ -126,10 +128,17 @@ static int walk_file(const char *rel, const char *full, void *arg)
 		op_sfname_release(&n);
 		return 0;
 	}
-	ret = fileset_add(w->fs, &n, full);
+	ret = fileset_add(w->fs, &n, full, strlen(full) - strlen(rel));
 	if (ret)
 		op_sfname_release(&n);
 	return ret;
+}
+
+static int sfile_path_cmp(const void *a, const void *b)
+{
+	const struct pp_sfile *x = a, *y = b;
+
+	return strcmp(x->path, y->path);
 }
 
 int pp_fileset_select(struct pp_fileset *fs, const char *session_dir,
@@ -175,6 +184,10 @@ int pp_fileset_select(struct pp_fileset *fs, const char *session_dir,
 			break;
 	}
 	closedir(d);
+	/* OProfile's opreport gathers the names into a std::set before it
+	 * files them: it meets them sorted, whatever readdir's order */
+	if (!ret && fs->nr_files)
+		qsort(fs->files, fs->nr_files, sizeof(*fs->files), sfile_path_cmp);
 	if (!ret && !fs->nr_sessions)
 		ret = -ENOENT;
 	if (!ret && fs->nr_unnamed)
@@ -721,11 +734,47 @@ static int find_image(struct pp_profile *p, struct loading **lds,
 	memset(v, 0, sizeof(*v));
 	v->app = *app;
 	v->img = *img;
+	v->first_cls = UINT_MAX;
 	v->total = calloc(nc, sizeof(*v->total));
 	if (!v->total)
 		return -ENOMEM;
 	*idx = p->nr_images++;
 	return 0;
+}
+
+/* The application of f (with lib: its image) as OProfile's opreport names
+ * it, from the sample file's name: the path between {root}/ or {kern}/ and
+ * /{dep}/, "/" first; an anonymous image "NAME (tgid:T range:S-E)" from
+ * {anon:NAME}/T.S.E. A name without those parts (a test's) falls back to
+ * the image's long name. Malloc'd, NULL on ENOMEM. */
+static char *sfile_app_key(const struct pp_sfile *f, bool lib)
+{
+	const char *rel = f->path + f->rel;
+	const char *dep = strstr(rel, "/{dep}/");
+	const char *s, *end, *close, *dot1, *dot2;
+	char *key;
+
+	if (!dep || (strncmp(rel, "{root}/", 7) && strncmp(rel, "{kern}/", 7)))
+		return op_img_display(lib ? &f->name.image : &f->name.dep, true);
+	if (!lib)
+		return strndup(rel + 6, (size_t)(dep - (rel + 6)));
+	s = dep + 7;
+	/* the event's part is last: call-graph files are never selected */
+	end = strrchr(s, '/');
+	if (!strncmp(s, "{root}/", 7) || !strncmp(s, "{kern}/", 7))
+		return strndup(s + 6, (size_t)(end - (s + 6)));
+	close = strstr(s, "}/");
+	dot1 = close ? memchr(close + 2, '.', (size_t)(end - (close + 2))) : NULL;
+	dot2 = dot1 ? memchr(dot1 + 1, '.', (size_t)(end - (dot1 + 1))) : NULL;
+	if (strncmp(s, "{anon:", 6) || !dot2)
+		return op_img_display(&f->name.image, true);
+	if (asprintf(&key, "%.*s (tgid:%.*s range:%.*s-%.*s)",
+		     (int)(close - (s + 6)), s + 6,
+		     (int)(dot1 - (close + 2)), close + 2,
+		     (int)(dot2 - (dot1 + 1)), dot1 + 1,
+		     (int)(end - (dot2 + 1)), dot2 + 1) < 0)
+		return NULL;
+	return key;
 }
 
 /* Sort one image's triples and fold them into offs[] and counts[][]. */
@@ -805,6 +854,19 @@ int pp_profile_load(struct pp_profile *p, struct pp_fileset *fs,
 			goto err_load;
 		}
 		im = &p->images[idx];
+		if (!im->app_key) {
+			im->app_key = sfile_app_key(f, merge->lib);
+			if (!im->app_key) {
+				odb_close(&db);
+				ret = -ENOMEM;
+				goto err_load;
+			}
+		}
+		/* files come sorted: a class's first file is its first met */
+		if (f->cls < im->first_cls) {
+			im->first_cls = f->cls;
+			im->first_file = i;
+		}
 		if (!im->have_header) {
 			im->have_header = true;
 			im->mtime = db.header->mtime;
@@ -851,6 +913,7 @@ void pp_profile_release(struct pp_profile *p)
 {
 	for (size_t i = 0; i < p->nr_images; i++) {
 		free(p->images[i].total);
+		free(p->images[i].app_key);
 		free(p->images[i].offs);
 		free(p->images[i].counts);
 	}

@@ -58,6 +58,8 @@ struct pp_class {
 struct pp_sfile {
 	struct op_sfname name;
 	char *path;		/* absolute */
+	size_t rel;		/* path + rel: the name under the session,
+				 * "{root}/..." or "{kern}/..." */
 	unsigned int cls;	/* class index, set by pp_classify */
 };
 
@@ -80,7 +82,10 @@ struct pp_fileset {
  * when it exists, else /var/lib/oprofile. Malloc'd, NULL on ENOMEM. */
 char *pp_session_dir_default(const char *dir);
 
-/* Select the sample files of session_dir matching spec. Returns 0 (maybe
+/* Select the sample files of session_dir matching spec, in the order of
+ * their paths (strcmp), which is the order OProfile's opreport reads them
+ * in: its summary lists an application's images as it first meets them.
+ * Returns 0 (maybe
  * with no file: the caller says "no matching samples"), -ENOENT when no
  * selected session directory exists (no session), or -errno. */
 int pp_fileset_select(struct pp_fileset *fs, const char *session_dir,
@@ -116,6 +121,17 @@ struct pp_image {
 	size_t nr_addrs;
 	uint64_t mtime;		/* from the first file's header */
 	bool have_header;
+	/* the application as OProfile's opreport names it in its sample
+	 * file names, the part before {dep} with {root} or {kern} left out
+	 * ("/usr/bin/ls", "/ext4"); with --merge=lib the image's, an
+	 * anonymous one as "NAME (tgid:N range:S-E)". Its summary breaks
+	 * ties between applications by it. */
+	char *app_key;
+	/* where OProfile's summary first meets this image: the first class
+	 * holding one of its files, and the index in fs.files of that
+	 * class's first one */
+	unsigned int first_cls;
+	size_t first_file;
 };
 
 struct pp_header_info {

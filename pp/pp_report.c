@@ -99,10 +99,18 @@ static void put_col(FILE *out, const char *s, int width)
 
 /* ---- building the view ---- */
 
+/* An image's name as OProfile's reports print it; the long one is the
+ * name its sample file gives, a module's as "/NAME" ({kern}/NAME). */
 static char *img_name(const struct op_img *img, bool long_name)
 {
-	char *s = op_img_display(img, long_name);
+	char *s;
 
+	if (long_name && img->kind == OP_IMG_KERN && img->path[0] != '/') {
+		if (asprintf(&s, "/%s", img->path) < 0)
+			return NULL;
+		return s;
+	}
+	s = op_img_display(img, long_name);
 	return s ? s : strdup(img->path ? img->path : "?");
 }
 
@@ -320,16 +328,9 @@ static int entry_add_addr(struct pp_entry *e, size_t idx)
 
 /* The row of an image's samples that no symbol names, named as OProfile
  * names the symbol it makes up for an image without symbols: the image's
- * full name, a module's as "/NAME". */
+ * full name. */
 static char *unsymbolized_name(const struct op_img *img)
 {
-	char *name;
-
-	if (img->kind == OP_IMG_KERN && img->path[0] != '/') {
-		if (asprintf(&name, "/%s", img->path) < 0)
-			return NULL;
-		return name;
-	}
 	return img_name(img, true);
 }
 
@@ -807,19 +808,20 @@ void pp_session_warnings(FILE *err, const char *samples_dir,
 			"%s\nfor the throttled event names.\n\n", throttled);
 		closedir(d);
 	}
-	our_losses(err, stats);
 	total = read_op_stat(stats, "total_samples");
-	if (total == (unsigned long)-1)
-		return;
-	for (size_t i = 0; i < sizeof(operf_lost_stats) / sizeof(operf_lost_stats[0]); i++) {
-		unsigned long v = read_op_stat(stats, operf_lost_stats[i]);
+	if (total != (unsigned long)-1) {
+		for (size_t i = 0; i < sizeof(operf_lost_stats) / sizeof(operf_lost_stats[0]); i++) {
+			unsigned long v = read_op_stat(stats, operf_lost_stats[i]);
 
-		if (v != (unsigned long)-1)
-			lost += v;
+			if (v != (unsigned long)-1)
+				lost += v;
+		}
+		if (lost > (unsigned int)(0.0001 * (double)total))
+			fprintf(err, "\nWARNING: Lost samples detected! See %s/samples/"
+				"operf.log for details.\n", session_dir);
 	}
-	if (lost > (unsigned int)(0.0001 * (double)total))
-		fprintf(err, "\nWARNING: Lost samples detected! See %s/samples/"
-			"operf.log for details.\n", session_dir);
+	/* ours last, so that OProfile's text comes first and whole */
+	our_losses(err, stats);
 }
 
 void pp_report_header(FILE *out, const struct pp_profile *p,
@@ -872,32 +874,18 @@ struct app_row {
 	size_t first;		/* images of this app: idx[first .. first+n) */
 	size_t n;
 	uint64_t *total;
-	uint64_t sum;
 };
 
-struct sum_ctx {
-	const struct pp_profile *p;
-	const struct pp_symview *v;
-	bool reverse;
-};
-
-/* Descending by samples as OProfile orders rows: by the first column's
- * count (cpu:0 in a per-CPU report), then by the sum of all columns. */
-static int cmp_weight(uint64_t first_a, uint64_t sum_a, uint64_t first_b,
-		      uint64_t sum_b)
+/* OProfile's summary (pp/opreport.cpp) sorts applications and the images
+ * under each stably by the first column alone, descending, or ascending
+ * with -r; what stays tied keeps the order it had: applications by name
+ * (a std::map's), an application's images as its summary first met them:
+ * the application's own first, then the others class by class, each
+ * class's in the order of their files' paths. -r reverses no tie. */
+static int cmp_first_col(uint64_t a, uint64_t b, bool reverse)
 {
-	int c = (first_a < first_b) - (first_a > first_b);
+	int c = (a < b) - (a > b);
 
-	return c ? c : (sum_a < sum_b) - (sum_a > sum_b);
-}
-
-static int cmp_counts(uint64_t first_a, uint64_t sum_a, uint64_t first_b,
-		      uint64_t sum_b, const char *na, const char *nb, bool reverse)
-{
-	int c = cmp_weight(first_a, sum_a, first_b, sum_b);
-
-	if (!c)
-		c = strcmp(na, nb);
 	return reverse ? -c : c;
 }
 
@@ -910,18 +898,26 @@ static uint64_t image_sum(const struct pp_image *im, size_t nc)
 	return s;
 }
 
+/* Images grouped by application (in name order), then in summary order. */
 static int img_cmp(const void *a, const void *b, void *vctx)
 {
-	const struct sum_ctx *ctx = vctx;
-	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	size_t nc = ctx->v->nc;
-	int c = strcmp(ctx->v->app_long[x], ctx->v->app_long[y]);
+	const struct pp_report_opts *o = vctx;
+	const struct pp_image *x = *(const struct pp_image *const *)a;
+	const struct pp_image *y = *(const struct pp_image *const *)b;
+	bool main_x = pp_img_equal(&x->img, &x->app);
+	bool main_y = pp_img_equal(&y->img, &y->app);
+	int c = strcmp(x->app_key, y->app_key);
 
 	if (c)
-		return c;	/* grouped by app first; apps sorted later */
-	return cmp_counts(ctx->p->images[x].total[0], image_sum(&ctx->p->images[x], nc),
-			  ctx->p->images[y].total[0], image_sum(&ctx->p->images[y], nc),
-			  ctx->v->img_long[x], ctx->v->img_long[y], ctx->reverse);
+		return c;
+	c = cmp_first_col(x->total[0], y->total[0], o->reverse);
+	if (c)
+		return c;
+	if (main_x != main_y)
+		return main_x ? -1 : 1;
+	if (x->first_cls != y->first_cls)
+		return x->first_cls < y->first_cls ? -1 : 1;
+	return (x->first_file > y->first_file) - (x->first_file < y->first_file);
 }
 
 static void print_class_header(FILE *out, const struct pp_profile *p,
@@ -971,37 +967,33 @@ static bool below_threshold(const uint64_t *counts, const uint64_t *totals,
 	return true;
 }
 
-static int app_cmp(const struct app_row *x, const struct app_row *y,
-		   bool reverse)
-{
-	return cmp_counts(x->total[0], x->sum, y->total[0], y->sum, "", "", reverse);
-}
-
 static int print_summary(FILE *out, const struct pp_profile *p,
 			 const struct pp_symview *v,
 			 const struct pp_report_opts *o)
 {
 	size_t n = p->nr_images, nc = v->nc, nr_apps = 0;
+	const struct pp_image **ims = malloc((n ? n : 1) * sizeof(*ims));
 	size_t *idx = malloc((n ? n : 1) * sizeof(*idx));
 	struct app_row *apps = calloc(n ? n : 1, sizeof(*apps));
 	uint64_t *app_totals = calloc((n ? n : 1) * nc, sizeof(uint64_t));
-	struct sum_ctx ctx = { p, v, o->reverse };
 	bool deps = v->separated && !o->exclude_dependent;
 
-	if (!idx || !apps || !app_totals) {
+	if (!ims || !idx || !apps || !app_totals) {
+		free(ims);
 		free(idx);
 		free(apps);
 		free(app_totals);
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++)
-		idx[i] = i;
+		ims[i] = &p->images[i];
 	if (n)
-		qsort_r(idx, n, sizeof(*idx), img_cmp, &ctx);
+		qsort_r(ims, n, sizeof(*ims), img_cmp, (void *)o);
 	for (size_t i = 0; i < n; i++) {
 		struct app_row *a;
 
-		if (!i || strcmp(v->app_long[idx[i]], v->app_long[idx[i - 1]])) {
+		idx[i] = (size_t)(ims[i] - p->images);
+		if (!i || strcmp(ims[i]->app_key, ims[i - 1]->app_key)) {
 			a = &apps[nr_apps];
 			a->first = i;
 			a->total = &app_totals[nr_apps * nc];
@@ -1009,17 +1001,16 @@ static int print_summary(FILE *out, const struct pp_profile *p,
 		}
 		a = &apps[nr_apps - 1];
 		a->n++;
-		for (size_t c = 0; c < nc; c++) {
-			a->total[c] += p->images[idx[i]].total[c];
-			a->sum += p->images[idx[i]].total[c];
-		}
+		for (size_t c = 0; c < nc; c++)
+			a->total[c] += ims[i]->total[c];
 	}
-	/* insertion sort keeps equal sums in app-name order */
+	/* a stable sort: ties stay in name order */
 	for (size_t i = 1; i < nr_apps; i++) {
 		struct app_row t = apps[i];
 		size_t j = i;
 
-		while (j > 0 && app_cmp(&apps[j - 1], &t, o->reverse) > 0) {
+		while (j > 0 && cmp_first_col(apps[j - 1].total[0], t.total[0],
+					      o->reverse) > 0) {
 			apps[j] = apps[j - 1];
 			j--;
 		}
@@ -1057,6 +1048,7 @@ static int print_summary(FILE *out, const struct pp_profile *p,
 			fprintf(out, "%s\n", v->img_names[idx[r->first + k]]);
 		}
 	}
+	free(ims);
 	free(idx);
 	free(apps);
 	free(app_totals);

@@ -81,8 +81,10 @@ void pp_report_header(FILE *out, const struct pp_profile *p,
 
 /* OProfile's warnings about one session read (buffer overflows,
  * throttling, lost samples), written to err as its opreport writes them
- * while it lists the sample files: before any report or refusal.
- * samples_dir is the session (samples/NAME), session_dir the session
+ * while it lists the sample files: before any report or refusal. After
+ * them, for a session our daemon wrote, our own summary of what was lost
+ * (each loss once, with its share of all samples), which OProfile's
+ * warnings do not give. samples_dir is the session (samples/NAME), session_dir the session
  * directory as OProfile would name it in the lost-samples warning. */
 void pp_session_warnings(FILE *err, const char *samples_dir,
 			 const char *session_dir);

@@ -46,26 +46,64 @@ interop_need_peer() {
 # --- known differences ---------------------------------------------------
 # known_difference CELL STATUS...: the status and reason of the first line
 # of known-differences with one of the STATUSes whose pattern matches CELL,
-# or nothing.
+# or nothing. Lines whose reason names a form ("[anon-escape] ...") are
+# not for this: deliberate_forms weighs them.
 known_difference() {
 	local cell=$1 status pattern reason
 	shift
 	while read -r status pattern reason; do
 		case " $* " in *" $status "*) ;; *) continue ;; esac
+		case $reason in "["*"]"*) continue ;; esac
 		# shellcheck disable=SC2254 # the pattern is a glob on purpose
 		case $cell in $pattern) echo "$status $reason"; return ;; esac
 	done <"$KNOWN"
 }
 
+# A deliberate difference that may turn up in any cell is written as a
+# form: a rewrite of OProfile's text or ours that undoes exactly it. A
+# cell whose texts agree once the forms of its matching lines are applied
+# differs only deliberately; anything else still shows.
+# form_NAME PEER OURS: rewrites the two copies in place.
+# - anon-escape: our file names escape a '/' in an anonymous region's name
+#   ("/memfd:x" from memfd_create) as %2F, which OProfile shows as is;
+form_anon_escape() {
+	sed -i 's|%2F|/|g' "$1"
+}
+# - loss-summary: our loss summary, after OProfile's warnings on stderr.
+form_loss_summary() {
+	sed -i -e '/^$/{$!N;/^\nWARNING: [0-9]* of [0-9]* samples ([0-9.]*%) were lost while profiling: /d;P;D}' \
+	       -e '/^WARNING: [0-9]* of [0-9]* samples ([0-9.]*%) were lost while profiling: /d' "$2"
+}
+
+# deliberate_forms CELL PEER OURS: the reasons of the form lines matching
+# CELL, when applying their forms makes the texts agree; else nothing.
+deliberate_forms() {
+	local cell=$1 status pattern reason form reasons=""
+	cp "$2" "$2.form" && cp "$3" "$3.form"
+	while read -r status pattern reason; do
+		[ "$status" = deliberate ] || continue
+		case $reason in "["*"]"*) ;; *) continue ;; esac
+		# shellcheck disable=SC2254 # the pattern is a glob on purpose
+		case $cell in $pattern) ;; *) continue ;; esac
+		form=${reason#[}
+		form=${form%%]*}
+		"form_$(echo "$form" | tr - _)" "$2.form" "$3.form"
+		reasons="${reasons:+$reasons; }${reason#*] }"
+	done <"$KNOWN"
+	[ -n "$reasons" ] && cmp -s "$2.form" "$3.form" && echo "$reasons"
+	rm -f "$2.form" "$3.form"
+}
+
 # --- normalisation -------------------------------------------------------
 # What legitimately differs by tool, and nothing else:
-# - the version line: each tool names itself, and the peer its build date;
+# - the build date on the version line (the name and version that precede
+#   it differ deliberately: known-differences);
 # - the program's own path in messages that start with it (OProfile
 #   prints argv[0], the path it was run by, which is the build tree);
 # - the peer's and our build directories, which appear where a report
 #   names the tool's own files (there are none today; kept for archives).
 normalise() {
-	sed -e 's|^[^ ]*\(opreport\|opannotate\|oparchive\): [a-z]* [0-9][^ ]*\( compiled on .*\)\?$|\1: VERSION|' \
+	sed -e 's#^\([^ ]*\(opreport\|opannotate\|oparchive\): [a-z]* [0-9][^ ]*\) compiled on .*$#\1 compiled on DATE#' \
 	    -e "s|$PEER/||g; s|$OURS/||g"
 }
 
@@ -88,7 +126,7 @@ cell_result() {
 # the result, and the diff when they differ. Returns 0 when identical, 1
 # for a known difference, 2 for another.
 judge() {
-	local cell=$1 a=$2 b=$3 known status
+	local cell=$1 a=$2 b=$3 known status forms
 	known=$(known_difference "$cell" pending deliberate)
 	status=${known%% *}
 	if cmp -s "$a" "$b"; then
@@ -99,7 +137,11 @@ judge() {
 		fi
 		return 0
 	fi
-	if [ -n "$known" ]; then
+	forms=$(deliberate_forms "$cell" "$a" "$b")
+	if [ -n "$forms" ]; then
+		known="deliberate $forms"
+		cell_result "$cell" differs "deliberate: $forms"
+	elif [ -n "$known" ]; then
 		cell_result "$cell" differs "$status: ${known#* }"
 	else
 		cell_result "$cell" DIFFERS "(not a known difference)"

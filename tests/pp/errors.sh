@@ -166,6 +166,9 @@ stat cpu1/sample_lost_overflow 20
 EOF
 expect 0
 err_has "^WARNING: 30 of 1030 samples (2.9126%) were lost while profiling: lost_records_by_kernel 30$"
+# after OProfile's own warnings, whose text stays whole before it
+tail -n 1 "$ERR" | grep -q "were lost while profiling" ||
+	fail "our loss summary is not the last of the warnings"
 grep -q WARNING "$OUT" && fail "a warning in the report itself"
 "$MKS" "$S" <<EOF
 stat total_samples 100000

@@ -169,6 +169,46 @@ sym $T func_a50 0 10
 sym $T func_b30 0 30
 EOF
 
+# Ties (--separate=lib,kernel,cpu): applications and images with equal
+# counts in the first column and different ones in the second. OProfile
+# keeps tied applications in name order ("alpha" before "alpha-2", though
+# its files sort the other way) and an application's images in the order
+# it first meets them: the application's own, the others class by class,
+# each class's by the path of their files ({anon:...} < {kern} < {root});
+# -r reverses the counts only. The images are not read: names will do.
+S13=$E2E_TMP/ties
+"$MKS" "$S13" <<EOF
+header 4 2596.13
+file f:/opt/demo/zeta f:/opt/demo/zeta TIMER 100000 0 all all 0
+off 10 5
+file f:/opt/demo/zeta f:/opt/demo/zeta TIMER 100000 0 all all 1
+off 10 5
+file f:/opt/lib/libz.so f:/opt/demo/zeta TIMER 100000 0 all all 0
+off 10 5
+file f:/opt/lib/liba.so f:/opt/demo/zeta TIMER 100000 0 all all 0
+off 10 5
+file f:/opt/lib/liba.so f:/opt/demo/zeta TIMER 100000 0 all all 1
+off 10 3
+file f:/opt/lib/libb.so f:/opt/demo/zeta TIMER 100000 0 all all 1
+off 10 7
+file k:/proc/kallsyms f:/opt/demo/zeta TIMER 100000 0 all all 0
+off 10 5
+file k:ext4 f:/opt/demo/zeta TIMER 100000 0 all all 0
+off 10 5
+file a:anon:123:1000:1fff f:/opt/demo/zeta TIMER 100000 0 all all 0
+off 10 5
+file f:/opt/demo/alpha f:/opt/demo/alpha TIMER 100000 0 all all 0
+off 10 35
+file f:/opt/demo/alpha-2 f:/opt/demo/alpha-2 TIMER 100000 0 all all 0
+off 10 35
+file f:/opt/demo/alpha-2 f:/opt/demo/alpha-2 TIMER 100000 0 all all 1
+off 10 60
+file f:/opt/demo/small f:/opt/demo/small TIMER 100000 0 all all 1
+off 10 9
+file f:/opt/demo/small f:/opt/demo/small TIMER 100000 0 all all 0
+off 10 2
+EOF
+
 subst() {
 	sed -e "s|@A50@|$A50|g; s|@A50_4@|$A50_4|g; s|@B30@|$B30|g; s|@B30_2@|$B30_2|g" \
 	    -e "s|@C15@|$C15|g; s|@D05@|$D05|g; s|@D05_1@|$D05_1|g; s|@N_MAIN@|$N_MAIN|g" \
@@ -267,6 +307,13 @@ check xml-threads-cpus "$S11" -X
 check xml-events-cpus "$S12" -X -d
 # -%: per-address lines of -d against all samples, not the symbol's
 check details-global "$S1" -d -% image:$T
+# ties as OProfile's opreport leaves them (its text, checked by hand
+# against OProfile 1.4.0 on this session), a module's long name "/NAME"
+check ties "$S13"
+check ties-reverse "$S13" -r
+check ties-merge-cpu "$S13" --merge=cpu -f
+check ties-merge-lib "$S13" --merge=lib
+check ties-x "$S13" -x
 
 [ $nr_fail -eq 0 ] || fail "$nr_fail golden check(s) failed"
 echo "PASS: golden reports"
