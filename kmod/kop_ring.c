@@ -9,7 +9,7 @@
  * Records are 8-byte aligned and the data area is a power of two, so a
  * header never wraps; a record's body may, and is then copied out. */
 #include "config.h"
-#include "kop_int.h"
+#include "kop_ring.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -15,7 +15,7 @@
 
 #include "fake_ring.h"
 #include "kop.h"
-#include "kop_int.h"
+#include "kop_session.h"
 #include "op_proto.h"
 #include "stream_walk.h"
 
