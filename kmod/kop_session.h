@@ -5,13 +5,15 @@
  * Stages, one file and one header each, in pipeline order:
  *   kop_perf.c     the real kop_source_ops (perf_event_open, mmap, ioctl)
  *   kop_ring.c     reading one perf ring (head acquire / tail release)
- *   kop_sync.c     the sync thread: rings -> task table -> event buffer
+ *   kop_sync.c     the sync thread: rings -> task table -> resolved samples
+ *   kop_emit.c     the sync thread's stream writer -> event buffer
  *   kop_task.c     per-process mapping tables, retired at exit/exec
  *   kop_dcookie.c  session-stable ids of images
  *   kop_evbuf.c    the event buffer the daemon reads
  *   kop_session.c  lifecycle, the rings, kop.h's functions
  *
- * Threads: the control thread (kop_session_*), the sync thread (kop_sync.c), the daemon's reader (kop_evbuf_read), and any thread for
+ * Threads: the control thread (kop_session_*), the sync thread (kop_sync.c,
+ * kop_emit.c), the daemon's reader (kop_evbuf_read), and any thread for
  * kop_dcookie_lookup() and kop_stats_get().
  *
  * Lock order (outer first): sync->lock, evbuf->lock, dcookies->lock,

@@ -1,7 +1,8 @@
 /* kop_sync.c: the sync thread, the one consumer of the rings and the one
  * writer of the event buffer (OProfile's buffer_sync.c). Everything it
  * keeps between records is in struct kop_sync; the session creates it,
- * starts and stops the thread, and reads the counters it publishes. */
+ * starts and stops the thread, and reads the counters it publishes.
+ * kop_emit.c is the thread's second half, the stream writer. */
 #ifndef KOP_SYNC_H
 #define KOP_SYNC_H
 
@@ -161,5 +162,11 @@ static inline bool kop_sync_log_once(struct kop_sync *s, unsigned int bit)
 	s->log_once |= bit;
 	return true;
 }
+
+/* ---- kop_emit.c ---------------------------------------------------- */
+
+/* Write CPU cpu's resolved samples as one block of the stream and empty
+ * its list. Sync thread, with evbuf->lock held. */
+void kop_emit_cpu(struct kop_sync *s, int cpu);
 
 #endif /* KOP_SYNC_H */
