@@ -58,6 +58,12 @@ int kop_ring_init(struct kop_ring *r, void *base, size_t len);
 void kop_ring_release(struct kop_ring *r);
 /* Snapshot data_head (load-acquire). */
 void kop_ring_snapshot(struct kop_ring *r);
+/* Is there, between r->tail and the kernel's data_head as of now, a record
+ * match() accepts or one whose header is impossible (the sync counts it)?
+ * Reads headers only: consumes nothing, leaves r->head alone. The sync
+ * thread's, as it owns r->tail. */
+bool kop_ring_any(const struct kop_ring *r,
+		  bool (*match)(const struct perf_event_header *h));
 /* The record at r->tail, or NULL when r->tail == r->head. *bad is set when
  * the header is impossible (size too small, past head): the caller counts
  * it and calls kop_ring_skip_all(). */

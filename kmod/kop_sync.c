@@ -672,28 +672,13 @@ void kop_sync_once(struct kop_sync *s, uint64_t cutoff)
 	publish_stats(s);
 }
 
-/* Does r hold an exit or an exec not yet synced? Reads headers only,
- * consumes nothing. Owner: the sync thread (it owns r->tail). */
-static bool sideband_urgent(const struct kop_ring *r)
+/* A side-band record to sync at once: an exit or an exec, whose retired
+ * table should not wait for the timer. */
+static bool urgent(const struct perf_event_header *h)
 {
-	/* pairs with the kernel's store-release of data_head */
-	uint64_t head = __atomic_load_n(&r->pg->data_head, __ATOMIC_ACQUIRE);
-	uint64_t pos = r->tail;
-
-	while (head - pos >= sizeof(struct perf_event_header) &&
-	       head - pos <= r->size) {
-		const struct perf_event_header *h =
-			(const void *)(r->data + (pos & (r->size - 1)));
-
-		if (h->size < sizeof(*h) || (h->size & 7))
-			return true;	/* let the sync count it */
-		if (h->type == PERF_RECORD_EXIT ||
-		    (h->type == PERF_RECORD_COMM &&
-		     (h->misc & PERF_RECORD_MISC_COMM_EXEC)))
-			return true;
-		pos += h->size;
-	}
-	return false;
+	return h->type == PERF_RECORD_EXIT ||
+	       (h->type == PERF_RECORD_COMM &&
+		(h->misc & PERF_RECORD_MISC_COMM_EXEC));
 }
 
 /* The sync thread. It sleeps in poll() on: the wake eventfd (sync and
@@ -736,7 +721,7 @@ static void *sync_thread(void *arg)
 					want = true;
 				} else if (fds[i].revents & POLLIN) {
 					want = want || !r->sideband ||
-					       sideband_urgent(r);
+					       kop_ring_any(r, urgent);
 				}
 			}
 		} else if (!nfds) {
