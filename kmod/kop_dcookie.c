@@ -13,7 +13,7 @@
  * Anonymous regions get a fresh cookie each: they belong to one process.
  */
 #include "config.h"
-#include "kop_int.h"
+#include "kop_dcookie.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -9,7 +9,7 @@
  * behind it, and never overwrites unread words.
  */
 #include "config.h"
-#include "kop_int.h"
+#include "kop_evbuf.h"
 
 #include <errno.h>
 #include <stdlib.h>

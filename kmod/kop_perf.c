@@ -4,7 +4,7 @@
  * The handle is the event's file descriptor, which the sync thread also
  * polls for watermark wakeups. */
 #include "config.h"
-#include "kop_int.h"
+#include "kop_perf.h"
 
 #include <errno.h>
 #include <stdio.h>

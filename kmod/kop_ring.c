@@ -9,7 +9,7 @@
  * Records are 8-byte aligned and the data area is a power of two, so a
  * header never wraps; a record's body may, and is then copied out. */
 #include "config.h"
-#include "kop_int.h"
+#include "kop_ring.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -48,10 +48,34 @@ void kop_ring_release(struct kop_ring *r)
 	r->copy = NULL;
 }
 
+/* pairs with the kernel's store-release of data_head */
+static inline uint64_t load_head(const struct kop_ring *r)
+{
+	return __atomic_load_n(&r->pg->data_head, __ATOMIC_ACQUIRE);
+}
+
 void kop_ring_snapshot(struct kop_ring *r)
 {
-	/* pairs with the kernel's store-release of data_head */
-	r->head = __atomic_load_n(&r->pg->data_head, __ATOMIC_ACQUIRE);
+	r->head = load_head(r);
+}
+
+bool kop_ring_any(const struct kop_ring *r,
+		  bool (*match)(const struct perf_event_header *h))
+{
+	uint64_t head = load_head(r), pos = r->tail;
+
+	while (head - pos >= sizeof(struct perf_event_header) &&
+	       head - pos <= r->size) {
+		const struct perf_event_header *h =
+			(const void *)(r->data + (pos & (r->size - 1)));
+
+		if (h->size < sizeof(*h) || (h->size & 7))
+			return true;	/* let the sync count it */
+		if (match(h))
+			return true;
+		pos += h->size;
+	}
+	return false;
 }
 
 const struct perf_event_header *kop_ring_peek(struct kop_ring *r, bool *bad)

@@ -3,16 +3,15 @@
  * and publishes the counters. kop_session_* run on the daemon's control
  * thread; kop_evbuf_read on its reader; lookups and stats anywhere. */
 #include "config.h"
-#include "kop_int.h"
+#include "kop_session.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "kop_perf.h"
 #include "op_config.h"
 #include "op_proto.h"
 
@@ -37,7 +36,6 @@ int kop_session_new(const struct kop_config *cfg, struct kop_session **out)
 	if (!s)
 		return -ENOMEM;
 	s->cfg = *cfg;
-	s->wake_fd = -1;
 	/* the defaults and the check are libop's, shared with opcontrol
 	 * and oprofiled; the event buffer's floor is kop_evbuf_init()'s */
 	if (!s->cfg.cpu_buffer_size)
@@ -53,7 +51,6 @@ int kop_session_new(const struct kop_config *cfg, struct kop_session **out)
 		s->cfg.sync_interval_ms = DEFAULT_SYNC_MS;
 	s->ops = cfg->ops ? cfg->ops : &kop_perf_ops;
 	s->ops_ctx = cfg->ops_ctx;
-	s->real_source = s->ops == &kop_perf_ops;
 	s->proc_root = strdup(cfg->proc_root ? cfg->proc_root : "/proc");
 	s->events = malloc(cfg->nr_events * sizeof(*s->events));
 	if (!s->proc_root || !s->events)
@@ -66,47 +63,26 @@ int kop_session_new(const struct kop_config *cfg, struct kop_session **out)
 		err = -EINVAL;
 		goto err_session;
 	}
-	s->out = calloc((size_t)s->nr_cpus, sizeof(*s->out));
-	s->lost_cpu = calloc((size_t)s->nr_cpus, sizeof(uint64_t));
-	s->samples_cpu = calloc((size_t)s->nr_cpus, sizeof(uint64_t));
-	s->pub_lost_cpu = calloc((size_t)s->nr_cpus, sizeof(uint64_t));
-	s->pub_samples_cpu = calloc((size_t)s->nr_cpus, sizeof(uint64_t));
-	if (!s->out || !s->lost_cpu || !s->samples_cpu || !s->pub_lost_cpu ||
-	    !s->pub_samples_cpu)
-		goto err_session;
-	err = kop_tasks_init(&s->tasks);
-	if (err)
-		goto err_session;
 	err = kop_dcookies_init(&s->dcookies);
 	if (err)
-		goto err_tasks;
+		goto err_session;
 	err = kop_evbuf_init(&s->evbuf, s->cfg.evbuf_words,
 			     s->cfg.evbuf_watershed);
 	if (err)
 		goto err_dcookies;
-	s->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (s->wake_fd < 0) {
-		err = -errno;
-		goto err_evbuf;
-	}
-	pthread_mutex_init(&s->sync_lock, NULL);
-	pthread_cond_init(&s->sync_done, NULL);
-	pthread_mutex_init(&s->stats_lock, NULL);
+	err = kop_sync_init(&s->sync, &s->cfg, s->nr_cpus, &s->dcookies,
+			    &s->evbuf);
+	if (err)
+		goto err_sync;
 	*out = s;
 	return 0;
 
-err_evbuf:
+err_sync:
+	kop_sync_release(&s->sync);
 	kop_evbuf_release(&s->evbuf);
 err_dcookies:
 	kop_dcookies_release(&s->dcookies);
-err_tasks:
-	kop_tasks_release(&s->tasks);
 err_session:
-	free(s->out);
-	free(s->lost_cpu);
-	free(s->samples_cpu);
-	free(s->pub_lost_cpu);
-	free(s->pub_samples_cpu);
 	free(s->events);
 	free(s->proc_root);
 	free(s);
@@ -254,73 +230,33 @@ static int open_ring(struct kop_session *s, unsigned int ev, int cpu,
 	return err;
 }
 
-static int open_rings(struct kop_session *s)
+/* Every (event, CPU) ring and each CPU's side-band ring. *clock_ok: the
+ * kernel stamps their records with CLOCK_MONOTONIC. */
+static int open_rings(struct kop_session *s, bool *clock_ok)
 {
 	size_t max = (size_t)s->nr_cpus * (s->cfg.nr_events + 1);
-	bool clock_ok = true;
 	int err;
 
+	*clock_ok = true;
 	s->rings = calloc(max, sizeof(*s->rings));
-	s->merge_h = calloc(max, sizeof(*s->merge_h));
-	s->merge_t = calloc(max, sizeof(*s->merge_t));
-	if (!s->rings || !s->merge_h || !s->merge_t)
+	if (!s->rings)
 		return -ENOMEM;
 	for (int cpu = 0; cpu < s->nr_cpus; cpu++) {
 		if (!s->ops->cpu_online(s->ops_ctx, cpu))
 			continue;
 		for (unsigned int ev = 0; ev < s->cfg.nr_events; ev++) {
-			err = open_ring(s, ev, cpu, &clock_ok);
+			err = open_ring(s, ev, cpu, clock_ok);
 			if (err)
 				return err;
 		}
-		err = open_ring(s, KOP_SIDEBAND, cpu, &clock_ok);
+		err = open_ring(s, KOP_SIDEBAND, cpu, clock_ok);
 		if (err)
 			return err;
 	}
-	s->clock_ok = clock_ok;
-	if (!clock_ok)
+	if (!*clock_ok)
 		op_log(&s->cfg.log, OP_LOG_WARN,
 		       "kmod: kernel cannot stamp records with CLOCK_MONOTONIC; cross-CPU order holds within each sync only");
 	return 0;
-}
-
-/* Processes that exist before the first sample: PROC/PID/maps. */
-static void read_existing(struct kop_session *s)
-{
-	DIR *d;
-	struct dirent *de;
-
-	if (s->cfg.pid != -1) {
-		struct kop_task *k = kop_task_new(&s->tasks, s->cfg.pid);
-
-		if (k && kop_task_read_proc(k, s->proc_root, &s->dcookies,
-					    &s->cfg.log) == -ENOENT)
-			k->unknown = true;
-		return;
-	}
-	d = opendir(s->proc_root);
-	if (!d) {
-		op_log(&s->cfg.log, OP_LOG_WARN,
-		       "kmod: cannot list %s: %s; processes will be read at their first sample",
-		       s->proc_root, strerror(errno));
-		return;
-	}
-	while ((de = readdir(d))) {
-		char *end;
-		long pid = strtol(de->d_name, &end, 10);
-		struct kop_task *k;
-
-		if (*end || pid <= 0 || pid > INT32_MAX ||
-		    kop_task_find(&s->tasks, (pid_t)pid))
-			continue;
-		k = kop_task_new(&s->tasks, (pid_t)pid);
-		if (!k)
-			break;
-		if (kop_task_read_proc(k, s->proc_root, &s->dcookies,
-				       &s->cfg.log) == -ENOENT)
-			k->unknown = true;
-	}
-	closedir(d);
 }
 
 static int enable_all(struct kop_session *s, bool on)
@@ -345,31 +281,23 @@ static int enable_all(struct kop_session *s, bool on)
 
 int kop_session_start(struct kop_session *s)
 {
+	bool clock_ok;
 	int err;
 
 	if (s->started)
 		return -EBUSY;
-	if (op_kernel_map_read(&s->kmap, s->proc_root, &s->cfg.log) == 0)
-		s->have_kmap = true;
-	else
-		op_log(&s->cfg.log, OP_LOG_WARN,
-		       "kmod: no kernel text range; module loads will not be noticed");
-	err = open_rings(s);
+	err = open_rings(s, &clock_ok);
 	if (err)
 		goto err_rings;
-	/* enable before reading /proc: a mapping made in between is in both
-	 * the ring and the maps file, and applying it twice is harmless */
+	/* enable before the sync reads /proc: a mapping made in between is in
+	 * both the ring and the maps file, and applying it twice is harmless */
 	err = enable_all(s, true);
 	if (err)
 		goto err_rings;
-	read_existing(s);
-	err = -pthread_create(&s->thread, NULL, kop_sync_thread, s);
-	if (err) {
-		op_log(&s->cfg.log, OP_LOG_ERR,
-		       "kmod: cannot start the sync thread: %s", strerror(-err));
+	err = kop_sync_start(&s->sync, s->rings, s->nr_rings,
+			     s->ops == &kop_perf_ops, clock_ok);
+	if (err)
 		goto err_enabled;
-	}
-	s->thread_running = true;
 	s->started = true;
 	return 0;
 
@@ -377,8 +305,6 @@ err_enabled:
 	enable_all(s, false);
 err_rings:
 	close_rings(s);
-	op_kernel_map_release(&s->kmap);
-	s->have_kmap = false;
 	return err;
 }
 
@@ -396,26 +322,9 @@ int kop_session_resume(struct kop_session *s)
 	return enable_all(s, true);
 }
 
-static void wake(struct kop_session *s)
-{
-	uint64_t one = 1;
-
-	(void)!write(s->wake_fd, &one, sizeof(one));
-}
-
 int kop_session_sync(struct kop_session *s)
 {
-	uint64_t mine;
-
-	if (!s->thread_running)
-		return -EINVAL;
-	pthread_mutex_lock(&s->sync_lock);
-	mine = ++s->sync_req;
-	wake(s);
-	while (s->sync_seen < mine)
-		pthread_cond_wait(&s->sync_done, &s->sync_lock);
-	pthread_mutex_unlock(&s->sync_lock);
-	return 0;
+	return kop_sync_request(&s->sync);
 }
 
 int kop_session_stop(struct kop_session *s)
@@ -425,12 +334,7 @@ int kop_session_stop(struct kop_session *s)
 	if (s->stopped)
 		return 0;
 	enable_all(s, false);
-	pthread_mutex_lock(&s->sync_lock);
-	s->stop_req = true;
-	wake(s);
-	pthread_mutex_unlock(&s->sync_lock);
-	pthread_join(s->thread, NULL);	/* its last sync takes everything */
-	s->thread_running = false;
+	kop_sync_stop(&s->sync);
 	s->stopped = true;
 	pthread_mutex_lock(&s->evbuf.lock);
 	kop_evbuf_stop(&s->evbuf);
@@ -445,25 +349,9 @@ void kop_session_free(struct kop_session *s)
 	if (s->started && !s->stopped)
 		kop_session_stop(s);
 	close_rings(s);
-	for (int cpu = 0; cpu < s->nr_cpus; cpu++) {
-		free(s->out[cpu].v);
-		free(s->out[cpu].frames);
-	}
-	free(s->out);
-	free(s->merge_h);
-	free(s->merge_t);
-	op_kernel_map_release(&s->kmap);
-	kop_tasks_release(&s->tasks);
+	kop_sync_release(&s->sync);
 	kop_dcookies_release(&s->dcookies);
 	kop_evbuf_release(&s->evbuf);
-	close(s->wake_fd);
-	pthread_mutex_destroy(&s->sync_lock);
-	pthread_cond_destroy(&s->sync_done);
-	pthread_mutex_destroy(&s->stats_lock);
-	free(s->lost_cpu);
-	free(s->samples_cpu);
-	free(s->pub_lost_cpu);
-	free(s->pub_samples_cpu);
 	free(s->events);
 	free(s->proc_root);
 	free(s);
@@ -492,24 +380,7 @@ int kop_stats_get(struct kop_session *s, struct kop_stats *st)
 		kop_stats_release(st);
 		return -ENOMEM;
 	}
-	pthread_mutex_lock(&s->stats_lock);
-	st->nr_samples = s->pub.nr_samples;
-	st->nr_kernel_samples = s->pub.nr_kernel_samples;
-	st->nr_user_samples = s->pub.nr_user_samples;
-	st->nr_anon_samples = s->pub.nr_anon_samples;
-	st->nr_lost_ring = s->pub.nr_lost_ring;
-	st->nr_lost_evbuf = s->pub.nr_lost_evbuf;
-	st->nr_lost_no_task = s->pub.nr_lost_no_task;
-	st->nr_bad_records = s->pub.nr_bad_records;
-	st->nr_module_loads = s->pub.nr_module_loads;
-	st->nr_chains = s->pub.nr_chains;
-	st->nr_bt_lost_no_mapping = s->pub.nr_bt_lost_no_mapping;
-	st->nr_bt_truncated = s->pub.nr_bt_truncated;
-	st->nr_bt_aborted = s->pub.nr_bt_aborted;
-	st->throttled = s->pub.throttled;
-	memcpy(st->nr_lost_ring_cpu, s->pub_lost_cpu, bytes);
-	memcpy(st->nr_samples_cpu, s->pub_samples_cpu, bytes);
-	pthread_mutex_unlock(&s->stats_lock);
+	kop_sync_read_stats(&s->sync, st);
 	st->nr_cpus = (unsigned int)s->nr_cpus;
 	return 0;
 }

@@ -18,7 +18,7 @@
  *      not between two sample rings.
  *   2. Emit: under the event-buffer lock, CPU by CPU, the resolved samples
  *      are written as CPU_SWITCH(cpu) followed by each sample with the
- *      context changes it needs.
+ *      context changes it needs (kop_emit.c).
  *
  * The cutoff is the sync's start time on the clock the events stamp with
  * (CLOCK_MONOTONIC through use_clockid): a ring's records after it stay
@@ -29,39 +29,22 @@
  * table it needs, because exec and exit retire tables rather than free
  * them, and a retired table is freed only one sync after a cutoff has
  * passed its retirement on every ring.
- *
- * Stream contract, per CPU block: ESCAPE CPU_SWITCH cpu; ESCAPE DROPPED n
- * when the ring lost n samples since the last block; then samples. Before a
- * sample: ESCAPE CTX_SWITCH tid app_cookie, ESCAPE CTX_TGID tgid when the
- * thread or its executable (exec) differs from the previous sample's in
- * the block (always for the first); KERNEL_ENTER / USER_ENTER after a CTX_SWITCH or on a mode change;
- * COOKIE_SWITCH before a user sample after a CTX_SWITCH, a USER_ENTER, or
- * when the image changes; MODULE_LOADED before the first kernel sample
- * after a module-set change. Then the offset and the event index.
  */
 #include "config.h"
-#include "kop_int.h"
+#include "kop_sync.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "op_proto.h"
-
-enum {
-	LOG_BAD_RECORD = 1 << 0,
-	LOG_UNKNOWN_TYPE = 1 << 1,
-	LOG_NO_TASK = 1 << 2,
-	LOG_EVBUF_FULL = 1 << 3,
-	LOG_NOMEM = 1 << 4,
-	LOG_RING_LOST = 1 << 5,
-	LOG_FUTURE = 1 << 6,
-};
 
 /* A record stamped this far after the sync's cutoff cannot be in flight. */
 #define KOP_FUTURE_NS 1000000000ULL
@@ -77,20 +60,12 @@ uint64_t kop_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-static bool log_once(struct kop_session *s, unsigned int bit)
-{
-	if (s->log_once & bit)
-		return false;
-	s->log_once |= bit;
-	return true;
-}
-
-static void bad_record(struct kop_session *s, const struct kop_ring *r,
+static void bad_record(struct kop_sync *s, const struct kop_ring *r,
 		       const char *what, unsigned int type)
 {
 	s->counts.nr_bad_records++;
-	if (log_once(s, LOG_BAD_RECORD))
-		op_log(&s->cfg.log, OP_LOG_WARN,
+	if (kop_sync_log_once(s, KOP_LOG_BAD_RECORD))
+		op_log(&s->cfg->log, OP_LOG_WARN,
 		       "kmod: bad ring record on cpu %d (%s, type %u), counted in nr_bad_records",
 		       r->cpu, what, type);
 }
@@ -116,7 +91,7 @@ static bool record_time(const struct perf_event_header *h, uint64_t *time)
 /* The task of tgid, created from PROC/tgid/maps when it is a live process
  * we have not heard of (started before us, or seen only by its samples).
  * A process that is gone is remembered as unknown so we read /proc once. */
-static struct kop_task *get_task(struct kop_session *s, pid_t tgid)
+static struct kop_task *get_task(struct kop_sync *s, pid_t tgid)
 {
 	struct kop_task *k = kop_task_find(&s->tasks, tgid);
 	int err;
@@ -126,13 +101,13 @@ static struct kop_task *get_task(struct kop_session *s, pid_t tgid)
 	k = kop_task_new(&s->tasks, tgid);
 	if (!k)
 		return NULL;
-	err = kop_task_read_proc(k, s->proc_root, &s->dcookies, &s->cfg.log);
+	err = kop_task_read_proc(k, s->cfg->proc_root, s->dcookies, &s->cfg->log);
 	if (err == -ENOENT)
 		k->unknown = true;
 	return k;
 }
 
-static struct kop_resolved *out_slot(struct kop_session *s, int cpu)
+static struct kop_resolved *out_slot(struct kop_sync *s, int cpu)
 {
 	struct kop_cpu_out *o = &s->out[cpu];
 
@@ -168,7 +143,7 @@ static struct kop_frame *frame_slot(struct kop_cpu_out *o)
  * first pc is the sampled one and is skipped. A user frame in no mapping
  * of k ends the chain: what a frame-pointer walk finds past such a frame
  * is rarely a return address. */
-static void resolve_chain(struct kop_session *s, struct kop_cpu_out *o,
+static void resolve_chain(struct kop_sync *s, struct kop_cpu_out *o,
 			  struct kop_task *k, const struct perf_event_header *h,
 			  struct kop_resolved *e)
 {
@@ -197,7 +172,7 @@ static void resolve_chain(struct kop_session *s, struct kop_cpu_out *o,
 			skip = false;
 			continue;	/* the sampled pc */
 		}
-		if (other || e->nr_frames == s->cfg.callgraph_depth)
+		if (other || e->nr_frames == s->cfg->callgraph_depth)
 			continue;
 		if (kernel) {
 			if (!(f = frame_slot(o)))
@@ -221,11 +196,11 @@ static void resolve_chain(struct kop_session *s, struct kop_cpu_out *o,
 		e->nr_frames++;
 	}
 	/* the kernel keeps depth + 1 pcs, the sampled one included */
-	if (nr_pcs > s->cfg.callgraph_depth)
+	if (nr_pcs > s->cfg->callgraph_depth)
 		s->counts.nr_bt_truncated++;
 }
 
-static void kernel_ranges(struct kop_session *s, uint64_t pc, uint64_t time,
+static void kernel_ranges(struct kop_sync *s, uint64_t pc, uint64_t time,
 			  struct kop_resolved *e)
 {
 	int changed;
@@ -237,15 +212,15 @@ static void kernel_ranges(struct kop_session *s, uint64_t pc, uint64_t time,
 	    time - s->last_module_reread < MODULE_REREAD_NS)
 		return;
 	s->last_module_reread = time ? time : 1;
-	changed = op_kernel_map_reread_modules(&s->kmap, s->proc_root,
-					       &s->cfg.log);
+	changed = op_kernel_map_reread_modules(&s->kmap, s->cfg->proc_root,
+					       &s->cfg->log);
 	if (changed > 0) {
 		e->module_loaded = 1;
 		s->counts.nr_module_loads++;
 	}
 }
 
-static void do_sample(struct kop_session *s, const struct kop_ring *r,
+static void do_sample(struct kop_sync *s, const struct kop_ring *r,
 		      const struct perf_event_header *h)
 {
 	const struct kop_sample_rec *rec = (const void *)h;
@@ -309,7 +284,7 @@ static void do_sample(struct kop_session *s, const struct kop_ring *r,
 		} else if (k) {
 			/* in no mapping we know: the process's anonymous image */
 			if (k->anon_cookie == OP_NO_COOKIE)
-				k->anon_cookie = kop_dcookie_anon(&s->dcookies,
+				k->anon_cookie = kop_dcookie_anon(s->dcookies,
 								  "anon", tgid,
 								  0, UINT64_MAX);
 			e.cookie = k->anon_cookie;
@@ -318,28 +293,28 @@ static void do_sample(struct kop_session *s, const struct kop_ring *r,
 		}
 		if (e.cookie == OP_NO_COOKIE) {
 			s->counts.nr_lost_no_task++;
-			if (log_once(s, LOG_NO_TASK))
-				op_log(&s->cfg.log, OP_LOG_INFO,
+			if (kop_sync_log_once(s, KOP_LOG_NO_TASK))
+				op_log(&s->cfg->log, OP_LOG_INFO,
 				       "kmod: user sample of unknown process %d, counted in nr_lost_no_task",
 				       (int)tgid);
 			return;
 		}
 	}
-	if (s->cfg.callgraph_depth)
+	if (s->cfg->callgraph_depth)
 		resolve_chain(s, &s->out[r->cpu], k, h, &e);
 	slot = out_slot(s, r->cpu);
 	if (!slot) {
 		s->counts.nr_lost_evbuf++;
 		s->out[r->cpu].nr_frames -= e.nr_frames;
-		if (log_once(s, LOG_NOMEM))
-			op_log(&s->cfg.log, OP_LOG_ERR,
+		if (kop_sync_log_once(s, KOP_LOG_NOMEM))
+			op_log(&s->cfg->log, OP_LOG_ERR,
 			       "kmod: out of memory resolving samples, counted in nr_lost_evbuf");
 		return;
 	}
 	*slot = e;
 }
 
-static void do_mmap2(struct kop_session *s, const struct kop_ring *r,
+static void do_mmap2(struct kop_sync *s, const struct kop_ring *r,
 		     const struct perf_event_header *h)
 {
 	/* header, pid tid, addr len pgoff, maj min ino ino_gen | build-id,
@@ -394,11 +369,11 @@ static void do_mmap2(struct kop_session *s, const struct kop_ring *r,
 	}
 	anon = kop_name_is_anon(name) || (!bid_size && !ino);
 	if (anon) {
-		cookie = kop_dcookie_anon(&s->dcookies, name[0] ? name : "anon",
+		cookie = kop_dcookie_anon(s->dcookies, name[0] ? name : "anon",
 					  (pid_t)pid, addr, addr + len);
 		pgoff = KOP_MAP_ANON;
 	} else {
-		cookie = kop_dcookie_file(&s->dcookies, name,
+		cookie = kop_dcookie_file(s->dcookies, name,
 					  makedev(maj, min), (ino_t)ino, bid,
 					  bid_size);
 		pgoff &= ~KOP_MAP_ANON;
@@ -409,7 +384,7 @@ static void do_mmap2(struct kop_session *s, const struct kop_ring *r,
 	if (k->app_pending && anon && kop_name_is_memfd(name)) {
 		/* the program itself runs from a memfd: the application is
 		 * that name, its samples stay in the anonymous region */
-		k->app_cookie = kop_dcookie_file(&s->dcookies, name,
+		k->app_cookie = kop_dcookie_file(s->dcookies, name,
 						 makedev(maj, min), (ino_t)ino,
 						 bid, bid_size);
 		k->app_pending = k->app_cookie == OP_NO_COOKIE;
@@ -419,13 +394,13 @@ static void do_mmap2(struct kop_session *s, const struct kop_ring *r,
 	}
 	return;
 nomem:
-	if (log_once(s, LOG_NOMEM))
-		op_log(&s->cfg.log, OP_LOG_ERR,
+	if (kop_sync_log_once(s, KOP_LOG_NOMEM))
+		op_log(&s->cfg->log, OP_LOG_ERR,
 		       "kmod: out of memory recording a mapping of %d",
 		       (int)pid);
 }
 
-static void do_comm(struct kop_session *s, const struct kop_ring *r,
+static void do_comm(struct kop_sync *s, const struct kop_ring *r,
 		    const struct perf_event_header *h, uint64_t time)
 {
 	const uint32_t *p = (const void *)(h + 1);
@@ -451,7 +426,7 @@ static void do_comm(struct kop_session *s, const struct kop_ring *r,
 	k->app_pending = true;
 }
 
-static void do_fork_exit(struct kop_session *s, const struct kop_ring *r,
+static void do_fork_exit(struct kop_sync *s, const struct kop_ring *r,
 			 const struct perf_event_header *h, uint64_t time)
 {
 	/* pid, ppid, tid, ptid, time */
@@ -483,8 +458,8 @@ static void do_fork_exit(struct kop_session *s, const struct kop_ring *r,
 		return;		/* read lazily from /proc at its first sample */
 	k = kop_task_new(&s->tasks, pid);
 	if (!k || kop_task_copy_maps(k, parent)) {
-		if (log_once(s, LOG_NOMEM))
-			op_log(&s->cfg.log, OP_LOG_ERR,
+		if (kop_sync_log_once(s, KOP_LOG_NOMEM))
+			op_log(&s->cfg->log, OP_LOG_ERR,
 			       "kmod: out of memory copying the mappings of %d",
 			       (int)ppid);
 		return;
@@ -495,7 +470,7 @@ static void do_fork_exit(struct kop_session *s, const struct kop_ring *r,
 /* Is r a side-band ring? A task-table record anywhere else is counted as
  * bad: the merge orders only the side-band rings' records against
  * samples, and the kernel never writes these elsewhere. */
-static bool in_sideband(struct kop_session *s, const struct kop_ring *r,
+static bool in_sideband(struct kop_sync *s, const struct kop_ring *r,
 			const struct perf_event_header *h)
 {
 	if (r->sideband)
@@ -504,7 +479,7 @@ static bool in_sideband(struct kop_session *s, const struct kop_ring *r,
 	return false;
 }
 
-static void do_record(struct kop_session *s, struct kop_ring *r,
+static void do_record(struct kop_sync *s, struct kop_ring *r,
 		      const struct perf_event_header *h, uint64_t time)
 {
 	const uint64_t *p = (const void *)(h + 1);
@@ -537,8 +512,8 @@ static void do_record(struct kop_session *s, struct kop_ring *r,
 		s->counts.nr_lost_ring += p[1];
 		s->lost_cpu[r->cpu] += p[1];
 		s->out[r->cpu].nr_lost += p[1];
-		if (log_once(s, LOG_RING_LOST))
-			op_log(&s->cfg.log, OP_LOG_WARN,
+		if (kop_sync_log_once(s, KOP_LOG_RING_LOST))
+			op_log(&s->cfg->log, OP_LOG_WARN,
 			       "kmod: cpu %d ring lost %" PRIu64 " records (ring too small for the rate?), counted in nr_lost_ring",
 			       r->cpu, p[1]);
 		break;
@@ -572,8 +547,8 @@ static void do_record(struct kop_session *s, struct kop_ring *r,
 		break;
 	default:
 		s->counts.nr_bad_records++;
-		if (log_once(s, LOG_UNKNOWN_TYPE))
-			op_log(&s->cfg.log, OP_LOG_WARN,
+		if (kop_sync_log_once(s, KOP_LOG_UNKNOWN_TYPE))
+			op_log(&s->cfg->log, OP_LOG_WARN,
 			       "kmod: unknown ring record type %u on cpu %d skipped, counted in nr_bad_records",
 			       h->type, r->cpu);
 		break;
@@ -583,7 +558,7 @@ static void do_record(struct kop_session *s, struct kop_ring *r,
 /* Next record of r not after cutoff, its time in *time; NULL if none. A
  * corrupt ring is counted and skipped to its head: the kernel writes whole
  * records, so there is nothing to resynchronise on inside it. */
-static inline const struct perf_event_header *next_record(struct kop_session *s,
+static inline const struct perf_event_header *next_record(struct kop_sync *s,
 						   struct kop_ring *r,
 						   uint64_t *time)
 {
@@ -600,27 +575,27 @@ static inline const struct perf_event_header *next_record(struct kop_session *s,
 	if (!record_time(h, time)) {
 		/* too short for its trailer: count, skip, sort it first */
 		*time = 0;
-	} else if (*time > s->sync_cutoff &&
-		   *time - s->sync_cutoff > KOP_FUTURE_NS) {
+	} else if (*time > s->cutoff &&
+		   *time - s->cutoff > KOP_FUTURE_NS) {
 		/* from the future: a corrupt stamp, which would hold the
 		 * ring back for ever; take it now */
-		if (log_once(s, LOG_FUTURE))
-			op_log(&s->cfg.log, OP_LOG_WARN,
+		if (kop_sync_log_once(s, KOP_LOG_FUTURE))
+			op_log(&s->cfg->log, OP_LOG_WARN,
 			       "kmod: cpu %d ring record stamped %" PRIu64 " ns after the sync; taken now",
-			       r->cpu, *time - s->sync_cutoff);
-		*time = s->sync_cutoff;
+			       r->cpu, *time - s->cutoff);
+		*time = s->cutoff;
 	}
 	return h;
 }
 
-static void merge(struct kop_session *s, uint64_t cutoff)
+static void merge(struct kop_sync *s, uint64_t cutoff)
 {
 	size_t n = s->nr_rings;
 	const struct perf_event_header **hs = s->merge_h;
 	uint64_t *ts = s->merge_t;
 
 	s->hot_task = NULL;
-	s->sync_cutoff = cutoff;
+	s->cutoff = cutoff;
 	for (size_t i = 0; i < n; i++) {
 		kop_ring_snapshot(&s->rings[i]);
 		hs[i] = next_record(s, &s->rings[i], &ts[i]);
@@ -668,209 +643,7 @@ static void merge(struct kop_session *s, uint64_t cutoff)
 		kop_ring_publish_tail(&s->rings[i]);
 }
 
-/* ---- the stream writer ----
- * One writer per protocol code, as buffer_sync.c has its add_* helpers:
- * each writes ESCAPE, its code and its arguments. The room a sequence takes
- * comes from the protocol table (op_seq_words()), so no length is spelled
- * twice. A sample is written whole or not at all: its room, context changes
- * and callers included, is checked first. evbuf->lock is held throughout. */
-
-static inline void put_code(struct kop_evbuf *b, enum op_code code)
-{
-	kop_evbuf_put(b, OP_ESCAPE_CODE);
-	kop_evbuf_put(b, code);
-}
-
-static void put_cpu_switch(struct kop_evbuf *b, int cpu)
-{
-	put_code(b, OP_CPU_SWITCH);
-	kop_evbuf_put(b, (uint64_t)cpu);
-}
-
-static void put_dropped(struct kop_evbuf *b, uint64_t n)
-{
-	put_code(b, OP_DROPPED);
-	kop_evbuf_put(b, n);
-}
-
-/* CTX_SWITCH is always followed by CTX_TGID: one writer for both */
-static void put_ctx(struct kop_evbuf *b, int32_t tid, uint64_t app, int32_t tgid)
-{
-	put_code(b, OP_CTX_SWITCH);
-	kop_evbuf_put(b, (uint64_t)(uint32_t)tid);
-	kop_evbuf_put(b, app);
-	put_code(b, OP_CTX_TGID);
-	kop_evbuf_put(b, (uint64_t)(uint32_t)tgid);
-}
-
-static void put_mode(struct kop_evbuf *b, bool kernel)
-{
-	put_code(b, kernel ? OP_KERNEL_ENTER : OP_USER_ENTER);
-}
-
-static void put_cookie(struct kop_evbuf *b, uint64_t cookie)
-{
-	put_code(b, OP_COOKIE_SWITCH);
-	kop_evbuf_put(b, cookie);
-}
-
-static inline void put_sample(struct kop_evbuf *b, uint64_t offset, uint32_t event)
-{
-	kop_evbuf_put(b, offset);
-	kop_evbuf_put(b, event);
-}
-
-/* What the stream has last said in this CPU's block. */
-struct emit_state {
-	int32_t tid, tgid;
-	uint64_t app;
-	int kernel;		/* -1: nothing said yet */
-	uint64_t cookie;
-	bool pending_module;	/* a MODULE_LOADED still to say */
-};
-
-/* Room for a sample or caller at (kernel, cookie): the mode and image it
- * needs said first (all of it after a context switch), then its words. */
-static size_t pos_words(const struct emit_state *st, bool kernel,
-			uint64_t cookie, bool ctx)
-{
-	bool mode = ctx || (int)kernel != st->kernel;
-	size_t n = OP_SAMPLE_WORDS;
-
-	if (mode)
-		n += op_seq_words(OP_KERNEL_ENTER);
-	if (!kernel && (mode || cookie != st->cookie))
-		n += op_seq_words(OP_COOKIE_SWITCH);
-	return n;
-}
-
-static void put_pos(struct kop_evbuf *b, struct emit_state *st, bool kernel,
-		    uint64_t cookie, bool ctx)
-{
-	bool mode = ctx || (int)kernel != st->kernel;
-
-	if (mode) {
-		put_mode(b, kernel);
-		st->kernel = kernel;
-	}
-	if (!kernel && (mode || cookie != st->cookie)) {
-		put_cookie(b, cookie);
-		st->cookie = cookie;
-	}
-}
-
-/* Write one sample that needs more than its two words: a context change,
- * a MODULE_LOADED, or callers. False when the buffer has no room for it. */
-static bool put_full_sample(struct kop_evbuf *b, struct emit_state *st,
-			    const struct kop_resolved *e,
-			    const struct kop_frame *frames)
-{
-	bool ctx = e->tid != st->tid || e->tgid != st->tgid || e->app_cookie != st->app;
-	bool module = e->module_loaded || st->pending_module;
-	size_t need = pos_words(st, e->kernel, e->cookie, ctx);
-
-	if (module)
-		need += op_seq_words(OP_MODULE_LOADED);
-	if (ctx)
-		need += op_seq_words(OP_CTX_SWITCH) + op_seq_words(OP_CTX_TGID);
-	if (e->nr_frames)
-		/* each caller at most: a mode, an image, its words */
-		need += op_seq_words(OP_TRACE_BEGIN) + op_seq_words(OP_TRACE_END) +
-			e->nr_frames * (op_seq_words(OP_KERNEL_ENTER) +
-					op_seq_words(OP_COOKIE_SWITCH) + OP_SAMPLE_WORDS);
-	if (!kop_evbuf_room(b, need)) {
-		st->pending_module = module;
-		return false;
-	}
-	if (module) {
-		put_code(b, OP_MODULE_LOADED);
-		st->pending_module = false;
-	}
-	if (ctx) {
-		put_ctx(b, e->tid, e->app_cookie, e->tgid);
-		st->tid = e->tid;
-		st->tgid = e->tgid;
-		st->app = e->app_cookie;
-	}
-	if (e->nr_frames)
-		put_code(b, OP_TRACE_BEGIN);
-	put_pos(b, st, e->kernel, e->cookie, ctx);
-	put_sample(b, e->offset, e->event);
-	if (!e->nr_frames)
-		return true;
-	for (uint32_t i = 0; i < e->nr_frames; i++) {
-		const struct kop_frame *f = &frames[e->first_frame + i];
-
-		put_pos(b, st, f->kernel, f->cookie, false);
-		put_sample(b, f->offset, e->event);
-	}
-	put_code(b, OP_TRACE_END);
-	return true;
-}
-
-/* Write CPU cpu's resolved samples as one block. evbuf->lock held. */
-static void emit_cpu(struct kop_session *s, int cpu)
-{
-	struct kop_evbuf *b = &s->evbuf;
-	struct kop_cpu_out *o = &s->out[cpu];
-	struct emit_state st = {
-		.tid = -1, .tgid = -1, .app = OP_NO_COOKIE, .kernel = -1,
-		.cookie = OP_NO_COOKIE,
-	};
-	size_t nr_written = 0, nr_kernel = 0, nr_anon = 0, nr_chains = 0;
-
-	if (!o->nr && !o->nr_lost)
-		return;
-	if (!kop_evbuf_room(b, op_seq_words(OP_CPU_SWITCH) +
-			       (o->nr_lost ? op_seq_words(OP_DROPPED) : 0))) {
-		s->counts.nr_lost_evbuf += o->nr;
-		goto out_full;
-	}
-	put_cpu_switch(b, cpu);
-	if (o->nr_lost) {
-		put_dropped(b, o->nr_lost);
-		o->nr_lost = 0;
-	}
-	for (size_t i = 0; i < o->nr; i++) {
-		const struct kop_resolved *e = &o->v[i];
-
-		/* the common case: same thread, mode and image as before */
-		if (e->tid == st.tid && e->tgid == st.tgid &&
-		    e->app_cookie == st.app && e->kernel == st.kernel &&
-		    !e->module_loaded && !st.pending_module && !e->nr_frames &&
-		    (e->kernel || e->cookie == st.cookie) &&
-		    b->size - b->wr >= OP_SAMPLE_WORDS) {
-			b->words[b->wr] = e->offset;
-			b->words[b->wr + 1] = e->event;
-			b->wr += OP_SAMPLE_WORDS;
-		} else if (!put_full_sample(b, &st, e, o->frames)) {
-			s->counts.nr_lost_evbuf++;
-			continue;
-		}
-		nr_written++;
-		nr_kernel += e->kernel;
-		nr_anon += e->anon;
-		nr_chains += e->nr_frames != 0;
-	}
-	s->counts.nr_samples += nr_written;
-	s->counts.nr_kernel_samples += nr_kernel;
-	s->counts.nr_user_samples += nr_written - nr_kernel;
-	s->counts.nr_anon_samples += nr_anon;
-	s->counts.nr_chains += nr_chains;
-	s->samples_cpu[cpu] += nr_written;
-	if (nr_written == o->nr)
-		goto out;
-out_full:
-	if (log_once(s, LOG_EVBUF_FULL))
-		op_log(&s->cfg.log, OP_LOG_WARN,
-		       "kmod: event buffer full, samples dropped and counted in nr_lost_evbuf (reader too slow or buffer too small)");
-out:
-	o->nr = 0;
-	o->nr_frames = 0;
-	kop_evbuf_check_watershed(b);
-}
-
-static void publish_stats(struct kop_session *s)
+static void publish_stats(struct kop_sync *s)
 {
 	size_t bytes = (size_t)s->nr_cpus * sizeof(uint64_t);
 
@@ -881,17 +654,17 @@ static void publish_stats(struct kop_session *s)
 	pthread_mutex_unlock(&s->stats_lock);
 }
 
-void kop_sync_once(struct kop_session *s, uint64_t cutoff)
+void kop_sync_once(struct kop_sync *s, uint64_t cutoff)
 {
 	merge(s, cutoff);
 	for (int cpu = 0; cpu < s->nr_cpus; cpu++) {
-		pthread_mutex_lock(&s->evbuf.lock);
-		emit_cpu(s, cpu);
-		pthread_mutex_unlock(&s->evbuf.lock);
+		pthread_mutex_lock(&s->evbuf->lock);
+		kop_emit_cpu(s, cpu);
+		pthread_mutex_unlock(&s->evbuf->lock);
 	}
-	pthread_mutex_lock(&s->evbuf.lock);
-	kop_evbuf_sync_end(&s->evbuf);
-	pthread_mutex_unlock(&s->evbuf.lock);
+	pthread_mutex_lock(&s->evbuf->lock);
+	kop_evbuf_sync_end(s->evbuf);
+	pthread_mutex_unlock(&s->evbuf->lock);
 	/* every ring is consumed up to the previous cutoff and this one:
 	 * tables retired before the previous one can have nothing left */
 	kop_tasks_free_retired(&s->tasks, s->prev_cutoff);
@@ -899,28 +672,13 @@ void kop_sync_once(struct kop_session *s, uint64_t cutoff)
 	publish_stats(s);
 }
 
-/* Does r hold an exit or an exec not yet synced? Reads headers only,
- * consumes nothing. Owner: the sync thread (it owns r->tail). */
-static bool sideband_urgent(const struct kop_ring *r)
+/* A side-band record to sync at once: an exit or an exec, whose retired
+ * table should not wait for the timer. */
+static bool urgent(const struct perf_event_header *h)
 {
-	/* pairs with the kernel's store-release of data_head */
-	uint64_t head = __atomic_load_n(&r->pg->data_head, __ATOMIC_ACQUIRE);
-	uint64_t pos = r->tail;
-
-	while (head - pos >= sizeof(struct perf_event_header) &&
-	       head - pos <= r->size) {
-		const struct perf_event_header *h =
-			(const void *)(r->data + (pos & (r->size - 1)));
-
-		if (h->size < sizeof(*h) || (h->size & 7))
-			return true;	/* let the sync count it */
-		if (h->type == PERF_RECORD_EXIT ||
-		    (h->type == PERF_RECORD_COMM &&
-		     (h->misc & PERF_RECORD_MISC_COMM_EXEC)))
-			return true;
-		pos += h->size;
-	}
-	return false;
+	return h->type == PERF_RECORD_EXIT ||
+	       (h->type == PERF_RECORD_COMM &&
+		(h->misc & PERF_RECORD_MISC_COMM_EXEC));
 }
 
 /* The sync thread. It sleeps in poll() on: the wake eventfd (sync and
@@ -929,12 +687,12 @@ static bool sideband_urgent(const struct kop_ring *r)
  * only for an exit or an exec, whose retired tables should not wait),
  * with the sync interval as the timeout. Fake sources have no fds to
  * poll: requests and the timer drive them. */
-void *kop_sync_thread(void *arg)
+static void *sync_thread(void *arg)
 {
-	struct kop_session *s = arg;
-	size_t nfds = 1 + (s->real_source ? s->nr_rings : 0);
+	struct kop_sync *s = arg;
+	size_t nfds = 1 + (s->poll_rings ? s->nr_rings : 0);
 	struct pollfd *fds = calloc(nfds, sizeof(*fds));
-	uint64_t interval = (uint64_t)s->cfg.sync_interval_ms * 1000000ULL;
+	uint64_t interval = (uint64_t)s->cfg->sync_interval_ms * 1000000ULL;
 	uint64_t due = kop_now_ns() + interval;
 
 	if (!fds)
@@ -963,29 +721,216 @@ void *kop_sync_thread(void *arg)
 					want = true;
 				} else if (fds[i].revents & POLLIN) {
 					want = want || !r->sideband ||
-					       sideband_urgent(r);
+					       kop_ring_any(r, urgent);
 				}
 			}
 		} else if (!nfds) {
 			/* no memory for a poll set: the timer alone */
 			usleep((useconds_t)timeout * 1000);
 		}
-		pthread_mutex_lock(&s->sync_lock);
-		req = s->sync_req;
+		pthread_mutex_lock(&s->lock);
+		req = s->req;
 		stop = s->stop_req;
-		want = want || stop || req != s->sync_seen;
-		pthread_mutex_unlock(&s->sync_lock);
+		want = want || stop || req != s->seen;
+		pthread_mutex_unlock(&s->lock);
 		if (!want && kop_now_ns() < due)
 			continue;
 		kop_sync_once(s, stop || !s->clock_ok ? UINT64_MAX : kop_now_ns());
 		due = kop_now_ns() + interval;
-		pthread_mutex_lock(&s->sync_lock);
-		s->sync_seen = req;
-		pthread_cond_broadcast(&s->sync_done);
-		pthread_mutex_unlock(&s->sync_lock);
+		pthread_mutex_lock(&s->lock);
+		s->seen = req;
+		pthread_cond_broadcast(&s->done);
+		pthread_mutex_unlock(&s->lock);
 		if (stop)
 			break;
 	}
 	free(fds);
 	return NULL;
+}
+
+int kop_sync_init(struct kop_sync *s, const struct kop_config *cfg,
+		  int nr_cpus, struct kop_dcookies *dc, struct kop_evbuf *b)
+{
+	int err;
+
+	s->cfg = cfg;
+	s->nr_cpus = nr_cpus;
+	s->dcookies = dc;
+	s->evbuf = b;
+	s->wake_fd = -1;
+	s->out = calloc((size_t)nr_cpus, sizeof(*s->out));
+	s->lost_cpu = calloc((size_t)nr_cpus, sizeof(uint64_t));
+	s->samples_cpu = calloc((size_t)nr_cpus, sizeof(uint64_t));
+	s->pub_lost_cpu = calloc((size_t)nr_cpus, sizeof(uint64_t));
+	s->pub_samples_cpu = calloc((size_t)nr_cpus, sizeof(uint64_t));
+	if (!s->out || !s->lost_cpu || !s->samples_cpu ||
+	    !s->pub_lost_cpu || !s->pub_samples_cpu)
+		return -ENOMEM;
+	err = kop_tasks_init(&s->tasks);
+	if (err)
+		return err;
+	s->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (s->wake_fd < 0)
+		return -errno;
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_cond_init(&s->done, NULL);
+	pthread_mutex_init(&s->stats_lock, NULL);
+	return 0;
+}
+
+/* Processes that exist before the first sample: PROC/PID/maps. */
+static void read_existing(struct kop_sync *s)
+{
+	const char *proc_root = s->cfg->proc_root;
+	DIR *d;
+	struct dirent *de;
+
+	if (s->cfg->pid != -1) {
+		struct kop_task *k = kop_task_new(&s->tasks, s->cfg->pid);
+
+		if (k && kop_task_read_proc(k, proc_root, s->dcookies,
+					    &s->cfg->log) == -ENOENT)
+			k->unknown = true;
+		return;
+	}
+	d = opendir(proc_root);
+	if (!d) {
+		op_log(&s->cfg->log, OP_LOG_WARN,
+		       "kmod: cannot list %s: %s; processes will be read at their first sample",
+		       proc_root, strerror(errno));
+		return;
+	}
+	while ((de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+		struct kop_task *k;
+
+		if (*end || pid <= 0 || pid > INT32_MAX ||
+		    kop_task_find(&s->tasks, (pid_t)pid))
+			continue;
+		k = kop_task_new(&s->tasks, (pid_t)pid);
+		if (!k)
+			break;
+		if (kop_task_read_proc(k, proc_root, s->dcookies,
+				       &s->cfg->log) == -ENOENT)
+			k->unknown = true;
+	}
+	closedir(d);
+}
+
+int kop_sync_start(struct kop_sync *s, struct kop_ring *rings,
+		   size_t nr_rings, bool poll_rings, bool clock_ok)
+{
+	int err;
+
+	s->rings = rings;
+	s->nr_rings = nr_rings;
+	s->poll_rings = poll_rings;
+	s->clock_ok = clock_ok;
+	free(s->merge_h);
+	free(s->merge_t);
+	/* one at least: calloc(0) may return NULL */
+	s->merge_h = calloc(nr_rings + 1, sizeof(*s->merge_h));
+	s->merge_t = calloc(nr_rings + 1, sizeof(*s->merge_t));
+	if (!s->merge_h || !s->merge_t)
+		return -ENOMEM;
+	if (op_kernel_map_read(&s->kmap, s->cfg->proc_root, &s->cfg->log) == 0)
+		s->have_kmap = true;
+	else
+		op_log(&s->cfg->log, OP_LOG_WARN,
+		       "kmod: no kernel text range; module loads will not be noticed");
+	read_existing(s);
+	err = -pthread_create(&s->thread, NULL, sync_thread, s);
+	if (err) {
+		op_log(&s->cfg->log, OP_LOG_ERR,
+		       "kmod: cannot start the sync thread: %s", strerror(-err));
+		op_kernel_map_release(&s->kmap);
+		s->have_kmap = false;
+		return err;
+	}
+	s->thread_running = true;
+	return 0;
+}
+
+static void wake(struct kop_sync *s)
+{
+	uint64_t one = 1;
+
+	(void)!write(s->wake_fd, &one, sizeof(one));
+}
+
+int kop_sync_request(struct kop_sync *s)
+{
+	uint64_t mine;
+
+	if (!s->thread_running)
+		return -EINVAL;
+	pthread_mutex_lock(&s->lock);
+	mine = ++s->req;
+	wake(s);
+	while (s->seen < mine)
+		pthread_cond_wait(&s->done, &s->lock);
+	pthread_mutex_unlock(&s->lock);
+	return 0;
+}
+
+void kop_sync_stop(struct kop_sync *s)
+{
+	if (!s->thread_running)
+		return;
+	pthread_mutex_lock(&s->lock);
+	s->stop_req = true;
+	wake(s);
+	pthread_mutex_unlock(&s->lock);
+	pthread_join(s->thread, NULL);	/* its last sync takes everything */
+	s->thread_running = false;
+}
+
+void kop_sync_release(struct kop_sync *s)
+{
+	kop_sync_stop(s);
+	if (s->out)
+		for (int cpu = 0; cpu < s->nr_cpus; cpu++) {
+			free(s->out[cpu].v);
+			free(s->out[cpu].frames);
+		}
+	free(s->out);
+	free(s->merge_h);
+	free(s->merge_t);
+	op_kernel_map_release(&s->kmap);
+	kop_tasks_release(&s->tasks);
+	if (s->wake_fd >= 0) {
+		close(s->wake_fd);
+		pthread_mutex_destroy(&s->lock);
+		pthread_cond_destroy(&s->done);
+		pthread_mutex_destroy(&s->stats_lock);
+	}
+	free(s->lost_cpu);
+	free(s->samples_cpu);
+	free(s->pub_lost_cpu);
+	free(s->pub_samples_cpu);
+}
+
+void kop_sync_read_stats(struct kop_sync *s, struct kop_stats *st)
+{
+	size_t bytes = (size_t)s->nr_cpus * sizeof(uint64_t);
+
+	pthread_mutex_lock(&s->stats_lock);
+	st->nr_samples = s->pub.nr_samples;
+	st->nr_kernel_samples = s->pub.nr_kernel_samples;
+	st->nr_user_samples = s->pub.nr_user_samples;
+	st->nr_anon_samples = s->pub.nr_anon_samples;
+	st->nr_lost_ring = s->pub.nr_lost_ring;
+	st->nr_lost_evbuf = s->pub.nr_lost_evbuf;
+	st->nr_lost_no_task = s->pub.nr_lost_no_task;
+	st->nr_bad_records = s->pub.nr_bad_records;
+	st->nr_module_loads = s->pub.nr_module_loads;
+	st->nr_chains = s->pub.nr_chains;
+	st->nr_bt_lost_no_mapping = s->pub.nr_bt_lost_no_mapping;
+	st->nr_bt_truncated = s->pub.nr_bt_truncated;
+	st->nr_bt_aborted = s->pub.nr_bt_aborted;
+	st->throttled = s->pub.throttled;
+	memcpy(st->nr_lost_ring_cpu, s->pub_lost_cpu, bytes);
+	memcpy(st->nr_samples_cpu, s->pub_samples_cpu, bytes);
+	pthread_mutex_unlock(&s->stats_lock);
 }

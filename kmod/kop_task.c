@@ -11,7 +11,7 @@
  * Owner: the sync thread (session start fills it before the thread runs).
  */
 #include "config.h"
-#include "kop_int.h"
+#include "kop_task.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -17,7 +17,7 @@
 
 #include "fake_ring.h"
 #include "kop.h"
-#include "kop_int.h"
+#include "kop_session.h"
 #include "testutil.h"
 
 #define RING_BYTES (64u << 20)
@@ -177,7 +177,7 @@ static int bench(int nr_maps, const char *what)
 		printf("# kmod_sync_ns_per_sample_10k_mappings wall clock: %.1f ns\n",
 		       best_wall / BATCH * 1e9);
 		printf("BENCH kmod_task_bytes_10k_mappings %zu bytes\n",
-		       kop_task_bytes(kop_task_find(&r.s->tasks, 10)));
+		       kop_task_bytes(kop_task_find(&r.s->sync.tasks, 10)));
 	}
 	fflush(stdout);
 	kop_session_free(r.s);

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kop_int.h"
+#include "kop_ring.h"
 
 static int fake_open(void *ctx, struct perf_event_attr *attr, pid_t pid,
 		     int cpu)

@@ -21,7 +21,7 @@
 
 #include "fake_ring.h"
 #include "kop.h"
-#include "kop_int.h"
+#include "kop_task.h"
 #include "op_kernel.h"
 #include "op_proto.h"
 #include "stream_walk.h"

@@ -1,0 +1,224 @@
+/* opcontrol's options, checked before anything is done: the numbers, the
+ * events for this machine, the settings they fold into (written to
+ * daemonrc by opcontrol.c), and the name --save gives. Every error here is
+ * a usage error. */
+#include "config.h"
+#include "opcontrol.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "op_events.h"
+
+bool opc_setup_opts_given(const struct opc_opts *o)
+{
+	return o->nr_events || o->separate || o->callgraph || o->image ||
+	       o->vmlinux || o->no_vmlinux || o->buffer_size ||
+	       o->buffer_watershed || o->cpu_buffer_size || o->verbose;
+}
+
+bool opc_actions_given(const struct opc_opts *o)
+{
+	return o->init || o->setup || o->status || o->start_daemon || o->start ||
+	       o->dump || o->stop || o->shutdown || o->reset || o->deinit ||
+	       o->save || opc_setup_opts_given(o);
+}
+
+/* A positive decimal (or 0x hex) number with nothing after it. */
+static int opc_parse_ulong(const char *opt, const char *text, unsigned long min,
+			   unsigned long max, unsigned long *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!text || !*text || *text == '-' || *text == '+' || isspace((unsigned char)*text))
+		goto err_bad;
+	errno = 0;
+	v = strtoull(text, &end, 0);
+	if (errno || *end)
+		goto err_bad;
+	if (v < min || v > max) {
+		if (max == ULONG_MAX)
+			opc_err("--%s=%s must be at least %lu", opt, text, min);
+		else
+			opc_err("--%s=%s is out of range (%lu to %lu)", opt, text, min, max);
+		return -ERANGE;
+	}
+	*out = (unsigned long)v;
+	return 0;
+
+err_bad:
+	opc_err("--%s: \"%s\" is not a number", opt, text ? text : "");
+	return -EINVAL;
+}
+
+/* Validate an event spec for this machine; the text to store goes to out.
+ * "default" stays "default" so it is resolved where the daemon runs. */
+static int opc_check_event(const char *text, char *out, size_t len)
+{
+	struct op_event_spec spec;
+	struct op_event ev;
+	const char *bad;
+	char err[512];
+	int ret;
+
+	ret = op_event_spec_parse(text, &spec, &bad);
+	if (ret) {
+		opc_err("bad event specification \"%s\" at \"%s\" "
+			"(expected NAME:COUNT:UNITMASK:KERNEL:USER)", text, bad);
+		return ret;
+	}
+	ret = op_event_resolve(&spec, &ev, err, sizeof(err));
+	if (ret) {
+		opc_err("%s", err);
+		return ret;
+	}
+	if (!strcmp(spec.name, "default") && !spec.count)
+		snprintf(out, len, "default");
+	else
+		op_event_format(&ev, out, len);
+	return 0;
+}
+
+int opc_apply_settings(const struct opc_opts *o, struct op_settings *s)
+{
+	char err[256];
+	unsigned long v;
+	int ret;
+
+	if (o->too_many_events) {
+		opc_err("at most %d events can be given", OP_MAX_EVENTS);
+		return -EINVAL;
+	}
+	if (o->vmlinux && o->no_vmlinux) {
+		opc_err("--vmlinux and --no-vmlinux cannot be used together");
+		return -EINVAL;
+	}
+	if (o->nr_events) {
+		char canon[OP_MAX_EVENTS][128];
+
+		for (unsigned int i = 0; i < o->nr_events; i++) {
+			ret = opc_check_event(o->events[i], canon[i], sizeof(canon[i]));
+			if (ret)
+				return ret;
+			for (unsigned int j = 0; j < i; j++) {
+				/* the same event twice would write the same files */
+				size_t a = strcspn(canon[i], ":"), b = strcspn(canon[j], ":");
+
+				if (a == b && !strncmp(canon[i], canon[j], a)) {
+					opc_err("event %.*s is given twice", (int)a, canon[i]);
+					return -EINVAL;
+				}
+			}
+		}
+		for (unsigned int i = 0; i < o->nr_events; i++)
+			snprintf(s->events[i], sizeof(s->events[i]), "%s", canon[i]);
+		s->nr_events = o->nr_events;
+	}
+	if (o->separate) {
+		const char *bad = NULL;
+		unsigned int flags;
+
+		if (op_separate_parse(o->separate, &flags, &bad)) {
+			opc_err("--separate: unknown value \"%s\" "
+				"(none, lib, kernel, thread, cpu, all)", bad ? bad : o->separate);
+			return -EINVAL;
+		}
+		s->separate = flags;
+	}
+	if (o->callgraph) {
+		ret = opc_parse_ulong("callgraph", o->callgraph, 0, OPC_MAX_CALLGRAPH, &v);
+		if (ret)
+			return ret;
+		s->callgraph_depth = (unsigned int)v;
+	}
+	/* a number here; its range in op_buffers_check() below */
+	if (o->buffer_size) {
+		ret = opc_parse_ulong("buffer-size", o->buffer_size, 1, ULONG_MAX, &v);
+		if (ret)
+			return ret;
+		s->buffer_size = v;
+	}
+	if (o->buffer_watershed) {
+		ret = opc_parse_ulong("buffer-watershed", o->buffer_watershed, 1, ULONG_MAX, &v);
+		if (ret)
+			return ret;
+		s->buffer_watershed = v;
+	}
+	if (o->cpu_buffer_size) {
+		ret = opc_parse_ulong("cpu-buffer-size", o->cpu_buffer_size, 1, ULONG_MAX, &v);
+		if (ret)
+			return ret;
+		s->cpu_buffer_size = v;
+	}
+	ret = op_buffers_check(s->buffer_size, s->buffer_watershed,
+			       s->cpu_buffer_size, err, sizeof(err));
+	if (ret) {
+		opc_err("%s", err);
+		return ret;
+	}
+	if (o->vmlinux) {
+		struct stat st;
+
+		if (o->vmlinux[0] != '/' || strlen(o->vmlinux) >= sizeof(s->vmlinux)) {
+			opc_err("--vmlinux needs an absolute path, got \"%s\"", o->vmlinux);
+			return -EINVAL;
+		}
+		if (stat(o->vmlinux, &st)) {
+			opc_err("--vmlinux=%s: %s", o->vmlinux, strerror(errno));
+			return -EINVAL;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			opc_err("--vmlinux=%s: not a regular file", o->vmlinux);
+			return -EINVAL;
+		}
+		snprintf(s->vmlinux, sizeof(s->vmlinux), "%s", o->vmlinux);
+		s->no_vmlinux = false;
+	}
+	if (o->no_vmlinux) {
+		s->vmlinux[0] = '\0';
+		s->no_vmlinux = true;
+	}
+	if (o->image) {
+		if (strlen(o->image) >= sizeof(s->image)) {
+			opc_err("--image list is too long (%zu bytes at most)", sizeof(s->image) - 1);
+			return -EINVAL;
+		}
+		snprintf(s->image, sizeof(s->image), "%s", strcmp(o->image, "all") ? o->image : "");
+	}
+	if (o->verbose)
+		s->verbose = true;
+	return 0;
+}
+
+int opc_check_save_name(const char *name)
+{
+	if (!*name) {
+		opc_err("--save needs a session name");
+		return -EINVAL;
+	}
+	if (strchr(name, '/') || strstr(name, "..") || !strcmp(name, ".")) {
+		opc_err("--save=%s: a session name cannot contain '/' or '..'", name);
+		return -EINVAL;
+	}
+	if (!strcmp(name, "current")) {
+		opc_err("--save=current: \"current\" is the live session");
+		return -EINVAL;
+	}
+	if (strlen(name) > NAME_MAX) {
+		opc_err("--save: the session name is longer than %d bytes", NAME_MAX);
+		return -EINVAL;
+	}
+	for (const char *p = name; *p; p++) {
+		if ((unsigned char)*p < 0x20 || *p == 0x7f) {
+			opc_err("--save: the session name contains a control character");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,346 @@
+/* opcontrol and the session directory: the lock every run holds on it,
+ * --reset and --save of current/, and --status (the daemon's, or what the
+ * directory says when none runs). */
+#include "config.h"
+#include "opcontrol.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "op_ctl.h"
+#include "op_events.h"
+
+int opc_mkdir_p(const char *path, mode_t mode)
+{
+	char buf[PATH_MAX];
+	size_t len = strlen(path);
+
+	if (len >= sizeof(buf))
+		return -ENAMETOOLONG;
+	memcpy(buf, path, len + 1);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, mode) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(buf, mode) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+/* Waits up to OPC_LOCK_WAIT_MS (or $OPCONTROL_LOCK_WAIT_MS). The fd is close-on-exec so oprofiled does not
+ * inherit the lock. */
+int opc_lock(struct opc *c)
+{
+	char path[PATH_MAX + 32];
+	const char *env = getenv("OPCONTROL_LOCK_WAIT_MS");
+	long wait_ms = OPC_LOCK_WAIT_MS, deadline;
+	bool said = false;
+
+	if (env && *env)
+		wait_ms = strtol(env, NULL, 10);
+	snprintf(path, sizeof(path), "%s/opcontrol.lock", c->paths.session_dir);
+	c->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (c->lock_fd < 0) {
+		int err = errno;
+
+		opc_err("cannot open %s: %s", path, strerror(err));
+		return -err;
+	}
+	deadline = opc_now_ms() + wait_ms;
+	while (flock(c->lock_fd, LOCK_EX | LOCK_NB)) {
+		if (errno != EWOULDBLOCK && errno != EINTR) {
+			int err = errno;
+
+			opc_err("cannot lock %s: %s", path, strerror(err));
+			return -err;
+		}
+		if (opc_now_ms() >= deadline) {
+			opc_err("another opcontrol is working on %s; gave up after %ld ms",
+				c->paths.session_dir, wait_ms);
+			return -EBUSY;
+		}
+		if (!said && c->verbose)
+			fprintf(stderr, "opcontrol: waiting for another opcontrol on %s\n",
+				c->paths.session_dir);
+		said = true;
+		opc_sleep_ms(50);
+	}
+	return 0;
+}
+
+static int opc_rm_rf_at(int dirfd, const char *name);
+
+static int opc_rm_dir_contents(int fd)
+{
+	DIR *d = fdopendir(fd);
+	struct dirent *de;
+	int ret = 0;
+
+	if (!d) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		ret = opc_rm_rf_at(dirfd(d), de->d_name);
+		if (ret)
+			break;
+	}
+	closedir(d);
+	return ret;
+}
+
+/* Remove name under dirfd, never following a symlink. */
+static int opc_rm_rf_at(int dirfd, const char *name)
+{
+	struct stat st;
+	int fd, ret;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW))
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISDIR(st.st_mode))
+		return unlinkat(dirfd, name, 0) && errno != ENOENT ? -errno : 0;
+	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = opc_rm_dir_contents(fd);
+	if (ret)
+		return ret;
+	return unlinkat(dirfd, name, AT_REMOVEDIR) && errno != ENOENT ? -errno : 0;
+}
+
+int opc_reset(struct opc *c)
+{
+	struct opc_pause pause;
+	int ret, fd;
+
+	ret = opc_daemon_pause(c, &pause);
+	if (ret)
+		return ret;
+	fd = open(c->paths.current_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT) {
+			printf("nothing to reset: %s does not exist\n", c->paths.current_dir);
+			return opc_daemon_resume(c, &pause);
+		}
+		ret = -errno;
+		opc_err("cannot open %s: %s", c->paths.current_dir, strerror(-ret));
+		goto err_resume;
+	}
+	ret = opc_rm_dir_contents(fd);
+	if (ret) {
+		opc_err("cannot clear %s: %s", c->paths.current_dir, strerror(-ret));
+		goto err_resume;
+	}
+	printf("samples in %s cleared\n", c->paths.current_dir);
+	return opc_daemon_resume(c, &pause);
+
+err_resume:
+	opc_daemon_resume(c, &pause);
+	return ret;
+}
+
+int opc_save(struct opc *c, const char *name)
+{
+	struct opc_pause pause;
+	char target[PATH_MAX];
+	struct stat st;
+	int ret;
+
+	if ((size_t)snprintf(target, sizeof(target), "%s/%s", c->paths.samples_dir, name) >=
+	    sizeof(target)) {
+		opc_err("--save=%s: path too long", name);
+		return -ENAMETOOLONG;
+	}
+	if (!lstat(target, &st)) {
+		opc_err("--save=%s: session %s already exists", name, target);
+		return -EEXIST;
+	}
+	if (lstat(c->paths.current_dir, &st) || !S_ISDIR(st.st_mode)) {
+		opc_err("--save=%s: no current session in %s", name, c->paths.samples_dir);
+		return -ENOENT;
+	}
+	ret = opc_daemon_pause(c, &pause);
+	if (ret)
+		return ret;
+	if (renameat2(AT_FDCWD, c->paths.current_dir, AT_FDCWD, target, RENAME_NOREPLACE)) {
+		ret = -errno;
+		if (ret == -EEXIST)
+			opc_err("--save=%s: session %s already exists", name, target);
+		else
+			opc_err("cannot move %s to %s: %s", c->paths.current_dir, target,
+				strerror(-ret));
+		goto err_resume;
+	}
+	if (mkdir(c->paths.current_dir, 0755) && errno != EEXIST) {
+		ret = -errno;
+		opc_err("cannot create %s: %s", c->paths.current_dir, strerror(-ret));
+		goto err_resume;
+	}
+	printf("session saved as %s\n", target);
+	return opc_daemon_resume(c, &pause);
+
+err_resume:
+	opc_daemon_resume(c, &pause);
+	return ret;
+}
+
+/* Read a stats file of current/ (0 when absent). */
+static unsigned long long opc_read_stat(const struct opc *c, const char *name)
+{
+	char path[PATH_MAX + 64];
+	unsigned long long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/stats/%s", c->paths.current_dir, name);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v;
+}
+
+static void opc_print_events(const char *list)
+{
+	/* "TIMER:..." or a spec list; say timer mode where it is */
+	printf("Events: %s", list);
+	if (strstr(list, "TIMER") || strstr(list, "cpu-clock"))
+		printf(" (timer mode: cpu-clock software event, count in ns)");
+	else if (!strcmp(list, "default"))
+		printf(" (%s)", op_event_have_pmu() ? "CPU_CLK_UNHALTED, cycles"
+						     : "timer mode: cpu-clock software event");
+	printf("\n");
+}
+
+/* Status keys that are not loss counters: shown on their own lines, or as
+ * the activity breakdown. Every other numeric key is a loss counter. */
+static const char *const opc_plain_keys[] = {
+	"pid", "state", "events", "separate", "session_dir", "samples",
+	"total_samples", "kernel_samples", "anon_samples", "samples_written",
+	"throttled", "filtered_by_image", "callgraph", "callgraph_chains",
+	"callgraph_arcs",
+};
+
+static bool opc_is_plain_key(const char *key, size_t len)
+{
+	for (size_t i = 0; i < sizeof(opc_plain_keys) / sizeof(opc_plain_keys[0]); i++) {
+		if (strlen(opc_plain_keys[i]) == len && !strncmp(key, opc_plain_keys[i], len))
+			return true;
+	}
+	return false;
+}
+
+int opc_status(struct opc *c)
+{
+	char sep[64], val[OP_CTL_LINE_MAX];
+	pid_t pid = opc_daemon_pid(c);
+	char *reply = NULL;
+	int ret;
+
+	if (pid) {
+		ret = opc_request(c, "status", &reply);
+		if (ret && ret != -ENOTCONN)
+			return ret;
+		if (ret == -ENOTCONN) {
+			opc_err("oprofiled (pid %d) holds %s but does not answer on %s",
+				(int)pid, c->paths.lock_file, c->paths.ctl_socket);
+			return -EIO;
+		}
+		printf("Daemon running: pid %d\n", (int)pid);
+		printf("Profiling: %s\n",
+		       opc_status_value(reply, "state", val, sizeof(val)) ? val : "unknown");
+		if (opc_status_value(reply, "events", val, sizeof(val)))
+			opc_print_events(val);
+		printf("Separate: %s\n",
+		       opc_status_value(reply, "separate", val, sizeof(val)) ? val : "unknown");
+		printf("Session dir: %s\n",
+		       opc_status_value(reply, "session_dir", val, sizeof(val))
+		       ? val : c->paths.session_dir);
+		printf("Samples received: %s\n",
+		       opc_status_value(reply, "samples", val, sizeof(val)) ? val : "unknown");
+		if (opc_status_value(reply, "samples_written", val, sizeof(val)))
+			printf("Samples written: %s\n", val);
+		if (opc_status_value(reply, "callgraph", val, sizeof(val)) &&
+		    strcmp(val, "0")) {
+			char arcs[64];
+
+			printf("Call chains: depth %s", val);
+			if (opc_status_value(reply, "callgraph_chains", val, sizeof(val)) &&
+			    opc_status_value(reply, "callgraph_arcs", arcs, sizeof(arcs)))
+				printf(", %s samples with their callers, %s arcs", val, arcs);
+			printf("\n");
+		}
+		if (opc_status_value(reply, "kernel_samples", val, sizeof(val)))
+			printf("Kernel samples: %s\n", val);
+		if (opc_status_value(reply, "anon_samples", val, sizeof(val)))
+			printf("Anonymous-memory samples: %s\n", val);
+		if (opc_status_value(reply, "filtered_by_image", val, sizeof(val)) &&
+		    strcmp(val, "0"))
+			printf("Left out by --image: %s\n", val);
+		if (opc_status_value(reply, "throttled", val, sizeof(val)) &&
+		    strcmp(val, "none") && val[0])
+			printf("Throttled by the kernel: %s\n", val);
+		/* every other key is a loss counter: show those not zero */
+		for (const char *line = strchr(reply, '\n'); line && *++line; ) {
+			const char *nl = strchr(line, '\n');
+			size_t llen = nl ? (size_t)(nl - line) : strlen(line);
+			size_t klen = strcspn(line, " \n");
+
+			if (klen < llen && !opc_is_plain_key(line, klen)) {
+				const char *v = line + klen + 1;
+				size_t vlen = llen - klen - 1;
+
+				if (!(vlen == 1 && *v == '0'))
+					printf("Lost: %.*s %.*s\n", (int)klen, line, (int)vlen, v);
+			}
+			line = nl;
+		}
+		free(reply);
+		return 0;
+	}
+
+	printf("Daemon not running\n");
+	{
+		char list[OP_MAX_EVENTS * 130] = "";
+		size_t used = 0;
+
+		for (unsigned int i = 0; i < c->settings.nr_events; i++)
+			used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
+						 i ? "," : "", c->settings.events[i]);
+		opc_print_events(c->settings.nr_events ? list : "default");
+	}
+	op_separate_format(c->settings.separate, sep, sizeof(sep));
+	printf("Separate: %s\n", sep);
+	printf("Session dir: %s\n", c->paths.session_dir);
+	printf("Samples in current: %llu\n", opc_read_stat(c, "total_samples"));
+	{
+		static const char *const losses[] = {
+			"event_lost_overflow", "lost_no_task", "lost_no_mapping",
+			"lost_samplefile", "lost_records_by_kernel", "bad_escape",
+		};
+
+		for (size_t i = 0; i < sizeof(losses) / sizeof(losses[0]); i++) {
+			unsigned long long v = opc_read_stat(c, losses[i]);
+
+			if (v)
+				printf("Lost: %s %llu\n", losses[i], v);
+		}
+	}
+	return 0;
+}

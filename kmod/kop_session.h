@@ -1,0 +1,55 @@
+/* kmod internals: the session that ties the stages together. Not part of
+ * the daemon's interface (that is kop.h); the tests and the benchmark
+ * include the stage headers to reach the stages directly.
+ *
+ * Stages, one file and one header each, in pipeline order:
+ *   kop_perf.c     the real kop_source_ops (perf_event_open, mmap, ioctl)
+ *   kop_ring.c     reading one perf ring (head acquire / tail release)
+ *   kop_sync.c     the sync thread: rings -> task table -> resolved samples
+ *   kop_emit.c     the sync thread's stream writer -> event buffer
+ *   kop_task.c     per-process mapping tables, retired at exit/exec
+ *   kop_dcookie.c  session-stable ids of images
+ *   kop_evbuf.c    the event buffer the daemon reads
+ *   kop_session.c  lifecycle, the rings, kop.h's functions
+ *
+ * Threads: the control thread (kop_session_*), the sync thread (kop_sync.c,
+ * kop_emit.c), the daemon's reader (kop_evbuf_read), and any thread for
+ * kop_dcookie_lookup() and kop_stats_get().
+ *
+ * Lock order (outer first): sync->lock, evbuf->lock, dcookies->lock,
+ * sync->stats_lock. No stage calls back into another while holding its own
+ * lock except the sync thread writing the event buffer.
+ */
+#ifndef KOP_SESSION_H
+#define KOP_SESSION_H
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "kop.h"
+#include "kop_dcookie.h"
+#include "kop_evbuf.h"
+#include "kop_ring.h"
+#include "kop_sync.h"
+
+/* Unmarked fields: the control thread's. */
+struct kop_session {
+	struct kop_config cfg;
+	struct perf_event_attr *events;	/* copy of cfg.events */
+	const struct kop_source_ops *ops;
+	void *ops_ctx;
+	char *proc_root;
+	int nr_cpus;
+	/* opened by kop_session_start(); their heads and tails are the
+	 * sync thread's while it runs */
+	struct kop_ring *rings;		/* nr_rings, cpu-major */
+	size_t nr_rings;
+	bool started, stopped;
+
+	struct kop_dcookies dcookies;	/* shared: its own lock */
+	struct kop_evbuf evbuf;		/* shared: evbuf.lock */
+	struct kop_sync sync;		/* its fields say who may touch them */
+};
+
+#endif /* KOP_SESSION_H */

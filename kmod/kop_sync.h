@@ -1,0 +1,172 @@
+/* kop_sync.c: the sync thread, the one consumer of the rings and the one
+ * writer of the event buffer (OProfile's buffer_sync.c). Everything it
+ * keeps between records is in struct kop_sync; the session creates it,
+ * starts and stops the thread, and reads the counters it publishes.
+ * kop_emit.c is the thread's second half, the stream writer. */
+#ifndef KOP_SYNC_H
+#define KOP_SYNC_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "kop.h"
+#include "kop_dcookie.h"
+#include "kop_evbuf.h"
+#include "kop_ring.h"
+#include "kop_task.h"
+#include "op_kernel.h"
+#include "op_log.h"
+
+/* A sample resolved against the task table at its time, waiting to be
+ * written into its CPU's block of the stream. */
+struct kop_resolved {
+	uint64_t app_cookie;
+	uint64_t cookie;	/* OP_NO_COOKIE for kernel samples */
+	uint64_t offset;	/* file offset, pc - start, or kernel pc */
+	int32_t tid, tgid;
+	uint32_t event;
+	uint8_t kernel;
+	uint8_t module_loaded;	/* emit MODULE_LOADED before this sample */
+	uint8_t anon;		/* user sample in an anonymous region */
+	uint16_t nr_frames;	/* callers, in the CPU's frames from first_frame */
+	uint32_t first_frame;
+};
+
+/* A caller of a sample, resolved as a sample is (its cookie and offset, or
+ * a kernel pc). */
+struct kop_frame {
+	uint64_t cookie;	/* OP_NO_COOKIE for kernel frames */
+	uint64_t offset;
+	uint8_t kernel;
+};
+
+struct kop_cpu_out {
+	struct kop_resolved *v;
+	size_t nr, cap;
+	struct kop_frame *frames;	/* the samples' callers */
+	size_t nr_frames, cap_frames;
+	uint64_t nr_lost;	/* ring loss since the last block: DROPPED */
+};
+
+/* Counters the sync thread keeps; copied to kop_sync.pub under stats_lock
+ * at the end of every sync. */
+struct kop_counts {
+	uint64_t nr_samples, nr_kernel_samples, nr_user_samples,
+		 nr_anon_samples, nr_lost_ring, nr_lost_evbuf,
+		 nr_lost_no_task, nr_bad_records, nr_module_loads,
+		 nr_chains, nr_bt_lost_no_mapping, nr_bt_truncated,
+		 nr_bt_aborted;
+	uint64_t throttled;
+};
+
+/* Messages the sync thread logs once a session (kop_sync.log_once bits). */
+enum {
+	KOP_LOG_BAD_RECORD = 1 << 0,
+	KOP_LOG_UNKNOWN_TYPE = 1 << 1,
+	KOP_LOG_NO_TASK = 1 << 2,
+	KOP_LOG_EVBUF_FULL = 1 << 3,
+	KOP_LOG_NOMEM = 1 << 4,
+	KOP_LOG_RING_LOST = 1 << 5,
+	KOP_LOG_FUTURE = 1 << 6,
+};
+
+/* The sync thread's state. Three kinds of field, each marked:
+ *   - what it works on, the session's: set by kop_sync_init() and
+ *     kop_sync_start(), read-only while the thread runs;
+ *   - "owner: sync thread": touched by the sync thread alone once it runs
+ *     (kop_sync_start() fills them before, kop_sync_release() after; a
+ *     test may call kop_sync_once() when no thread runs);
+ *   - the two meeting points with other threads, each under its lock:
+ *     requests from the control thread (lock) and the published counters
+ *     (stats_lock).
+ * The lock order is kop_session.h's. */
+struct kop_sync {
+	/* the session's, read-only */
+	const struct kop_config *cfg;	/* the session's copy; cfg->proc_root set */
+	int nr_cpus;
+	struct kop_ring *rings;		/* nr_rings, cpu-major; their heads
+					 * and tails: owner: sync thread */
+	size_t nr_rings;
+	bool poll_rings;		/* ring handles are fds (the real source) */
+	bool clock_ok;			/* records stamped with CLOCK_MONOTONIC */
+	struct kop_dcookies *dcookies;	/* shared: its own lock */
+	struct kop_evbuf *evbuf;	/* shared: evbuf->lock */
+
+	/* owner: sync thread */
+	struct kop_tasks tasks;
+	struct kop_cpu_out *out;	/* nr_cpus */
+	const struct perf_event_header **merge_h;	/* nr_rings */
+	uint64_t *merge_t;		/* nr_rings */
+	struct op_kernel_map kmap;
+	bool have_kmap;
+	uint64_t last_module_reread;	/* sample time */
+	uint64_t prev_cutoff;		/* the previous sync's */
+	uint64_t cutoff;		/* this sync's */
+	struct kop_counts counts;
+	uint64_t *lost_cpu;		/* nr_cpus */
+	uint64_t *samples_cpu;		/* nr_cpus */
+	unsigned int log_once;		/* KOP_LOG_* already logged */
+	/* the last sample's task, valid until the next side-band record */
+	struct kop_task *hot_task;
+	pid_t hot_tgid;
+
+	/* Requests. The control thread writes wake_fd (an eventfd) after
+	 * changing req or stop_req; the thread answers through done. */
+	pthread_t thread;		/* control thread */
+	bool thread_running;		/* control thread */
+	int wake_fd;
+	pthread_mutex_t lock;
+	pthread_cond_t done;		/* seen moved */
+	uint64_t req;			/* protected by lock */
+	uint64_t seen;			/* protected by lock */
+	bool stop_req;			/* protected by lock */
+
+	/* What kop_stats_get() reads, copied from counts at each sync end. */
+	pthread_mutex_t stats_lock;
+	struct kop_counts pub;		/* protected by stats_lock */
+	uint64_t *pub_lost_cpu;		/* protected by stats_lock */
+	uint64_t *pub_samples_cpu;	/* protected by stats_lock */
+};
+
+/* Set up s for nr_cpus CPUs over the session's cfg, dcookies and event
+ * buffer. 0 or -errno; kop_sync_release() either way. */
+int kop_sync_init(struct kop_sync *s, const struct kop_config *cfg,
+		  int nr_cpus, struct kop_dcookies *dc, struct kop_evbuf *b);
+/* Over the opened and enabled rings: read the kernel's text range and the
+ * processes that exist already, then start the thread. 0 or -errno. */
+int kop_sync_start(struct kop_sync *s, struct kop_ring *rings,
+		   size_t nr_rings, bool poll_rings, bool clock_ok);
+/* Control thread: ask for a sync and wait until one has ended. */
+int kop_sync_request(struct kop_sync *s);
+/* Control thread: the last sync takes everything; then the thread ends. */
+void kop_sync_stop(struct kop_sync *s);
+void kop_sync_release(struct kop_sync *s);
+/* Any thread: the counters as the last sync left them, into st (its
+ * per-CPU arrays allocated for nr_cpus). */
+void kop_sync_read_stats(struct kop_sync *s, struct kop_stats *st);
+
+/* One sync of every ring: records with time <= cutoff are applied in
+ * time order across CPUs, then written to the event buffer CPU by CPU.
+ * Called by the sync thread only (or a test with no thread running). */
+void kop_sync_once(struct kop_sync *s, uint64_t cutoff);
+uint64_t kop_now_ns(void);
+
+/* Sync thread: true the first time bit is asked for. */
+static inline bool kop_sync_log_once(struct kop_sync *s, unsigned int bit)
+{
+	if (s->log_once & bit)
+		return false;
+	s->log_once |= bit;
+	return true;
+}
+
+/* ---- kop_emit.c ---------------------------------------------------- */
+
+/* Write CPU cpu's resolved samples as one block of the stream and empty
+ * its list. Sync thread, with evbuf->lock held. */
+void kop_emit_cpu(struct kop_sync *s, int cpu);
+
+#endif /* KOP_SYNC_H */

@@ -1,0 +1,110 @@
+/* kop_task.c: the task table, each process's mappings, so a user pc
+ * becomes (image cookie, offset). Owner: the sync thread. */
+#ifndef KOP_TASK_H
+#define KOP_TASK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "kop_dcookie.h"
+#include "op_log.h"
+
+/* One mapping: [start, end) of an image at file offset pgoff. */
+struct kop_map {
+	uint64_t start, end, pgoff;
+	uint64_t cookie;
+};
+/* An anonymous mapping has KOP_MAP_ANON set in pgoff (no file offset
+ * reaches bit 63); the rest of pgoff is the offset from the region's start
+ * as its cookie names it, so a sample offset is pc - start + pgoff either
+ * way. */
+#define KOP_MAP_ANON (1ULL << 63)
+
+struct kop_task {
+	pid_t tgid;
+	bool unknown;		/* no /proc entry: samples cannot be attributed */
+	bool app_pending;	/* exec seen: next file mapping is the executable */
+	uint64_t app_cookie;	/* OP_NO_COOKIE: kernel thread or unknown */
+	uint64_t anon_cookie;	/* "anon" fallback for pcs in no mapping; lazy */
+	uint64_t since;		/* time this mapping table started (exec, fork) */
+	uint64_t retired_at;	/* retired tables: exit/exec time */
+	struct kop_map *maps;	/* sorted by start, non-overlapping */
+	uint64_t *starts;	/* maps[i].start, for the search */
+	size_t nr_maps, cap_maps;
+	size_t last;		/* index of the last lookup's hit */
+	struct kop_task *next;	/* hash chain, or retired list */
+};
+
+/* Owner: the sync thread (and session start before it runs). */
+struct kop_tasks {
+	struct kop_task **buckets;
+	size_t nr_buckets, nr;
+	struct kop_task *retired;	/* newest first */
+	size_t nr_retired;
+};
+
+int kop_tasks_init(struct kop_tasks *t);
+void kop_tasks_release(struct kop_tasks *t);
+struct kop_task *kop_task_find(struct kop_tasks *t, pid_t tgid);
+struct kop_task *kop_task_new(struct kop_tasks *t, pid_t tgid);
+/* Insert a mapping, replacing whatever overlapped it (munmap is not
+ * reported; a new mapping over old addresses is). 0 or -ENOMEM. */
+int kop_task_map(struct kop_task *k, uint64_t start, uint64_t end,
+		 uint64_t pgoff, uint64_t cookie);
+/* The mapping containing pc, or NULL. Branch-free binary search over
+ * the separate starts[] array: with random pcs a branchy search
+ * mispredicts at every level, and starts[] is a quarter the size of maps[]
+ * in cache. The last hit is tried first (a hot loop stays in one map). */
+static inline const struct kop_map *kop_task_lookup(struct kop_task *k,
+						    uint64_t pc)
+{
+	const uint64_t *base = k->starts;
+	size_t n = k->nr_maps, i;
+
+	if (k->last < n && pc >= k->maps[k->last].start &&
+	    pc < k->maps[k->last].end)
+		return &k->maps[k->last];
+	if (!n)
+		return NULL;
+	while (n > 1) {
+		size_t half = n / 2;
+
+		base = base[half] <= pc ? base + half : base;
+		n -= half;
+	}
+	i = (size_t)(base - k->starts);
+	if (pc < k->maps[i].start || pc >= k->maps[i].end)
+		return NULL;
+	k->last = i;
+	return &k->maps[i];
+}
+/* Move k's mapping table to the retired list as of time (exec); k keeps
+ * its tgid with an empty table. 0 or -ENOMEM. */
+int kop_task_retire_maps(struct kop_tasks *t, struct kop_task *k,
+			 uint64_t time);
+/* Remove k from the table onto the retired list (exit). */
+void kop_task_exit(struct kop_tasks *t, struct kop_task *k, uint64_t time);
+/* The retired table of tgid that was live at time, or NULL. */
+struct kop_task *kop_task_retired_at(struct kop_tasks *t, pid_t tgid,
+				     uint64_t time);
+/* Free retired tables retired at or before time. */
+void kop_tasks_free_retired(struct kop_tasks *t, uint64_t time);
+/* Copy parent's mappings into child (fork). 0 or -ENOMEM. */
+int kop_task_copy_maps(struct kop_task *child, const struct kop_task *parent);
+/* Fill k from PROC_ROOT/PID/maps (executable mappings) and PID/exe.
+ * 0, -ENOENT (gone), -ENOMEM. */
+int kop_task_read_proc(struct kop_task *k, const char *proc_root,
+		       struct kop_dcookies *dc, const struct op_logger *lg);
+/* Bytes held by one task's table (the benchmark's memory figure). */
+size_t kop_task_bytes(const struct kop_task *k);
+/* True for names perf and /proc give anonymous regions. */
+bool kop_name_is_anon(const char *name);
+/* A program run from a memfd (fexecve, as container runtimes do): its
+ * executable is the memfd, an anonymous mapping by kop_name_is_anon(), but
+ * still the process's application, named by that path as
+ * /proc/PID/exe names it. */
+bool kop_name_is_memfd(const char *name);
+
+#endif /* KOP_TASK_H */
