@@ -4,6 +4,7 @@
  * the kernel, reading /dev/zero (the kernel clears the buffer). Each part is
  * timed with the thread CPU clock and its share printed as
  * "share app|lib|kernel PERCENT".
+ * SECONDS is of CPU time, not wall time (wl_budget_start() in wl.h).
  */
 #include "config.h"
 
@@ -33,7 +34,8 @@ static char zbuf[256 * 1024];
 int main(int argc, char **argv)
 {
 	double seconds = wl_arg(argc, argv, 2, 4.0);
-	double spent[3] = { 0 }, total, deadline, t0;
+	double spent[3] = { 0 }, total, t0;
+	struct wl_budget run;
 	uint64_t (*lib_burn)(uint64_t);
 	void *lib;
 	int fd;
@@ -57,8 +59,8 @@ int main(int argc, char **argv)
 		perror("libcall: /dev/zero");
 		return 1;
 	}
-	deadline = wl_wall_ns() + seconds * 1e9;
-	while (wl_wall_ns() < deadline) {
+	run = wl_budget_start(seconds);
+	while (wl_budget_left(&run)) {
 		t0 = wl_thread_ns();
 		sink += app_burn(1000000);
 		spent[0] += wl_thread_ns() - t0;

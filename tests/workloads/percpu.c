@@ -3,6 +3,7 @@
  * clock is read between chunks of work, outside the two functions, so their
  * samples are theirs alone. Exits 77 (skip) when CPU 1 does not exist or a
  * thread cannot be pinned.
+ * SECONDS is of CPU time, not wall time (wl_budget_start() in wl.h).
  */
 #include "config.h"
 
@@ -44,7 +45,7 @@ __attribute__((noinline)) uint64_t cpu1_work(uint64_t n)
 struct worker {
 	int cpu;
 	uint64_t (*fn)(uint64_t);
-	double deadline;
+	double seconds;
 	double cpu_ns;
 	int err;
 };
@@ -53,6 +54,7 @@ static void *worker_run(void *arg)
 {
 	struct worker *w = arg;
 	cpu_set_t set;
+	struct wl_budget run;
 	double t0;
 
 	CPU_ZERO(&set);
@@ -61,7 +63,8 @@ static void *worker_run(void *arg)
 	if (w->err)
 		return NULL;
 	t0 = wl_thread_ns();
-	while (wl_wall_ns() < w->deadline)
+	run = wl_budget_start(w->seconds);
+	while (wl_budget_left(&run))
 		sink += w->fn(200000);
 	w->cpu_ns = wl_thread_ns() - t0;
 	return NULL;
@@ -81,7 +84,7 @@ int main(int argc, char **argv)
 		return 77;
 	}
 	for (int i = 0; i < 2; i++) {
-		w[i].deadline = wl_wall_ns() + seconds * 1e9;
+		w[i].seconds = seconds;
 		int err = pthread_create(&th[i], NULL, worker_run, &w[i]);
 
 		if (err) {

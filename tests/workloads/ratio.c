@@ -6,6 +6,7 @@
  *
  * Output: "ratio: pid P seconds S" then one "share NAME PERCENT" per
  * function.
+ * SECONDS is of CPU time, not wall time (wl_budget_start() in wl.h).
  */
 #include "config.h"
 
@@ -83,13 +84,14 @@ static const struct {
 int main(int argc, char **argv)
 {
 	double seconds = wl_arg(argc, argv, 1, 5.0);
-	double spent[NR_FUNCS] = { 0 }, total = 0, deadline;
+	double spent[NR_FUNCS] = { 0 }, total = 0;
+	struct wl_budget run;
 	uint64_t iters[NR_FUNCS];
 
 	for (size_t f = 0; f < NR_FUNCS; f++)
 		iters[f] = 10000;
-	deadline = wl_wall_ns() + seconds * 1e9;
-	while (wl_wall_ns() < deadline) {
+	run = wl_budget_start(seconds);
+	while (wl_budget_left(&run)) {
 		for (size_t f = 0; f < NR_FUNCS; f++) {
 			double t0 = wl_thread_ns(), dt;
 

@@ -31,6 +31,31 @@ static inline double wl_wall_ns(void)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
+/* How long a workload runs: SECONDS of its thread's CPU time, so that a
+ * busy machine makes the run last longer instead of thinning its samples
+ * (a profiler samples CPU time, and the tests need enough samples to
+ * judge shares); at most WL_WALL_CAP times SECONDS of wall time, so that a
+ * starved run still ends. */
+#define WL_WALL_CAP 5
+struct wl_budget {
+	double cpu_end, wall_end;	/* ns */
+};
+
+static inline struct wl_budget wl_budget_start(double seconds)
+{
+	struct wl_budget b = {
+		wl_thread_ns() + seconds * 1e9,
+		wl_wall_ns() + WL_WALL_CAP * seconds * 1e9,
+	};
+
+	return b;
+}
+
+static inline int wl_budget_left(const struct wl_budget *b)
+{
+	return wl_thread_ns() < b->cpu_end && wl_wall_ns() < b->wall_end;
+}
+
 /* argv[i] as a positive number, or dflt when absent; exits 2 on garbage. */
 static inline double wl_arg(int argc, char **argv, int i, double dflt)
 {
