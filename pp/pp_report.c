@@ -739,6 +739,7 @@ static void our_losses(FILE *err, const char *stats)
 		{ "lost_no_task", true },
 		{ "lost_no_mapping", false },
 		{ "lost_samplefile", false },
+		{ "bad_escape", true },	/* a sequence the decoder dropped */
 	};
 	unsigned long v[sizeof(ctrs) / sizeof(ctrs[0])];
 	unsigned long total = read_op_stat(stats, "total_samples");
