@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "odb.h"
+#include "op_kernel.h"
 #include "op_names.h"
 #include "pp_symbols.h"
 #include "pp_symview.h"
@@ -229,6 +230,7 @@ struct cg_ctx {
 	struct cg_arc *arcs;
 	size_t nr_arcs;
 	size_t nr_bad;
+	struct klines *klines;		/* the kernel's lines, read on first use */
 };
 
 static bool name_in(char *const *list, const char *name)
@@ -416,6 +418,94 @@ static int pass_flat(struct cg_ctx *c, size_t i, size_t cls,
 	return 0;
 }
 
+/* One sample file's offsets, for pass_flat_file(). */
+struct off_read {
+	uint64_t *v;
+	size_t n, alloc;
+	int err;
+};
+
+static int read_off(uint64_t key, uint64_t count, void *vctx)
+{
+	struct off_read *r = vctx;
+
+	if (!count)
+		return 0;
+	if (r->n == r->alloc) {
+		size_t na = r->alloc ? r->alloc * 2 : 256;
+		uint64_t *v = realloc(r->v, na * sizeof(*v));
+
+		if (!v) {
+			r->err = -ENOMEM;
+			return 1;
+		}
+		r->v = v;
+		r->alloc = na;
+	}
+	r->v[r->n++] = key;
+	return 0;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Pass 1 with --merge=lib, where OProfile reads each sample file on its
+ * own: the symbols with samples in file f of image i, in address order. */
+static int pass_flat_file(struct cg_ctx *c, const struct pp_sfile *f, size_t i)
+{
+	const struct pp_symtab *st = c->tab[i];
+	struct off_read r = { 0 };
+	uint64_t *syms;
+	size_t n = 0;
+	odb_t db;
+	int ret = 0;
+
+	if (odb_open(&db, f->path, ODB_RDONLY))
+		return 0;	/* logged by pp_profile_load() */
+	odb_for_each(&db, read_off, &r);
+	odb_close(&db);
+	if (r.err) {
+		free(r.v);
+		return r.err;
+	}
+	/* symbols by table index (address order); 0: outside every one */
+	syms = malloc((r.n ? r.n : 1) * sizeof(*syms));
+	if (!syms) {
+		free(r.v);
+		return -ENOMEM;
+	}
+	for (size_t k = 0; k < r.n; k++) {
+		const struct pp_sym *sym = NULL;
+
+		if (st)
+			sym = pp_symtab_lookup(st, pp_symtab_off_to_vma(st, r.v[k]));
+		if (st && !sym && !st->partial)
+			continue;
+		syms[n++] = sym ? (uint64_t)(sym - st->syms) + 1 : 0;
+	}
+	qsort(syms, n, sizeof(*syms), u64_cmp);
+	for (size_t k = 0; k < n && !ret; k++) {
+		size_t e;
+
+		if (k && syms[k] == syms[k - 1])
+			continue;
+		if (!u64map_get(&c->entry_of, (uint64_t)i << 32 | syms[k], &e) ||
+		    !name_selected(c->o, c->v->entries[e].name))
+			continue;
+		if (intern(&c->names, syms[k] ? st->syms[syms[k] - 1].name : c->pseudo[i]) ||
+		    intern(&c->images, c->v->img_long[i]) ||
+		    intern(&c->images, c->v->app_long[i]))
+			ret = -ENOMEM;
+	}
+	free(syms);
+	free(r.v);
+	return ret;
+}
+
 struct raw_arc {
 	uint64_t caller, callee;	/* offsets */
 	uint64_t count;
@@ -479,14 +569,210 @@ static bool callee_lookup(const struct pp_symtab *st, uint64_t off,
 	return *sym || st->partial;
 }
 
+/* The kernel's kallsyms lines as OProfile's kallsyms reader keeps them:
+ * every line from _text up to _etext, aliases included. An alias reaches
+ * nothing and names no sample, but OProfile meets its name when it walks
+ * the kernel's symbols, which numbers it (see "order"). */
+struct kline {
+	uint64_t off;		/* from _text */
+	char *name;
+};
+
+struct klines {
+	struct kline *v;
+	size_t n, alloc;
+	bool in, done;
+	uint64_t text;
+	int err;
+};
+
+/* OProfile's test for _text and _etext: the line's name is a prefix. */
+static bool name_prefix_of(const struct op_ksym_line *l, const char *s)
+{
+	return l->name_len && l->name_len <= strlen(s) &&
+	       !strncmp(l->name, s, l->name_len);
+}
+
+static int kline_add(const struct op_ksym_line *l, void *arg)
+{
+	struct klines *k = arg;
+
+	if (!k->in) {
+		if (!name_prefix_of(l, "_text") || !l->addr)
+			return 0;
+		k->in = true;
+		k->text = l->addr;
+	} else if (name_prefix_of(l, "_etext")) {
+		k->done = true;
+		return 1;
+	}
+	if (k->n == k->alloc) {
+		size_t na = k->alloc ? k->alloc * 2 : 4096;
+		struct kline *v = realloc(k->v, na * sizeof(*v));
+
+		if (!v)
+			goto err_nomem;
+		k->v = v;
+		k->alloc = na;
+	}
+	k->v[k->n].off = l->addr - k->text;
+	k->v[k->n].name = strndup(l->name, l->name_len);
+	if (!k->v[k->n].name)
+		goto err_nomem;
+	k->n++;
+	return 0;
+
+err_nomem:
+	k->err = -ENOMEM;
+	return 1;
+}
+
+static void klines_free(struct klines *k)
+{
+	for (size_t i = 0; k && i < k->n; i++)
+		free(k->v[i].name);
+	if (k)
+		free(k->v);
+	free(k);
+}
+
+/* The kernel's lines, or NULL when the file cannot be read (the walk then
+ * meets the table's symbols alone). */
+static struct klines *kernel_lines(struct cg_ctx *c)
+{
+	const char *path = c->o->kallsyms ? c->o->kallsyms : "/proc/kallsyms";
+
+	if (c->klines)
+		return c->klines->err ? NULL : c->klines;
+	c->klines = calloc(1, sizeof(*c->klines));
+	if (!c->klines)
+		return NULL;
+	if (op_kallsyms_each(path, kline_add, c->klines, NULL) < 0 && !c->klines->err)
+		c->klines->err = -EIO;
+	return c->klines->err ? NULL : c->klines;
+}
+
+/* The arcs of one arc file, by caller symbol. */
+struct arc_walk {
+	struct cg_ctx *c;
+	const struct pp_sfile *f;
+	size_t ci, ei;
+	struct raw_arc *v;
+	size_t n;
+	bool *done;		/* per caller symbol: arcs added */
+};
+
+/* Add the arcs from caller symbol s (of a table; images without symbols
+ * call nothing): consecutive callee offsets in one callee symbol make one
+ * arc, as OProfile sums them. */
+static int walk_caller(struct arc_walk *w, size_t s)
+{
+	struct cg_ctx *c = w->c;
+	const struct pp_symtab *cst = c->tab[w->ci], *est = c->tab[w->ei];
+	size_t lo = 0, hi = w->n, k, from = SIZE_MAX;
+
+	if (w->done[s])
+		return 0;
+	w->done[s] = true;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (w->v[mid].caller_sym < s)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (k = lo; k < w->n && w->v[k].caller_sym == s; ) {
+		const struct pp_sym *esym;
+		uint64_t sum = 0;
+		size_t to;
+
+		if (!callee_lookup(est, w->v[k].callee, &esym)) {
+			op_log(c->lg, OP_LOG_DEBUG, "arc to offset 0x%" PRIx64
+			       " outside every symbol of %s left out",
+			       w->v[k].callee, c->v->img_long[w->ei]);
+			k++;
+			continue;
+		}
+		for (; k < w->n && w->v[k].caller_sym == s; k++) {
+			const struct pp_sym *o2;
+
+			if (!callee_lookup(est, w->v[k].callee, &o2) || o2 != esym)
+				break;
+			sum += w->v[k].count;
+		}
+		if (intern(&c->names, esym ? esym->name : c->pseudo[w->ei]))
+			return -ENOMEM;
+		if (from == SIZE_MAX)
+			from = node_get(c, w->ci, &cst->syms[s]);
+		to = node_get(c, w->ei, esym);
+		if (from == SIZE_MAX || to == SIZE_MAX ||
+		    arc_add(c, from, to, w->f->cls, sum))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* True when ci's symbols are the kernel's from a kallsyms file. */
+static bool kallsyms_kernel(const struct cg_ctx *c, size_t ci)
+{
+	const struct op_img *img = &c->p->images[ci].img;
+
+	return c->tab[ci] && img->kind == OP_IMG_KERN && op_img_is_kernel(img) &&
+	       !c->o->vmlinux;
+}
+
+/* Meet the caller's symbol names in OProfile's order, adding each one's
+ * arcs after its name. */
+static int walk_callers(struct arc_walk *w)
+{
+	struct cg_ctx *c = w->c;
+	const struct pp_symtab *cst = c->tab[w->ci];
+	size_t tab = c->v->img_tab[w->ci];
+	struct klines *kl = NULL;
+	size_t s = 0;
+
+	if (!cst)	/* one made-up symbol, which calls nothing */
+		return intern(&c->names, c->pseudo[w->ci]);
+	if (c->tab_seen[tab]) {
+		for (s = 0; s < cst->nr_syms; s++)
+			if (walk_caller(w, s))
+				return -ENOMEM;
+		return 0;
+	}
+	if (kallsyms_kernel(c, w->ci))
+		kl = kernel_lines(c);
+	if (!kl) {
+		for (s = 0; s < cst->nr_syms; s++)
+			if (intern(&c->names, cst->syms[s].name) || walk_caller(w, s))
+				return -ENOMEM;
+	} else {
+		for (size_t j = 0; j < kl->n; j++) {
+			if (intern(&c->names, kl->v[j].name))
+				return -ENOMEM;
+			while (s < cst->nr_syms && cst->syms[s].start < kl->v[j].off)
+				s++;
+			if (s < cst->nr_syms && cst->syms[s].start == kl->v[j].off &&
+			    !strcmp(cst->syms[s].name, kl->v[j].name) &&
+			    walk_caller(w, s))
+				return -ENOMEM;
+		}
+		/* symbols the lines did not show (a changed file) */
+		for (s = 0; s < cst->nr_syms; s++)
+			if (intern(&c->names, cst->syms[s].name) || walk_caller(w, s))
+				return -ENOMEM;
+	}
+	c->tab_seen[tab] = true;
+	return 0;
+}
+
 /* Pass 2 for one arc file: caller image ci, callee image ei. */
 static int pass_arcs(struct cg_ctx *c, const struct pp_sfile *f, size_t ci,
 		     size_t ei)
 {
-	const struct pp_symtab *cst = c->tab[ci], *est = c->tab[ei];
+	const struct pp_symtab *cst = c->tab[ci];
 	struct arc_read r = { 0 };
-	size_t k = 0, nsyms;
-	bool seen;
+	struct arc_walk w = { .c = c, .f = f, .ci = ci, .ei = ei };
 	odb_t db;
 	int err;
 
@@ -520,51 +806,13 @@ static int pass_arcs(struct cg_ctx *c, const struct pp_sfile *f, size_t ci,
 		r.v[j].caller_sym = s ? (size_t)(s - cst->syms) : SIZE_MAX;
 	}
 	qsort(r.v, r.n, sizeof(*r.v), raw_arc_cmp);
-	nsyms = cst ? cst->nr_syms : 1;
-	seen = cst && c->tab_seen[c->v->img_tab[ci]];
-	for (size_t s = 0; s < nsyms; s++) {
-		size_t from = SIZE_MAX;
-
-		if (!seen && intern(&c->names, cst ? cst->syms[s].name : c->pseudo[ci]))
-			goto err_nomem;
-		for (; k < r.n && r.v[k].caller_sym == s; ) {
-			const struct pp_sym *esym;
-			uint64_t sum = 0;
-			size_t to;
-
-			if (!callee_lookup(est, r.v[k].callee, &esym)) {
-				op_log(c->lg, OP_LOG_DEBUG, "arc to offset 0x%" PRIx64
-				       " outside every symbol of %s left out",
-				       r.v[k].callee, c->v->img_long[ei]);
-				k++;
-				continue;
-			}
-			/* consecutive callee offsets in one symbol make one arc */
-			for (; k < r.n && r.v[k].caller_sym == s; k++) {
-				const struct pp_sym *o2;
-
-				if (!callee_lookup(est, r.v[k].callee, &o2) || o2 != esym)
-					break;
-				sum += r.v[k].count;
-			}
-			if (intern(&c->names, esym ? esym->name : c->pseudo[ei]))
-				goto err_nomem;
-			if (from == SIZE_MAX)
-				from = node_get(c, ci, &cst->syms[s]);
-			to = node_get(c, ei, esym);
-			if (from == SIZE_MAX || to == SIZE_MAX ||
-			    arc_add(c, from, to, f->cls, sum))
-				goto err_nomem;
-		}
-	}
-	if (cst)
-		c->tab_seen[c->v->img_tab[ci]] = true;
+	w.v = r.v;
+	w.n = r.n;
+	w.done = calloc(cst ? cst->nr_syms : 1, sizeof(*w.done));
+	err = w.done ? walk_callers(&w) : -ENOMEM;
+	free(w.done);
 	free(r.v);
-	return 0;
-
-err_nomem:
-	free(r.v);
-	return -ENOMEM;
+	return err;
 }
 
 /* The image of (app, img), or SIZE_MAX. */
@@ -640,6 +888,30 @@ static int cg_file_cmp(const void *a, const void *b)
 	return strcmp(x->f->path, y->f->path);
 }
 
+static int sfile_path_cmp(const void *a, const void *b)
+{
+	return strcmp((*(const struct pp_sfile *const *)a)->path,
+		      (*(const struct pp_sfile *const *)b)->path);
+}
+
+/* Pass 1 of image i, class cls with --merge=lib: its sample files one by
+ * one in path order (flat[] is sorted). */
+static int pass1_files(struct cg_ctx *c, size_t i, size_t cls,
+		       const struct pp_sfile *const *flat, size_t nflat)
+{
+	for (size_t k = 0; k < nflat; k++) {
+		const struct pp_sfile *f = flat[k];
+		int ret;
+
+		if (f->cls != cls || find_image(c->p, &f->name.image, &f->name.image) != i)
+			continue;
+		ret = pass_flat_file(c, f, i);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /* Both passes, in OProfile's order. */
 static int build_graph(struct cg_ctx *c)
 {
@@ -649,9 +921,12 @@ static int build_graph(struct cg_ctx *c)
 	size_t *order = malloc((n ? n : 1) * sizeof(*order));
 	size_t *ent = malloc((v->nr_entries ? v->nr_entries : 1) * sizeof(*ent));
 	struct cg_file *cf = calloc(p->fs.nr_files ? p->fs.nr_files : 1, sizeof(*cf));
+	const struct pp_sfile **flat = calloc(p->fs.nr_files ? p->fs.nr_files : 1,
+					      sizeof(*flat));
+	size_t nflat = 0;
 	int ret = -ENOMEM;
 
-	if (!order || !ent || !cf)
+	if (!order || !ent || !cf || !flat)
 		goto out;
 	for (size_t i = 0; i < n; i++)
 		order[i] = i;
@@ -676,7 +951,18 @@ static int build_graph(struct cg_ctx *c)
 			continue;
 		nf++;
 	}
-	number_groups(p, cf, nf);
+	/* with --merge=lib every file is on its own, in path order */
+	if (!c->merge->lib)
+		number_groups(p, cf, nf);
+	for (size_t i = 0; i < p->fs.nr_files; i++) {
+		const struct pp_sfile *f = &p->fs.files[i];
+
+		if (!f->name.cg.path && (!c->o->exclude_dependent ||
+					 pp_img_equal(&f->name.image, &f->name.dep)))
+			flat[nflat++] = f;
+	}
+	if (nflat)
+		qsort(flat, nflat, sizeof(*flat), sfile_path_cmp);
 	if (nf)
 		qsort(cf, nf, sizeof(*cf), cg_file_cmp);
 	/* images by name, then by class, then applications */
@@ -690,6 +976,12 @@ static int build_graph(struct cg_ctx *c)
 				for (size_t k = a; k < b; k++) {
 					size_t i = order[k];
 
+					if (pass == 1 && c->merge->lib) {
+						ret = pass1_files(c, i, cls, flat, nflat);
+						if (ret)
+							goto out;
+						continue;
+					}
 					if (pass == 1) {
 						ret = pass_flat(c, i, cls, ent, v->nr_entries);
 						if (ret)
@@ -729,6 +1021,7 @@ out:
 	free(order);
 	free(ent);
 	free(cf);
+	free(flat);
 	return ret;
 }
 
@@ -1337,6 +1630,7 @@ static void ctx_release(struct cg_ctx *c)
 	free(c->pseudo);
 	free(c->tab);
 	free(c->tab_seen);
+	klines_free(c->klines);
 	free(c->zero);
 	free(c->total);
 	interner_release(&c->names);
