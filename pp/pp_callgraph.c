@@ -248,6 +248,29 @@ static bool name_selected(const struct pp_report_opts *o, const char *name)
 	return !name_in(o->exclude_symbols, name);
 }
 
+/* Whether a row of the flat view is among OProfile's symbols with samples,
+ * which its call graph counts and takes self counts from: -i/-e leave
+ * rows out, but for the kernel read from kallsyms, whose reader takes no
+ * filter. */
+static bool in_flat(const struct cg_ctx *c, size_t image, const char *name)
+{
+	const struct op_img *img = &c->p->images[image].img;
+
+	if (img->kind == OP_IMG_KERN && op_img_is_kernel(img) && !c->o->vmlinux)
+		return true;
+	return name_selected(c->o, name);
+}
+
+/* -x leaves out a file of a dependent image, and an arc file unless
+ * caller, callee and application are one image (OProfile's is_dependent). */
+static bool excluded(const struct cg_ctx *c, const struct pp_sfile *f)
+{
+	if (!c->o->exclude_dependent)
+		return false;
+	return !pp_img_equal(&f->name.image, &f->name.dep) ||
+	       (f->name.cg.path && !pp_img_equal(&f->name.cg, &f->name.image));
+}
+
 /* The symbols OProfile reads for an image, as the flat view decides them:
  * none when the table failed, is empty, or is .dynsym alone without
  * --dynamic-symbols. */
@@ -318,7 +341,7 @@ static size_t node_get(struct cg_ctx *c, size_t image, const struct pp_sym *sym)
 	n->self = c->zero;
 	/* its own samples, unless -i/-e left its row out */
 	if (u64map_get(&c->entry_of, key, &e) &&
-	    name_selected(c->o, c->v->entries[e].name)) {
+	    in_flat(c, image, c->v->entries[e].name)) {
 		const struct pp_entry *fe = &c->v->entries[e];
 
 		n->self = fe->counts;
@@ -408,7 +431,7 @@ static int pass_flat(struct cg_ctx *c, size_t i, size_t cls,
 	for (size_t k = 0; k < nr_ent; k++) {
 		const struct pp_entry *e = &c->v->entries[ent[k]];
 
-		if (e->image != i || !e->counts[cls] || !name_selected(c->o, e->name))
+		if (e->image != i || !e->counts[cls] || !in_flat(c, i, e->name))
 			continue;
 		if (intern(&c->names, e->sym ? e->sym->name : c->pseudo[i]) ||
 		    intern(&c->images, c->v->img_long[i]) ||
@@ -494,7 +517,7 @@ static int pass_flat_file(struct cg_ctx *c, const struct pp_sfile *f, size_t i)
 		if (k && syms[k] == syms[k - 1])
 			continue;
 		if (!u64map_get(&c->entry_of, (uint64_t)i << 32 | syms[k], &e) ||
-		    !name_selected(c->o, c->v->entries[e].name))
+		    !in_flat(c, i, c->v->entries[e].name))
 			continue;
 		if (intern(&c->names, syms[k] ? st->syms[syms[k] - 1].name : c->pseudo[i]) ||
 		    intern(&c->images, c->v->img_long[i]) ||
@@ -940,9 +963,7 @@ static int build_graph(struct cg_ctx *c)
 		const struct pp_sfile *f = &p->fs.files[i];
 		const struct op_img *app = c->merge->lib ? &f->name.image : &f->name.dep;
 
-		if (!f->name.cg.path)
-			continue;
-		if (c->o->exclude_dependent && !pp_img_equal(&f->name.image, &f->name.dep))
+		if (!f->name.cg.path || excluded(c, f))
 			continue;
 		cf[nf].f = f;
 		cf[nf].ci = find_image(p, app, &f->name.image);
@@ -957,8 +978,7 @@ static int build_graph(struct cg_ctx *c)
 	for (size_t i = 0; i < p->fs.nr_files; i++) {
 		const struct pp_sfile *f = &p->fs.files[i];
 
-		if (!f->name.cg.path && (!c->o->exclude_dependent ||
-					 pp_img_equal(&f->name.image, &f->name.dep)))
+		if (!f->name.cg.path && !excluded(c, f))
 			flat[nflat++] = f;
 	}
 	if (nflat)
@@ -1004,7 +1024,7 @@ static int build_graph(struct cg_ctx *c)
 	for (size_t i = 0; i < v->nr_entries; i++) {
 		const struct pp_entry *e = &v->entries[i];
 
-		if (!name_selected(c->o, e->name))
+		if (!in_flat(c, e->image, e->name))
 			continue;
 		if (node_get(c, e->image, e->sym) == SIZE_MAX)
 			goto out;
@@ -1460,9 +1480,7 @@ static bool several_apps(const struct cg_ctx *c)
 			const struct op_img *app = c->merge->lib ? &f->name.image :
 							 &f->name.dep;
 
-			if (f->cls != x)
-				continue;
-			if (c->o->exclude_dependent && !pp_img_equal(&f->name.image, &f->name.dep))
+			if (f->cls != x || excluded(c, f))
 				continue;
 			if (!first)
 				first = app;
@@ -1673,7 +1691,7 @@ static int ctx_init(struct cg_ctx *c)
 		if (!slot)
 			return -ENOMEM;
 		*slot = i;
-		if (!name_selected(c->o, e->name))
+		if (!in_flat(c, e->image, e->name))
 			continue;
 		for (size_t x = 0; x < c->nc; x++)
 			c->total[x] += e->counts[x];

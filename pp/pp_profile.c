@@ -801,7 +801,9 @@ int pp_profile_load(struct pp_profile *p, struct pp_fileset *fs,
 		size_t idx;
 		int err;
 
-		if (exclude_dependent && !pp_img_equal(&f->name.image, &f->name.dep))
+		if (exclude_dependent && (!pp_img_equal(&f->name.image, &f->name.dep) ||
+					  (f->name.cg.path &&
+					   !pp_img_equal(&f->name.cg, &f->name.image))))
 			continue;
 		err = odb_open(&db, f->path, ODB_RDONLY);
 		if (err) {
