@@ -102,6 +102,7 @@ static int fileset_add(struct pp_fileset *fs, struct op_sfname *n,
 struct walk_ctx {
 	struct pp_fileset *fs;
 	const struct pp_spec *spec;
+	bool with_cg;
 };
 
 static int walk_file(const char *rel, const char *full, void *arg)
@@ -123,8 +124,9 @@ static int walk_file(const char *rel, const char *full, void *arg)
 		return 0;
 	}
 	/* call-graph arcs are keyed by pairs of offsets, not offsets: the
-	 * flat views never read them */
-	if (n.cg.path || !pp_spec_match_file(w->spec, &n)) {
+	 * flat views never read them, as OProfile's opreport reads them
+	 * only with --callgraph */
+	if ((n.cg.path && !w->with_cg) || !pp_spec_match_file(w->spec, &n)) {
 		op_sfname_release(&n);
 		return 0;
 	}
@@ -141,8 +143,9 @@ static int sfile_path_cmp(const void *a, const void *b)
 	return strcmp(x->path, y->path);
 }
 
-int pp_fileset_select(struct pp_fileset *fs, const char *session_dir,
-		      const struct pp_spec *spec, const struct op_logger *lg)
+static int fileset_select(struct pp_fileset *fs, const char *session_dir,
+			  const struct pp_spec *spec, bool with_cg,
+			  const struct op_logger *lg)
 {
 	char samples[PATH_MAX];
 	DIR *d;
@@ -179,7 +182,8 @@ int pp_fileset_select(struct pp_fileset *fs, const char *session_dir,
 		}
 		fs->nr_sessions++;
 		ret = op_sfname_walk(dir, walk_file,
-				     &(struct walk_ctx){ .fs = fs, .spec = spec });
+				     &(struct walk_ctx){ .fs = fs, .spec = spec,
+							 .with_cg = with_cg });
 		if (ret)
 			break;
 	}
@@ -201,6 +205,18 @@ int pp_fileset_select(struct pp_fileset *fs, const char *session_dir,
 	if (ret)
 		pp_fileset_release(fs);
 	return ret;
+}
+
+int pp_fileset_select(struct pp_fileset *fs, const char *session_dir,
+		      const struct pp_spec *spec, const struct op_logger *lg)
+{
+	return fileset_select(fs, session_dir, spec, false, lg);
+}
+
+int pp_fileset_select_cg(struct pp_fileset *fs, const char *session_dir,
+			 const struct pp_spec *spec, const struct op_logger *lg)
+{
+	return fileset_select(fs, session_dir, spec, true, lg);
 }
 
 void pp_fileset_release(struct pp_fileset *fs)
@@ -834,7 +850,9 @@ int pp_profile_load(struct pp_profile *p, struct pp_fileset *fs,
 		size_t idx;
 		int err;
 
-		if (exclude_dependent && !pp_img_equal(&f->name.image, &f->name.dep))
+		if (exclude_dependent && (!pp_img_equal(&f->name.image, &f->name.dep) ||
+					  (f->name.cg.path &&
+					   !pp_img_equal(&f->name.cg, &f->name.image))))
 			continue;
 		err = odb_open(&db, f->path, ODB_RDONLY);
 		if (err) {
@@ -848,6 +866,19 @@ int pp_profile_load(struct pp_profile *p, struct pp_fileset *fs,
 		 * tells it from a binary. Its offsets are the kernel's, so it
 		 * is read as the kernel, by the name it was given. */
 		op_img_mark_kernel(&f->name.image, db.header->is_kernel);
+		if (f->name.cg.path) {
+			/* an arc file counts no sample: its two images are
+			 * listed (no sample either) so that their symbols
+			 * are loaded with the others' */
+			op_img_mark_kernel(&f->name.cg, db.header->cg_to_is_kernel);
+			odb_close(&db);
+			ret = find_image(p, &lds, app, &f->name.image, &idx);
+			if (!ret)
+				ret = find_image(p, &lds, app, &f->name.cg, &idx);
+			if (ret)
+				goto err_load;
+			continue;
+		}
 		ret = find_image(p, &lds, app, &f->name.image, &idx);
 		if (ret) {
 			odb_close(&db);

@@ -91,6 +91,11 @@ char *pp_session_dir_default(const char *dir);
 int pp_fileset_select(struct pp_fileset *fs, const char *session_dir,
 		      const struct pp_spec *spec, const struct op_logger *lg);
 
+/* As pp_fileset_select, with the call-graph arc files ({cg}, name.cg set)
+ * as well: opreport -c classifies them with the others. */
+int pp_fileset_select_cg(struct pp_fileset *fs, const char *session_dir,
+			 const struct pp_spec *spec, const struct op_logger *lg);
+
 /* Classify fs's files into columns after merging, by OProfile's rules:
  * one axis (event, tgid, tid or cpu; a single class is the event's), and
  * tgid with tid only when every class's tgid equals its tid. Returns 0, or
@@ -149,7 +154,10 @@ struct pp_profile {
 	size_t nr_bad_files;	/* refused by odb_open (named through the logger) */
 };
 
-/* Read every classified file of fs (taken over by p) into images. With
+/* Read every classified file of fs (taken over by p) into images. An arc
+ * file adds no count: its caller's and callee's images are listed, with
+ * the caller's application, and its name's images are marked kernel or not
+ * from its header; pp_callgraph reads its arcs. With
  * exclude_dependent, files whose image differs from their application are
  * skipped. Without want_addrs only the totals are kept (nr_addrs is 0: the
  * image summary needs no more). Corrupt files are logged with their name

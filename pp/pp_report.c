@@ -20,47 +20,10 @@
 #include "op_events.h"
 #include "op_names.h"
 #include "pp_symbols.h"
+#include "pp_symview.h"
 
 #define NO_SYMBOLS "(no symbols)"
 #define NO_LOCATION "(no location information)"
-
-struct pp_entry {
-	size_t image;			/* index into p->images */
-	const struct pp_sym *sym;	/* NULL: samples outside every symbol */
-	char *name;			/* printed symbol name (owned) */
-	uint64_t vma;			/* symbol start, or first sampled address */
-	uint64_t *counts;		/* [nc] */
-	uint64_t sum;
-	size_t *addrs;			/* indices into the image's offs (details) */
-	size_t nr_addrs, alloc_addrs;
-	const char *src;		/* -g: source file of vma, or NULL */
-	int line;
-};
-
-struct img_tab {
-	char *key;
-	struct pp_symtab st;
-	int status;			/* 0 loaded, else -errno */
-};
-
-struct pp_symview {
-	size_t nc;
-	size_t nr_images;
-	struct pp_entry *entries;
-	size_t nr_entries;
-	/* per class: the samples of the entries, which OProfile's
-	 * percentages are of (it leaves out samples outside every symbol) */
-	uint64_t *total;
-	struct img_tab *tabs;
-	size_t nr_tabs;
-	size_t *img_tab;		/* per image: index into tabs or SIZE_MAX */
-	uint64_t **vmas;		/* per image: vma of each address */
-	char **img_names;		/* per image: printed image name */
-	char **app_names;
-	char **img_long;		/* per image: full name (XML, diff key) */
-	char **app_long;
-	bool multiple_apps, multiple_images, separated;
-};
 
 void pp_format_percent(char *buf, size_t len, double value)
 {
@@ -445,7 +408,8 @@ static char *session_ksyms(const struct pp_profile *p,
 {
 	char *path;
 
-	if (o->kallsyms || p->fs.nr_sessions != 1)
+	/* -c: the copy names sampled symbols, not the callers of arcs */
+	if (o->kallsyms || o->callgraph || p->fs.nr_sessions != 1)
 		return NULL;
 	if (asprintf(&path, "%s/stats/kallsyms", p->fs.sessions[0]) < 0)
 		return NULL;

@@ -35,6 +35,7 @@ struct pp_report_opts {
 	bool exclude_dependent, global_percent, long_filenames;
 	bool show_address, accumulated, no_header, reverse, demangle;
 	bool dynamic_symbols;		/* name samples by .dynsym (see pp_symbols.h) */
+	bool callgraph;			/* -c: arc files too (pp_callgraph.h) */
 	double threshold;		/* percent; 0: none */
 	enum pp_sort_key sort[6];
 	size_t nr_sort;			/* 0: by samples */

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Our sessions read by OProfile 1.4.0. Records one short system-wide
-# session per kind of separation (none, cpu, lib,kernel, thread) while the
+# session per kind of separation (none, cpu, lib,kernel, thread, and
+# lib,kernel with --callgraph=16: "callgraph") while the
 # test workloads run (libcall: an application, its library and the kernel;
 # percpu: two threads pinned to two CPUs), then, on each session:
 #   - OProfile's opreport and ours in every mode (summary, -l, -l -g, -d,
 #     -X, --merge=cpu|lib|tid|tgid|all, cpu:1, -x, -a): the same text, line
 #     for line, apart from tests/interop/known-differences;
+#   - on the call-graph session, opreport -c, -c -g and -c -X, and -l,
+#     which must leave the {cg} files alone in both tools;
 #   - ours -X under OProfile's schema: no error OProfile's XML lacks;
 #   - OProfile's opannotate --source and oparchive: exit 0, no error, and
 #     the archive reads back (OProfile's opreport archive:) as the session.
@@ -15,7 +18,7 @@
 interop_need_peer
 e2e_need_perf
 
-KINDS="none cpu lib,kernel thread"
+KINDS="none cpu lib,kernel thread callgraph"
 op() { "$OPCONTROL" --session-dir="$1" "${@:2}"; }
 session_of() { echo "$E2E_TMP/s-$(echo "$1" | tr , -)"; }
 cleanup_sessions() {
@@ -33,7 +36,14 @@ trap cleanup_sessions EXIT
 record() {
 	local s
 	s=$(session_of "$1")
-	op "$s" --setup --event=default --separate="$1" >/dev/null || fail "opcontrol --setup --separate=$1 failed"
+	if [ "$1" = callgraph ]; then
+		# (--callgraph implies --separate=lib,kernel)
+		op "$s" --setup --event=default --callgraph=16 >/dev/null ||
+			fail "opcontrol --setup --callgraph=16 failed"
+	else
+		op "$s" --setup --event=default --separate="$1" >/dev/null ||
+			fail "opcontrol --setup --separate=$1 failed"
+	fi
 	op "$s" --start >/dev/null || fail "opcontrol --start ($1) failed"
 	"$WORKLOADS/libcall" "$WORKLOADS/libopwl.so" 2 >/dev/null &
 	local wl=$!
@@ -55,6 +65,13 @@ LIBCALL="image:$WORKLOADS/libcall"
 t0=$SECONDS
 for k in $KINDS; do
 	s=$(session_of "$k")
+	if [ "$k" = callgraph ]; then
+		cell_opreport "opreport-l@$k" "$s" -l
+		cell_opreport "opreport-c@$k" "$s" -c
+		cell_opreport "opreport-c-g@$k" "$s" -c -g "$LIBCALL"
+		cell_opreport "opreport-c-X@$k" "$s" -c -X
+		continue
+	fi
 	opreport_cells "$k" "$s" "$LIBCALL"
 
 	# opannotate --source: OProfile reads the session and finds the

@@ -65,6 +65,11 @@ err_has "^--accumulated is incompatible with --xml$"
 err_has "^--global_percent is incompatible with --xml$"
 expect 1 -l -%
 err_has "^--global-percent is meaningless with --symbols and without --details or --callgraph$"
+# -c with what OProfile's opreport refuses beside it
+expect 1 -c -d
+err_has "^--callgraph is incompatible with --details$"
+expect 1 -c "{" "}" "{" "}"
+err_has "^differential profiles are incompatible with --callgraph$"
 expect 1 -x --merge=lib
 err_has "^--merge=lib is meaningless with --exclude-dependent$"
 expect 0 -x --merge=all

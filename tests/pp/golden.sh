@@ -101,6 +101,41 @@ sym $T func_a50 4 20
 sym $T func_c15 0 5
 EOF
 
+# Call-graph arcs ({cg} files, opreport -c): calls between the fixture's
+# functions with a recursion (func_a50), a callee without samples
+# (func_d05), calls into a stripped library (one block named after the
+# image; its own calls count nowhere, as in OProfile) and into the
+# kernel. The text was checked against OProfile 1.4's opreport on the
+# same arcs.
+S14=$E2E_TMP/callgraph
+G=$PP/pp_target_buildid
+"$MKS" "$S14" <<EOF
+header 4 2596.13
+file f:$T f:$T TIMER 1000000 0 all all all
+sym $T func_a50 0 300
+sym $T func_b30 2 200
+sym $T func_c15 0 50
+sym $T main 0 10
+file f:$G f:$T TIMER 1000000 0 all all all
+off 1234 4
+file k:/proc/kallsyms f:$T TIMER 1000000 0 all all all
+ksym $KALLSYMS pid_task 0x10 3
+cgfile f:$T f:$T f:$T TIMER 1000000 0 all all all
+arc $T:main+8 $T:func_a50 30
+arc $T:main+12 $T:func_b30 20
+arc $T:main+16 $T:func_c15 1
+arc $T:func_a50+20 $T:func_a50 5
+arc $T:func_b30+4 $T:func_c15 7
+arc $T:func_b30+4 $T:func_d05+3 2
+cgfile f:$T f:$T f:$G TIMER 1000000 0 all all all
+arc $T:main+20 0x1234 3
+arc $T:main+20 0x1238 1
+cgfile f:$G f:$T f:$T TIMER 1000000 0 all all all
+arc 0x1234 $T:func_d05 6
+cgfile f:$T f:$T k:/proc/kallsyms TIMER 1000000 0 all all all
+arc $T:func_c15+2 k:$KALLSYMS:pid_task+0x10 3
+EOF
+
 # Files that differ along several axes, which only XML takes: threads on
 # two CPUs (--separate=thread,cpu), and two events on two CPUs.
 S11=$E2E_TMP/threads-cpus
@@ -212,10 +247,12 @@ EOF
 subst() {
 	sed -e "s|@A50@|$A50|g; s|@A50_4@|$A50_4|g; s|@B30@|$B30|g; s|@B30_2@|$B30_2|g" \
 	    -e "s|@C15@|$C15|g; s|@D05@|$D05|g; s|@D05_1@|$D05_1|g; s|@N_MAIN@|$N_MAIN|g" \
-	    -e "s|@TARGET@|$T|g; s|@TARGET2@|$T2|g; s|@TMP@|$E2E_TMP|g; s|@KALLSYMS@|$KALLSYMS|g"
+	    -e "s|@TARGET@|$T|g; s|@TARGET2@|$T2|g; s|@TMP@|$E2E_TMP|g; s|@KALLSYMS@|$KALLSYMS|g" \
+	    -e "s|@STRIPPED@|$PP/pp_target_buildid|g"
 }
 unsubst() {
-	sed -e "s|$KALLSYMS|@KALLSYMS@|g; s|$E2E_TMP|@TMP@|g; s|$T2|@TARGET2@|g; s|$T|@TARGET@|g" \
+	sed -e "s|$PP/pp_target_buildid|@STRIPPED@|g" \
+	    -e "s|$KALLSYMS|@KALLSYMS@|g; s|$E2E_TMP|@TMP@|g; s|$T2|@TARGET2@|g; s|$T|@TARGET@|g" \
 	    -e "s|$A50_4|@A50_4@|g; s|$A50|@A50@|g; s|$B30_2|@B30_2@|g; s|$B30|@B30@|g" \
 	    -e "s|$C15|@C15@|g; s|$D05_1|@D05_1@|g; s|$D05|@D05@|g; s|$N_MAIN|@N_MAIN@|g"
 }
@@ -314,6 +351,15 @@ check ties-reverse "$S13" -r
 check ties-merge-cpu "$S13" --merge=cpu -f
 check ties-merge-lib "$S13" --merge=lib
 check ties-x "$S13" -x
+
+# -c: callers above each symbol, callees and [self] below; -t cuts
+# blocks by their own share and lines by their share of the block; -x
+# keeps the arcs within the application alone; the flat views never read
+# the arc files
+check callgraph "$S14" -c
+check callgraph-threshold "$S14" -c -t 5 -%
+check callgraph-x "$S14" -c -x
+check callgraph-flat "$S14" -l
 
 [ $nr_fail -eq 0 ] || fail "$nr_fail golden check(s) failed"
 echo "PASS: golden reports"

@@ -9,6 +9,10 @@
  *   file IMG DEP EVENT COUNT UM TGID TID CPU
  *        IMG/DEP: f:/abs/path | k:NAME | a:NAME:TGID:START:END (hex)
  *        TGID/TID/CPU: a number or "all"
+ *   cgfile IMG DEP CALLEE EVENT COUNT UM TGID TID CPU
+ *                               the arc file from IMG to CALLEE ({cg})
+ *   arc END END N               add N to the arc between two ends, each
+ *        ELF:NAME+DELTA, k:KALLSYMS:NAME+DELTA or 0xOFFSET
  *   sym ELF NAME DELTA N        add N at the file offset of NAME + DELTA
  *   ksym KALLSYMS NAME DELTA N  add N at NAME - _text + DELTA
  *   off KEY N                   add N at KEY (hex)
@@ -251,6 +255,33 @@ static int ksym_offset(const char *path, const char *name, uint64_t *off)
 	return 0;
 }
 
+/* One end of an arc: ELF:NAME+DELTA, k:KALLSYMS:NAME+DELTA or 0xOFF. */
+static int arc_end(const char *spec, uint64_t *off)
+{
+	char buf[2048], *name, *plus;
+	uint64_t size = 0, delta = 0;
+	int kern = !strncmp(spec, "k:", 2);
+
+	if (!strncmp(spec, "0x", 2)) {
+		*off = strtoull(spec, NULL, 16);
+		return 0;
+	}
+	snprintf(buf, sizeof(buf), "%s", spec + (kern ? 2 : 0));
+	name = strrchr(buf, ':');
+	if (!name)
+		return -EINVAL;
+	*name++ = '\0';
+	plus = strchr(name, '+');
+	if (plus) {
+		*plus++ = '\0';
+		delta = strtoull(plus, NULL, 0);
+	}
+	if (kern ? ksym_offset(buf, name, off) : elf_sym_offset(buf, name, off, &size))
+		return -ENOENT;
+	*off += delta;
+	return 0;
+}
+
 /* xorshift: the benchmark's addresses, reproducible from a seed */
 static uint64_t rnd(uint64_t *s)
 {
@@ -326,6 +357,47 @@ int main(int argc, char **argv)
 				db.header->anon_start = sf.image.anon_start;
 			free(rel);
 			op_sfname_release(&sf);
+		} else if (!strcmp(a[0], "cgfile")) {
+			char f[9][1024], path[8192], *rel;
+			struct op_sfname sf;
+
+			if (sscanf(line, "cgfile %1023s %1023s %1023s %1023s %1023s %1023s %1023s %1023s %1023s",
+				   f[0], f[1], f[8], f[2], f[3], f[4], f[5], f[6], f[7]) != 9)
+				die(lineno, "cgfile needs 9 fields", NULL);
+			if (open_db)
+				odb_close(&db);
+			memset(&sf, 0, sizeof(sf));
+			if (parse_img(f[0], &sf.image) || parse_img(f[1], &sf.dep) ||
+			    parse_img(f[8], &sf.cg))
+				die(lineno, "bad image", f[0]);
+			sf.event = strdup(f[2]);
+			sf.count = strtoul(f[3], NULL, 0);
+			sf.unit_mask = (unsigned)strtoul(f[4], NULL, 0);
+			sf.tgid = parse_field(f[5]);
+			sf.tid = parse_field(f[6]);
+			sf.cpu = parse_field(f[7]);
+			rel = op_sfname_build(&sf);
+			if (!rel)
+				die(lineno, "cannot name", f[0]);
+			snprintf(path, sizeof(path), "%s%s", dir, rel);
+			open_sample_file(&db, lineno, path, cpu_type, mhz, sf.count,
+					 sf.unit_mask, sf.image.kind == OP_IMG_KERN);
+			open_db = true;
+			db.header->cg_to_is_kernel = sf.cg.kind == OP_IMG_KERN;
+			if (sf.image.kind == OP_IMG_ANON)
+				db.header->anon_start = sf.image.anon_start;
+			if (sf.cg.kind == OP_IMG_ANON)
+				db.header->cg_to_anon_start = sf.cg.anon_start;
+			free(rel);
+			op_sfname_release(&sf);
+		} else if (!strcmp(a[0], "arc") && n == 4) {
+			uint64_t from, to;
+
+			if (!open_db || arc_end(a[1], &from) || arc_end(a[2], &to))
+				die(lineno, "bad arc end", a[1]);
+			if (odb_add(&db, from << 32 | (to & 0xffffffffu),
+				    (uint32_t)strtoul(a[3], NULL, 0)))
+				die(lineno, "odb_add failed", NULL);
 		} else if (!strcmp(a[0], "sym") && n == 5) {
 			uint64_t off = 0, size = 0;
 

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Call graphs against the program's own clock: in tests/workloads/cgleaf one
+# leaf, cg_leaf, is reached through cg_via_a and cg_via_b, which spend about
+# 70 % and 30 % of its time in it as the program measures. Profiled with
+# --callgraph, the two callers' shares of the leaf's callers in
+# `opreport -c` must be within 2 percentage points of the program's. And
+# cg_syscalls, which spends its time in the kernel (read of /dev/zero by its
+# own syscall instruction), must have that kernel time under it: its
+# callees in the kernel hold at least half the samples its share of the
+# program's time stands for.
+. "$top_srcdir/tests/e2e/lib.sh"
+. "$top_srcdir/tests/accuracy/acclib.sh"
+e2e_need_perf
+
+op --setup --no-vmlinux --event="cpu-clock:$ACC_PERIOD" --callgraph=32 ||
+	fail "opcontrol --setup --callgraph=32 failed"
+op --start || fail "opcontrol --start failed"
+"$WORKLOADS/cgleaf" 4 >"$E2E_TMP/cgleaf.out" || fail "cgleaf workload failed"
+acc_stop
+cat "$E2E_TMP/cgleaf.out"
+acc_report "$E2E_TMP/report" -c
+acc_report "$E2E_TMP/flat" -l "image:$WORKLOADS/cgleaf"
+[ "$(stats_value callgraph_chains_lost)" = 0 ] || fail "the chain store lost chains"
+
+# cg_block FILE SYMBOL WHICH: the lines of SYMBOL's block in opreport -c,
+# WHICH "callers" (the indented lines above its own line) or "callees"
+# (those below it, [self] left out), as "COUNT IMAGE SYMBOL"
+cg_block() {
+	awk -v sym="$2" -v which="$3" '
+		/^-+$/ { if (found) exit; n = 0; next }
+		/^ / { line[n++] = $0; next }
+		$1 ~ /^[0-9]+$/ && $NF == sym { found = 1; split_at = n; next }
+		END {
+			if (!found) exit
+			for (i = 0; i < n; i++) {
+				if ((which == "callers") != (i < split_at)) continue
+				if (line[i] ~ /\[self\]$/) continue
+				split(line[i], f, " ")
+				print f[1], f[3], f[length(f)]
+			}
+		}' "$1"
+}
+cg_block "$E2E_TMP/report" cg_leaf callers >"$E2E_TMP/leaf.callers"
+cg_block "$E2E_TMP/report" cg_syscalls callees >"$E2E_TMP/sys.callees"
+echo "cg_leaf's callers:"; cat "$E2E_TMP/leaf.callers"
+echo "cg_syscalls' callees:"; cat "$E2E_TMP/sys.callees"
+
+a=$(awk '$3 == "cg_via_a" { n += $1 } END { print n + 0 }' "$E2E_TMP/leaf.callers")
+b=$(awk '$3 == "cg_via_b" { n += $1 } END { print n + 0 }' "$E2E_TMP/leaf.callers")
+check "$a + $b >= 2000" "$a + $b samples of cg_leaf through its callers (>= 2000 needed for the 2-point test)"
+want_a=$(share_of "$E2E_TMP/cgleaf.out" via_a)
+want_b=$(share_of "$E2E_TMP/cgleaf.out" via_b)
+got=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", 100 * a / (a + b) }')
+want=$(awk -v a="$want_a" -v b="$want_b" 'BEGIN { printf "%.3f", 100 * a / (a + b) }')
+check "$got - $want <= 2 && $want - $got <= 2" "cg_via_a's share of cg_leaf: opreport -c $got %, program $want %"
+
+kernel=$(awk -v re="$ACC_KERNEL_RE" '$2 ~ re { n += $1 } END { print n + 0 }' "$E2E_TMP/sys.callees")
+total=0
+for f in cg_leaf cg_via_a cg_via_b cg_syscalls main; do
+	total=$((total + $(sym_count "$E2E_TMP/flat" $f)))
+done
+want_sys=$(share_of "$E2E_TMP/cgleaf.out" syscalls)
+# the kernel's samples are the session's, the program's flat samples are
+# its user time: the syscalls' share of the whole is share / (100 - share)
+# of the user samples
+expect=$(awk -v t="$total" -v s="$want_sys" 'BEGIN { printf "%d", t * s / (100 - s) }')
+check "$kernel >= 0.5 * $expect" "cg_syscalls' kernel callees hold $kernel samples; its time stands for about $expect"
