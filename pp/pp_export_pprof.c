@@ -69,6 +69,18 @@ static int strtab_rehash(struct strtab *t)
 	return 0;
 }
 
+/* The index of s, -1 when absent. */
+static int64_t strtab_find(const struct strtab *t, const char *s)
+{
+	if (!t->cap)
+		return -1;
+	for (size_t j = str_hash(s) & (t->cap - 1); t->slots[j];
+	     j = (j + 1) & (t->cap - 1))
+		if (!strcmp(t->v[t->slots[j] - 1], s))
+			return t->slots[j] - 1;
+	return -1;
+}
+
 /* The index of s (which must outlive the table), -1 on ENOMEM. */
 static int64_t strtab_add(struct strtab *t, const char *s)
 {
@@ -183,6 +195,8 @@ struct pb {
 	int64_t *values;
 	pb_label *labels;
 	pb_label **label_ptrs;
+	char **numbers;			/* label values, owned */
+	size_t nr_numbers;
 	int64_t comment;
 };
 
@@ -209,6 +223,37 @@ static void pb_release(struct pb *b, size_t nr_maps)
 	free(b->values);
 	free(b->labels);
 	free(b->label_ptrs);
+	for (size_t i = 0; i < b->nr_numbers; i++)
+		free(b->numbers[i]);
+	free(b->numbers);
+}
+
+/* The string-table index of the decimal v. Labels are strings, not
+ * pprof's numeric labels: those read a 0 without a unit as no label at
+ * all (cpu 0 would vanish), and Pyroscope and Parca keep strings only. */
+static int64_t number_str(struct pb *b, long v)
+{
+	char buf[32], *s, **n;
+	int64_t i;
+
+	snprintf(buf, sizeof(buf), "%ld", v);
+	i = strtab_find(&b->st, buf);
+	if (i >= 0)
+		return i;
+	n = realloc(b->numbers, (b->nr_numbers + 1) * sizeof(*n));
+	if (!n)
+		return -1;
+	b->numbers = n;
+	s = strdup(buf);
+	if (!s)
+		return -1;
+	i = strtab_add(&b->st, s);
+	if (i < 0) {
+		free(s);
+		return -1;
+	}
+	b->numbers[b->nr_numbers++] = s;
+	return i;
 }
 
 #define STR(b, s) ({ int64_t i_ = strtab_add(&(b)->st, (s)); if (i_ < 0) goto err_nomem; i_; })
@@ -363,7 +408,9 @@ static int pb_build(struct pb *b, const struct pp_export *x)
 				continue;
 			perftools__profiles__label__init(pl);
 			pl->key = STR(b, lab[j].key);
-			pl->num = lab[j].val;
+			pl->str = number_str(b, lab[j].val);
+			if (pl->str < 0)
+				goto err_nomem;
 			b->label_ptrs[nl++] = pl;
 			ps->n_label++;
 		}
