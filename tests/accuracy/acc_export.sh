@@ -95,6 +95,8 @@ cat "$E2E_TMP/cgleaf.out"
 	fail "opexport found no call chains in a --callgraph session"
 pprof -traces "$E2E_TMP/cg.pb.gz" >"$E2E_TMP/traces.raw"
 traces "$E2E_TMP/traces.raw" >"$E2E_TMP/traces"
+# for the log: the heaviest stacks, innermost frame first
+sort -t"$(printf '\t')" -k1,1nr "$E2E_TMP/traces" | awk 'NR <= 8'
 # the stacks as the program made them, innermost first
 via_a=$(awk -F'\t' '$2 == "cg_leaf" && $3 == "cg_via_a" && $4 == "main" { n += $1 }
 	END { print n + 0 }' "$E2E_TMP/traces")
