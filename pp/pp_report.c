@@ -629,6 +629,19 @@ void pp_symview_free(struct pp_symview *v)
 	free(v);
 }
 
+const struct pp_symtab *pp_symview_symtab(const struct pp_symview *v,
+					  size_t image)
+{
+	size_t t;
+
+	if (image >= v->nr_images)
+		return NULL;
+	t = v->img_tab[image];
+	if (t == SIZE_MAX || v->tabs[t].status)
+		return NULL;
+	return &v->tabs[t].st;
+}
+
 /* ---- header ---- */
 
 /* OProfile's three warnings about how a session was sampled, on stderr

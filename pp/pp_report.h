@@ -66,6 +66,7 @@ void pp_report_status_release(struct pp_report_status *st);
 /* Symbol-level view of a profile, built once and printed by the
  * formatters. Owns its strings and arrays. */
 struct pp_symview;
+struct pp_symtab;
 
 /* Build the view: resolve every image's addresses into symbols (only when
  * opts->symbols or details or xml; else one entry per image). Warnings
@@ -75,6 +76,13 @@ struct pp_symview *pp_symview_build(const struct pp_profile *p,
 				    const struct op_logger *lg,
 				    struct pp_report_status *st);
 void pp_symview_free(struct pp_symview *v);
+
+/* The symbol table the view loaded for p->images[image] (the binary found
+ * by --root and --image-path, kallsyms or the vmlinux, a JIT map), for
+ * readers that name addresses the view does not (opexport's call chains).
+ * NULL when none loaded or the view was built without symbols. */
+const struct pp_symtab *pp_symview_symtab(const struct pp_symview *v,
+					  size_t image);
 
 /* Header lines (CPU, event, class names). */
 void pp_report_header(FILE *out, const struct pp_profile *p,

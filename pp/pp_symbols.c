@@ -741,6 +741,25 @@ bool pp_symtab_line(const struct pp_symtab *st, uint64_t vma,
 	return true;
 }
 
+size_t pp_symtab_build_id(const struct pp_symtab *st, char *buf, size_t len)
+{
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int n;
+
+	if (!len)
+		return 0;
+	buf[0] = '\0';
+	if (!st->mod)
+		return 0;
+	n = dwfl_module_build_id(st->mod, &bits, &vaddr);
+	if (n <= 0)
+		return 0;
+	for (int i = 0; i < n && (size_t)i * 2 + 2 < len; i++)
+		snprintf(buf + i * 2, 3, "%02x", bits[i]);
+	return (size_t)n;
+}
+
 void pp_symtab_release(struct pp_symtab *st)
 {
 	struct dw_state *dw = st->dwfl;

@@ -110,6 +110,11 @@ const struct pp_sym *pp_symtab_lookup(const struct pp_symtab *st, uint64_t vma);
 bool pp_symtab_line(const struct pp_symtab *st, uint64_t vma,
 		    const char **file, int *line);
 
+/* The build-id of an ELF table's file as lowercase hex into buf (at least
+ * 2 * 20 + 1 bytes for the usual SHA-1 ids; a longer id is cut). Returns
+ * its length in bytes, 0 when the file has none or st is not ELF. */
+size_t pp_symtab_build_id(const struct pp_symtab *st, char *buf, size_t len);
+
 void pp_symtab_release(struct pp_symtab *st);
 
 /* Demangle a C++ name through the C++ runtime's __cxa_demangle when it can

@@ -6,10 +6,14 @@ set -euo pipefail
 # procps: pgrep, which the tests use to find the daemon; util-linux: flock,
 # which makes the tests that profile the system take turns; libxml2-utils:
 # xmllint, which checks our XML against OProfile's schema (tests/interop;
-# the OProfile those tests build installs its own build dependencies)
+# the OProfile those tests build installs its own build dependencies);
+# opexport: libprotobuf-c-dev, protobuf-c-compiler and zlib1g-dev build
+# its pprof output, and its tests read what it writes with the other
+# tools: golang-go (go tool pprof), librsvg2-bin (rsvg-convert)
 pkgs=(gcc make autoconf automake libtool pkg-config binutils elfutils
       libpfm4-dev libdw-dev libelf-dev libpopt-dev libcmocka-dev
-      clang libclang-rt-dev procps util-linux libxml2-utils)
+      clang libclang-rt-dev procps util-linux libxml2-utils
+      libprotobuf-c-dev protobuf-c-compiler zlib1g-dev golang-go librsvg2-bin)
 # bench: perf to measure against, bc for the benchmarks' arithmetic,
 # time for opreport's peak memory
 [ "${1:-}" = --bench ] && pkgs+=(linux-perf bc time)

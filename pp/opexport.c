@@ -1,0 +1,308 @@
+/* opexport: a session's profile for other tools: pprof (go tool pprof,
+ * Pyroscope, Parca), folded stacks, a flame-graph SVG. Sessions and
+ * profile specifications are opreport's (pp_spec, pp_profile), symbols are
+ * named by opreport's symbol view; this file is the command line and the
+ * order of the steps, the work is in pp_export*.c. */
+#include "config.h"
+
+#include <errno.h>
+#include <popt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "op_config.h"
+#include "op_log.h"
+#include "pp_export.h"
+#include "pp_profile.h"
+#include "pp_report.h"
+#include "pp_spec.h"
+
+/* Exit statuses: opreport's, listed in --help. */
+enum {
+	EXIT_OK = 0,
+	EXIT_USAGE = 1,
+	EXIT_SPEC = 2,
+	EXIT_NO_SESSION = 3,
+	EXIT_NO_SAMPLES = 4,
+	EXIT_BAD_FILE = 6,
+	EXIT_OUTPUT = 7,
+	EXIT_NOMEM = 8,
+};
+
+static const char exit_help[] =
+	"\nFormats: pprof (gzip'd profile.proto), folded (\"frame;frame count\" "
+	"lines, root first),\n  flamegraph (an SVG). Stacks are whole call "
+	"chains when the session was recorded\n  with --callgraph, else one "
+	"frame per sample.\n"
+	"\nProfile specification: as opreport's: [session:NAME,...] "
+	"[session-exclude:...]\n  [image:PATH,...] [image-exclude:...] "
+	"[lib-image:...] [event:NAME,...] [count:N,...]\n  [unit-mask:N,...] "
+	"[cpu:N|A-B,...] [tgid:...] [tid:...]\n"
+	"\nExit status: 0 ok, 1 bad option, 2 bad profile specification, 3 no "
+	"session,\n  4 nothing matches, 6 an unreadable or corrupt sample file "
+	"or chain store\n  (the output covers the rest), 7 cannot write the "
+	"output, 8 out of memory\n";
+
+enum format { FMT_PPROF, FMT_FOLDED, FMT_FLAMEGRAPH };
+
+struct cmdline {
+	char *format, *output, *session_dir, *merge, *image_path, *root;
+	char *vmlinux, *kallsyms, *debug_dirs, *jit_dir, *demangle, *title;
+	int verbose, help, version;
+};
+
+static int parse_format(const char *s, enum format *f)
+{
+	if (!s || !strcmp(s, "pprof"))
+		*f = FMT_PPROF;
+	else if (!strcmp(s, "folded"))
+		*f = FMT_FOLDED;
+	else if (!strcmp(s, "flamegraph") || !strcmp(s, "svg"))
+		*f = FMT_FLAMEGRAPH;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* Select and load. Returns an exit status. */
+static int build(struct pp_export *x, struct pp_spec *spec,
+		 const char *session_dir, int argc, const char *const *argv,
+		 const struct pp_merge *merge, const struct op_logger *lg)
+{
+	struct pp_fileset fs;
+	char err[512];
+	int ret;
+
+	ret = pp_spec_parse(argc, argv, spec, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "opexport: bad profile specification: %s\n", err);
+		return ret == -ENOMEM ? EXIT_NOMEM : EXIT_SPEC;
+	}
+	if (spec->archive) {
+		fprintf(stderr, "opexport: archive: is not supported yet; give the "
+			"archive's session with --session-dir and --root\n");
+		return EXIT_SPEC;
+	}
+	ret = pp_fileset_select(&fs, session_dir, spec, lg);
+	for (size_t i = 0; !ret && i < fs.nr_sessions; i++)
+		pp_session_warnings(stderr, fs.sessions[i], session_dir);
+	if (ret == -ENOENT) {
+		fprintf(stderr, "opexport: no session found in %s/samples%s\n"
+			"  profile with opcontrol --start/--stop first, or give "
+			"--session-dir\n", session_dir,
+			spec->session.given ? " matching the session: tag" : "");
+		return EXIT_NO_SESSION;
+	}
+	if (ret) {
+		fprintf(stderr, "opexport: cannot read %s: %s\n", session_dir,
+			strerror(-ret));
+		return ret == -ENOMEM ? EXIT_NOMEM : EXIT_NO_SESSION;
+	}
+	if (!fs.nr_files) {
+		fprintf(stderr, "opexport: no sample file matches%s%s in %s\n"
+			"  run opcontrol --dump, or check the profile specification\n",
+			argc ? " " : "", argc ? spec->text : "", session_dir);
+		pp_fileset_release(&fs);
+		return EXIT_NO_SAMPLES;
+	}
+	ret = pp_export_load(x, &fs, spec, merge, lg);
+	if (ret == -ENOMEM) {
+		fprintf(stderr, "opexport: out of memory\n");
+		return EXIT_NOMEM;
+	}
+	if (ret)	/* named through the logger */
+		return EXIT_BAD_FILE;
+	if (!x->nr_stacks) {
+		fprintf(stderr, "opexport: no %ssample matches%s%s in %s\n",
+			x->nr_bad_files ? "readable " : "", argc ? " " : "",
+			argc ? spec->text : "", session_dir);
+		return x->nr_bad_files ? EXIT_BAD_FILE : EXIT_NO_SAMPLES;
+	}
+	return EXIT_OK;
+}
+
+int main(int argc, const char **argv)
+{
+	struct cmdline cl = { 0 };
+	struct poptOption options[] = {
+		{ "format", 'F', POPT_ARG_STRING, &cl.format, 0,
+		  "pprof (the default), folded or flamegraph", "FORMAT" },
+		{ "output-file", 'o', POPT_ARG_STRING, &cl.output, 0,
+		  "write to FILE (default: standard output)", "FILE" },
+		{ "session-dir", 0, POPT_ARG_STRING, &cl.session_dir, 0,
+		  "session directory (default ./oprofile_data if present, else /var/lib/oprofile)", "DIR" },
+		{ "merge", 'm', POPT_ARG_STRING, &cl.merge, 0,
+		  "merge along lib,cpu,tid,tgid,unitmask,all (no cpu, pid or tid labels)", "LIST" },
+		{ "title", 0, POPT_ARG_STRING, &cl.title, 0,
+		  "the flame graph's title", "TEXT" },
+		{ "demangle", 'D', POPT_ARG_STRING | POPT_ARGFLAG_OPTIONAL, &cl.demangle, 0,
+		  "C++ names: none, or normal (the default; smart is normal)", "none|normal|smart" },
+		{ "image-path", 'p', POPT_ARG_STRING, &cl.image_path, 0,
+		  "directories to look for binaries in", "DIR,..." },
+		{ "root", 'R', POPT_ARG_STRING, &cl.root, 0, "prefix of binary paths", "DIR" },
+		{ "vmlinux", 'k', POPT_ARG_STRING, &cl.vmlinux, 0,
+		  "kernel symbols from this vmlinux (default /proc/kallsyms)", "FILE" },
+		{ "kallsyms", 0, POPT_ARG_STRING, &cl.kallsyms, 0,
+		  "kernel symbols from this kallsyms file", "FILE" },
+		{ "debug-dir", 0, POPT_ARG_STRING, &cl.debug_dirs, 0,
+		  "separate debug file directories (libdwfl path)", "PATH" },
+		{ "jit-dir", 0, POPT_ARG_STRING, &cl.jit_dir, 0,
+		  "where perf-PID.map files are (default /tmp)", "DIR" },
+		{ "verbose", 'V', POPT_ARG_NONE, &cl.verbose, 0, "more messages", NULL },
+		{ "help", '?', POPT_ARG_NONE, &cl.help, 0, "show this help", NULL },
+		{ "version", 'v', POPT_ARG_NONE, &cl.version, 0, "show version", NULL },
+		POPT_TABLEEND
+	};
+	struct op_logger lg = { op_log_to_stderr, (void *)"opexport", OP_LOG_WARN };
+	struct pp_report_opts o = { 0 };
+	struct pp_report_status st = { 0 };
+	struct pp_merge merge = { 0 };
+	struct pp_spec spec = { 0 };
+	struct pp_export x;
+	const char **args, *empty[] = { NULL }, *bad = NULL;
+	char *session_dir = NULL, *root_debug = NULL;
+	enum format fmt = FMT_PPROF;
+	FILE *out = stdout;
+	int nargs = 0, rc, status = EXIT_OK;
+	poptContext pc;
+
+	pp_export_init(&x);
+	pc = poptGetContext("opexport", argc, argv, options, 0);
+	poptSetOtherOptionHelp(pc, "--format=pprof|folded|flamegraph [-o FILE] "
+			       "[options] [profile specification]");
+	while ((rc = poptGetNextOpt(pc)) > 0)
+		;
+	if (rc < -1) {
+		fprintf(stderr, "opexport: %s: %s\n",
+			poptBadOption(pc, POPT_BADOPTION_NOALIAS), poptStrerror(rc));
+		status = EXIT_USAGE;
+		goto out;
+	}
+	args = poptGetArgs(pc);
+	if (!args)
+		args = empty;
+	while (args[nargs])
+		nargs++;
+	if (cl.version) {
+		printf("%s: " PACKAGE " " VERSION "\n", argv[0]);
+		goto out;
+	}
+	if (cl.help) {
+		poptPrintHelp(pc, stdout, 0);
+		fputs(exit_help, stdout);
+		goto out;
+	}
+	if (cl.verbose)
+		lg.max = OP_LOG_DEBUG;
+	if (parse_format(cl.format, &fmt)) {
+		fprintf(stderr, "opexport: unknown --format=%s (use pprof, folded "
+			"or flamegraph)\n", cl.format);
+		status = EXIT_USAGE;
+		goto out;
+	}
+	if (cl.merge && pp_merge_parse(cl.merge, &merge, &bad)) {
+		fprintf(stderr, "opexport: unknown --merge value at '%s' "
+			"(use lib,cpu,tid,tgid,unitmask,all)\n", bad);
+		status = EXIT_USAGE;
+		goto out;
+	}
+	o.demangle = true;
+	if (cl.demangle && !strcmp(cl.demangle, "none")) {
+		o.demangle = false;
+	} else if (cl.demangle && *cl.demangle && strcmp(cl.demangle, "normal") &&
+		   strcmp(cl.demangle, "smart")) {
+		fprintf(stderr, "opexport: --demangle takes none, normal or smart\n");
+		status = EXIT_USAGE;
+		goto out;
+	}
+	o.image_path = cl.image_path;
+	o.root = cl.root;
+	o.vmlinux = cl.vmlinux;
+	o.kallsyms = cl.kallsyms;
+	o.debug_dirs = cl.debug_dirs;
+	o.jit_dir = cl.jit_dir;
+	if (!cl.debug_dirs && cl.root) {
+		/* separate debug files live under the same root, as opreport's */
+		if (asprintf(&root_debug, ":.debug:%s/usr/lib/debug", cl.root) < 0) {
+			root_debug = NULL;
+			status = EXIT_NOMEM;
+			goto out;
+		}
+		o.debug_dirs = root_debug;
+	}
+	session_dir = pp_session_dir_default(cl.session_dir);
+	if (!session_dir) {
+		status = EXIT_NOMEM;
+		goto out;
+	}
+	status = build(&x, &spec, session_dir, nargs, args, &merge, &lg);
+	if (status)
+		goto out;
+	if (pp_export_symbolize(&x, &o, &lg, &st)) {
+		fprintf(stderr, "opexport: out of memory\n");
+		status = EXIT_NOMEM;
+		goto out;
+	}
+	if (cl.output) {
+		out = fopen(cl.output, "w");
+		if (!out) {
+			fprintf(stderr, "opexport: cannot write %s: %s\n", cl.output,
+				strerror(errno));
+			out = stdout;
+			status = EXIT_OUTPUT;
+			goto out;
+		}
+	}
+	switch (fmt) {
+	case FMT_PPROF:
+		rc = pp_export_pprof(&x, out);
+		break;
+	case FMT_FOLDED:
+		rc = pp_export_folded(&x, out);
+		break;
+	case FMT_FLAMEGRAPH:
+		rc = pp_export_flamegraph(&x, out, cl.title ? cl.title :
+					  x.has_chains ? "Flame graph" :
+					  "Flame graph (flat profile)");
+		break;
+	}
+	if (rc == -ENOMEM) {
+		fprintf(stderr, "opexport: out of memory\n");
+		status = EXIT_NOMEM;
+	}
+	if (rc == -EIO || ferror(out) | (out != stdout ? fclose(out) : fflush(out))) {
+		fprintf(stderr, "opexport: error writing %s\n",
+			cl.output ? cl.output : "the standard output");
+		status = EXIT_OUTPUT;
+	}
+	out = stdout;
+	if (!status && x.nr_bad_files) {
+		fprintf(stderr, "opexport: %zu sample file(s) or chain store(s) could "
+			"not be read; the export covers the others\n", x.nr_bad_files);
+		status = EXIT_BAD_FILE;
+	}
+out:
+	if (status == EXIT_USAGE)
+		fputs(exit_help, stderr);
+	pp_export_release(&x);
+	pp_spec_release(&spec);
+	pp_report_status_release(&st);
+	free(session_dir);
+	free(root_debug);
+	free(cl.format);
+	free(cl.output);
+	free(cl.session_dir);
+	free(cl.merge);
+	free(cl.image_path);
+	free(cl.root);
+	free(cl.vmlinux);
+	free(cl.kallsyms);
+	free(cl.debug_dirs);
+	free(cl.jit_dir);
+	free(cl.demangle);
+	free(cl.title);
+	poptFreeContext(pc);
+	return status;
+}
