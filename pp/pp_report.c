@@ -1336,9 +1336,10 @@ static int print_symbols(FILE *out, const struct pp_profile *p,
  * application, image, then address, so that each application's symbols
  * come together: one <binary> per application with its own symbols, then a
  * <module> per dependent image. When the columns are threads or processes
- * the body is <process>/<thread> elements instead, with every image of a
- * thread as a <module>. <classes> names the columns only when they differ
- * by cpu, event or unit mask; counts of zero are left out everywhere.
+ * the body is <process>/<thread> elements instead, with the images of a
+ * thread as <module>s, grouped as xml_thread_modules() says. <classes>
+ * names the columns only when they differ by cpu, event or unit mask;
+ * counts of zero are left out everywhere.
  */
 
 static void xml_escape(FILE *out, const char *s)
@@ -1508,19 +1509,19 @@ static bool is_own_image(const struct xml_ctx *x, const struct pp_entry *e)
 	return !strcmp(x->v->img_long[e->image], x->v->app_long[e->image]);
 }
 
-/* Symbols sel[from, to) of one image as a <module> for classes [lo, hi]:
- * its summary is the sum of its symbols, as OProfile's is. */
-static void xml_module(struct xml_ctx *x, size_t from, size_t to,
-		       size_t lo, size_t hi, uint64_t *sum)
+static void add_counts(uint64_t *sum, const uint64_t *counts, size_t lo, size_t hi)
+{
+	for (size_t c = lo; c <= hi; c++)
+		sum[c] += counts[c];
+}
+
+/* A <module> for classes [lo, hi] with the count sum, listing the
+ * symbols of sel[from, to) sampled in those classes. */
+static void xml_module_write(struct xml_ctx *x, size_t from, size_t to,
+			     size_t lo, size_t hi, const uint64_t *sum)
 {
 	const struct pp_entry *first = x->sel[from];
 
-	memset(sum, 0, x->nc * sizeof(*sum));
-	for (size_t i = from; i < to; i++)
-		for (size_t c = lo; c <= hi; c++)
-			sum[c] += x->sel[i]->counts[c];
-	if (!has_counts(sum, lo, hi))
-		return;
 	fputs("<module ", x->out);
 	xml_attr(x->out, "name", x->v->img_long[first->image]);
 	fputs(">\n", x->out);
@@ -1528,6 +1529,56 @@ static void xml_module(struct xml_ctx *x, size_t from, size_t to,
 	for (size_t i = from; i < to; i++)
 		xml_symbol(x, x->sel[i], lo, hi);
 	fputs("</module>\n", x->out);
+}
+
+/* Symbols sel[from, to) of one image as a <module> for classes [lo, hi]:
+ * its summary is the sum of its symbols, as OProfile's is. */
+static void xml_module(struct xml_ctx *x, size_t from, size_t to,
+		       size_t lo, size_t hi, uint64_t *sum)
+{
+	memset(sum, 0, x->nc * sizeof(*sum));
+	for (size_t i = from; i < to; i++)
+		add_counts(sum, x->sel[i]->counts, lo, hi);
+	if (has_counts(sum, lo, hi))
+		xml_module_write(x, from, to, lo, hi, sum);
+}
+
+/* The <module>s of the thread of classes [lo, hi], grouped as OProfile's
+ * xml_utils groups them. It walks every selected symbol in XML order, the
+ * same walk for every thread: a symbol sampled in the thread opens a
+ * module when its image is not that of the thread's last module, and the
+ * first symbol of another image, sampled in the thread or not, ends the
+ * symbols the module lists. Later symbols of the last module's image
+ * still add to its count. So when another image's symbols sort between
+ * two of the thread's (two programs of one base name, say), the thread
+ * keeps one module, counts both and lists the first. */
+static void xml_thread_modules(struct xml_ctx *x, size_t lo, size_t hi,
+			       uint64_t *sum)
+{
+	size_t from = SIZE_MAX, to = SIZE_MAX;
+
+	for (size_t i = 0; i <= x->nr; i++) {
+		const struct pp_entry *e = i < x->nr ? x->sel[i] : NULL;
+
+		if (e && from != SIZE_MAX &&
+		    !strcmp(x->v->img_long[e->image],
+			    x->v->img_long[x->sel[from]->image])) {
+			add_counts(sum, e->counts, lo, hi);
+			continue;
+		}
+		if (from != SIZE_MAX && to == SIZE_MAX)
+			to = i;
+		if (e && !has_counts(e->counts, lo, hi))
+			continue;
+		if (from != SIZE_MAX)
+			xml_module_write(x, from, to, lo, hi, sum);
+		if (!e)
+			break;
+		from = i;
+		to = SIZE_MAX;
+		memset(sum, 0, x->nc * sizeof(*sum));
+		add_counts(sum, e->counts, lo, hi);
+	}
 }
 
 /* End of the run of sel from i with the same image. */
@@ -1685,10 +1736,7 @@ static int xml_processes(struct xml_ctx *x, uint64_t *sum)
 			xml_attr(x->out, "tid", tid[lo]);
 			fputs(">\n", x->out);
 			xml_counts(x, psum, lo, hi);
-			for (size_t i = 0, m; i < x->nr; i = m) {
-				m = image_run_end(x, i, x->nr);
-				xml_module(x, i, m, lo, hi, sum);
-			}
+			xml_thread_modules(x, lo, hi, sum);
 			fputs("</thread>\n", x->out);
 		}
 		fputs("</process>\n", x->out);
