@@ -2085,7 +2085,7 @@ static void xml_header(const struct xml_ctx *x, size_t nr_cpus)
 	}
 	if (nr_cpus > 1)
 		fprintf(x->out, " separatedcpus=\"%zu\"\n", nr_cpus);
-	fprintf(x->out, " mhz=\"%g\"\n", p->hdr.cpu_speed);
+	fprintf(x->out, " mhz=\"%.2f\"\n", p->hdr.cpu_speed);
 	xml_attr(x->out, "title", o->title ? o->title : "opreport ");
 	fputs(">\n", x->out);
 	/* the options OProfile records, in its order */

@@ -169,7 +169,7 @@ T3=$E2E_TMP/copy/${T##*/}
 mkdir -p "${T3%/*}" && cp -p "$T" "$T3"
 S14=$E2E_TMP/threads-one-name
 "$MKS" "$S14" <<EOF
-header 4 2596.13
+header 4 2400
 file f:$T2 f:$T2 TIMER 100000 0 100 100 all
 sym $T2 main 0 9
 file f:$T f:$T TIMER 100000 0 200 200 all
@@ -323,7 +323,8 @@ check xml-libs-details "$S10" -X -d
 # several axes at once: a column per thread and CPU (or event and CPU),
 # named by CPU and event only, a thread's columns side by side
 check xml-threads-cpus "$S11" -X
-# a thread's module as OProfile's xml_utils groups it
+# a thread's module as OProfile's xml_utils groups it; mhz with two
+# decimals, as OProfile writes it ("2400.00")
 check xml-threads-one-name "$S14" -X -l
 check xml-events-cpus "$S12" -X -d
 # -%: per-address lines of -d against all samples, not the symbol's
