@@ -171,6 +171,7 @@ struct one_report {
 	char *archive_session;
 	char *archive_debug;
 	char *archive_kallsyms;
+	char *archive_real;
 };
 
 /* The session directory opreport reads, and how OProfile's opreport names
@@ -198,6 +199,10 @@ static int archive_setup(struct one_report *r, const struct pp_report_opts *o)
 		return EXIT_NOMEM;
 	}
 	r->opts.root = dir;
+	/* OProfile names a missing image by the archive's real path and the
+	 * image's name */
+	r->archive_real = realpath(dir, NULL);
+	r->opts.archive = r->archive_real ? r->archive_real : dir;
 	if (!o->debug_dirs) {
 		if (asprintf(&r->archive_debug, ":.debug:%s/usr/lib/debug", dir) < 0) {
 			r->archive_debug = NULL;
@@ -312,6 +317,7 @@ static void release_report(struct one_report *r)
 	free(r->archive_session);
 	free(r->archive_debug);
 	free(r->archive_kallsyms);
+	free(r->archive_real);
 }
 
 int main(int argc, const char **argv)
@@ -371,7 +377,7 @@ int main(int argc, const char **argv)
 	struct op_logger lg = { op_log_to_stderr, (void *)"opreport", OP_LOG_WARN };
 	struct pp_report_opts o = { 0 };
 	struct pp_merge merge = { 0 };
-	struct pp_report_status st = { 0 };
+	struct pp_report_status st = { .err = stderr };
 	struct one_report ra = { 0 }, rb = { 0 };
 	const char **args, *empty[] = { NULL };
 	char **incl = NULL, **excl = NULL, *session_dir = NULL, *title = NULL;

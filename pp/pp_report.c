@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +78,14 @@ static char *img_name(const struct op_img *img, bool long_name)
 	return s ? s : strdup(img->path ? img->path : "?");
 }
 
+/* A file OProfile reads an image from: a regular file we may read. */
+static bool readable_file(const char *path)
+{
+	struct stat sb;
+
+	return !stat(path, &sb) && S_ISREG(sb.st_mode) && !access(path, R_OK);
+}
+
 /* Where the binary of a FILE image is read from: --root prefix, then the
  * --image-path directories by basename. Returns a malloc'd path. */
 static char *locate_binary(const char *path, const struct pp_report_opts *o)
@@ -85,7 +94,7 @@ static char *locate_binary(const char *path, const struct pp_report_opts *o)
 	const char *base = strrchr(path, '/');
 
 	snprintf(buf, sizeof(buf), "%s%s", o->root ? o->root : "", path);
-	if (!access(buf, F_OK) || !o->image_path)
+	if (readable_file(buf) || !o->image_path)
 		return strdup(buf);
 	base = base ? base + 1 : path;
 	for (const char *p = o->image_path; *p;) {
@@ -94,7 +103,7 @@ static char *locate_binary(const char *path, const struct pp_report_opts *o)
 		char cand[PATH_MAX * 2];
 
 		snprintf(cand, sizeof(cand), "%.*s/%s", (int)len, p, base);
-		if (len && !access(cand, F_OK))
+		if (len && readable_file(cand))
 			return strdup(cand);
 		if (!comma)
 			break;
@@ -130,54 +139,256 @@ void pp_report_status_release(struct pp_report_status *st)
 	st->nr_warned = 0;
 }
 
-/* Existence and mtime of a binary, warned about once. Returns 0 or
- * -ENOENT. */
-static int check_binary(const char *path, uint64_t mtime,
-			const struct op_logger *lg, struct pp_report_status *st)
-{
-	struct stat sb;
+/* ---- OProfile's warnings about images ----
+ *
+ * Worded, ordered and sent as OProfile's opreport sends them (its
+ * image_errors.cpp and op_header.cpp), to st->err: before it reads any
+ * image, every image it cannot find, in name order, once per report:
+ * binaries, kernel modules (OProfile looks for "/NAME", or NAME.ko along
+ * --image-path) and anonymous regions other than "anon" and "[vdso]";
+ * then, image by image in the same order, one it found that it cannot
+ * read as a binary, or whose mtime is not its samples'. Where OProfile
+ * says nothing (a --vmlinux or kallsyms table we cannot read), ours
+ * still warns through the logger.
+ */
 
-	if (stat(path, &sb)) {
-		if (first_warning(st, path)) {
-			op_log(lg, OP_LOG_WARN,
-			       "%s could not be found: its samples count, without symbols",
-			       path);
+/* One of OProfile's warnings: "warning: MSG" on st->err, or through the
+ * logger when the caller gave no stream. */
+static void __attribute__((format(printf, 3, 4)))
+image_warning(const struct op_logger *lg, const struct pp_report_status *st,
+	      const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (st->err) {
+		fputs("warning: ", st->err);
+		vfprintf(st->err, fmt, ap);
+		fputc('\n', st->err);
+	} else {
+		op_vlog(lg, OP_LOG_WARN, fmt, ap);
+	}
+	va_end(ap);
+}
+
+/* The image of name (its long name) as OProfile finds it: a malloc'd
+ * path, or NULL. An anonymous region is never found. */
+static char *find_image(const struct op_img *img, const char *name,
+			const struct pp_report_opts *o)
+{
+	char *path, *ko;
+
+	if (img->kind == OP_IMG_ANON)
+		return NULL;
+	path = locate_binary(name, o);
+	if (path && readable_file(path))
+		return path;
+	free(path);
+	if (img->kind != OP_IMG_KERN || op_img_is_kernel(img) || !o->image_path)
+		return NULL;
+	if (asprintf(&ko, "%s.ko", name) < 0)
+		return NULL;
+	path = locate_binary(ko, o);
+	free(ko);
+	if (path && readable_file(path))
+		return path;
+	free(path);
+	return NULL;
+}
+
+static bool image_found(const struct op_img *img, const char *name,
+			const struct pp_report_opts *o)
+{
+	char *path = find_image(img, name, o);
+	bool found = path != NULL;
+
+	free(path);
+	return found;
+}
+
+/* Regions OProfile knows have no file, and does not warn about. */
+static bool never_found(const char *name)
+{
+	return !strncmp(name, "anon ", 5) || !strcmp(name, "/no-vmlinux") ||
+	       !strncmp(name, "[vdso]", 6) || !strncmp(name, "[hypervisor_bucket]", 19);
+}
+
+/* An image's name as OProfile has it, for its order: the name in the
+ * sample file's, where an anonymous region's '/' is %2F (ours prints the
+ * region's real name: tests/interop/README.md, [anon-escape]). */
+static char *oprofile_name(const struct pp_symview *v, const struct pp_profile *p,
+			   size_t i)
+{
+	const char *name = v->img_long[i];
+	size_t n = 0;
+	char *out, *q;
+
+	if (p->images[i].img.kind != OP_IMG_ANON)
+		return strdup(name);
+	for (const char *c = name; *c; c++)
+		n += *c == '/' ? 3 : 1;
+	out = malloc(n + 1);
+	if (!out)
+		return NULL;
+	q = out;
+	for (const char *c = name; *c; c++) {
+		if (*c == '/') {
+			memcpy(q, "%2F", 3);
+			q += 3;
+		} else {
+			*q++ = *c;
+		}
+	}
+	*q = '\0';
+	return out;
+}
+
+static int cmp_name(const void *a, const void *b, void *vctx)
+{
+	char *const *keys = vctx;
+
+	return strcmp(keys[*(const size_t *)a], keys[*(const size_t *)b]);
+}
+
+/* The first image of each long name in *out, sorted as OProfile lists
+ * them: by its name, in byte order. Returns how many, or -ENOMEM. */
+static long images_by_name(const struct pp_symview *v, const struct pp_profile *p,
+			   size_t **out)
+{
+	size_t nr = v->nr_images ? v->nr_images : 1;
+	size_t *ord = malloc(nr * sizeof(*ord));
+	char **keys = calloc(nr, sizeof(*keys));
+	size_t n = 0;
+
+	if (!ord || !keys)
+		goto err_nomem;
+	for (size_t i = 0; i < v->nr_images; i++) {
+		size_t k;
+
+		for (k = 0; k < n; k++)
+			if (!strcmp(v->img_long[ord[k]], v->img_long[i]))
+				break;
+		if (k < n)
+			continue;
+		keys[i] = oprofile_name(v, p, i);
+		if (!keys[i])
+			goto err_nomem;
+		ord[n++] = i;
+	}
+	qsort_r(ord, n, sizeof(*ord), cmp_name, keys);
+	for (size_t i = 0; i < v->nr_images; i++)
+		free(keys[i]);
+	free(keys);
+	*out = ord;
+	return (long)n;
+
+err_nomem:
+	for (size_t i = 0; keys && i < v->nr_images; i++)
+		free(keys[i]);
+	free(keys);
+	free(ord);
+	return -ENOMEM;
+}
+
+/* The images OProfile cannot find. */
+static void warn_missing(const struct pp_symview *v, const struct pp_profile *p,
+			 const size_t *ord, size_t n,
+			 const struct pp_report_opts *o, const struct op_logger *lg,
+			 struct pp_report_status *st)
+{
+	const char *archive = o->archive ? o->archive : "";
+
+	for (size_t k = 0; k < n; k++) {
+		const char *name = v->img_long[ord[k]];
+		char *shown;
+
+		if (never_found(name) || image_found(&p->images[ord[k]].img, name, o))
+			continue;
+		if (asprintf(&shown, "%s%s", archive, name) < 0)
+			continue;
+		if (first_warning(st, shown)) {
+			image_warning(lg, st, "%s could not be found.", shown);
 			st->nr_missing++;
 		}
-		return -ENOENT;
+		free(shown);
 	}
-	if (mtime && (uint64_t)sb.st_mtime != mtime && first_warning(st, path)) {
-		op_log(lg, OP_LOG_WARN,
-		       "the last modified time of %s does not match its sample files: "
-		       "the binary changed since profiling and symbols may be wrong",
-		       path);
-		st->nr_changed++;
+}
+
+/* The binaries OProfile found but cannot read, or whose mtime differs
+ * from their samples' (the file's real path, once each; the second line
+ * once per run). */
+static void warn_unusable(const struct pp_symview *v, const struct pp_profile *p,
+			  const size_t *ord, size_t n,
+			  const struct pp_report_opts *o, const struct op_logger *lg,
+			  struct pp_report_status *st)
+{
+	const char *archive = o->archive ? o->archive : "";
+
+	for (size_t k = 0; k < n; k++) {
+		const struct pp_image *im = &p->images[ord[k]];
+		const char *name = v->img_long[ord[k]];
+		size_t t = v->img_tab[ord[k]];
+		char *path, *real, *shown;
+		struct stat sb;
+
+		if (im->img.kind != OP_IMG_FILE || t == SIZE_MAX)
+			continue;
+		path = find_image(&im->img, name, o);
+		if (!path)
+			continue;
+		if (v->tabs[t].status) {
+			if (asprintf(&shown, "%s%s", archive, name) >= 0) {
+				if (first_warning(st, shown))
+					image_warning(lg, st, "%s is not in a usable binary format.",
+						      shown);
+				free(shown);
+			}
+			free(path);
+			continue;
+		}
+		real = realpath(path, NULL);
+		if (real) {
+			free(path);
+			path = real;
+		}
+		if (stat(path, &sb) || (uint64_t)sb.st_mtime == im->mtime ||
+		    !first_warning(st, path)) {
+			free(path);
+			continue;
+		}
+		if (!im->mtime) {
+			image_warning(lg, st, "could not check that the binary file %s has "
+				      "not been modified since the profile was taken. "
+				      "Results may be inaccurate.", path);
+		} else {
+			image_warning(lg, st, "the last modified time of the binary file "
+				      "does not match that of the sample file for %s", path);
+			if (st->err && !st->explained_mtime)
+				fputs("Either this is the wrong binary or the binary has been "
+				      "modified since the sample file was created.\n", st->err);
+			st->explained_mtime = true;
+			st->nr_changed++;
+		}
+		free(path);
 	}
-	return 0;
 }
 
 static int load_tab(struct img_tab *t, const struct pp_image *im,
-		    const struct pp_report_opts *o, const struct op_logger *lg,
-		    struct pp_report_status *st)
+		    const struct pp_report_opts *o, const struct op_logger *lg)
 {
 	const struct op_img *img = &im->img;
 	char buf[PATH_MAX * 2];
 
 	switch (img->kind) {
 	case OP_IMG_FILE: {
-		char *path = locate_binary(img->path, o);
+		/* missing or unusable: warn_missing(), warn_unusable() */
+		char *path = find_image(img, img->path, o);
 
-		if (!path)
-			return -ENOMEM;
-		if (check_binary(path, im->mtime, lg, st)) {
-			free(path);
-			return -ENOENT;
+		if (!path) {
+			t->status = -ENOENT;
+			return t->status;
 		}
 		t->status = pp_symtab_load_elf(&t->st, path, o->debug_dirs, lg);
-		if (t->status)
-			op_log(lg, OP_LOG_WARN, "no symbols for %s: %s", path,
-			       t->status == -ENOEXEC ? "not an ELF file" :
-			       strerror(-t->status));
 		free(path);
 		return t->status;
 	}
@@ -427,7 +638,7 @@ static char *session_ksyms(const struct pp_profile *p,
  * in table order whichever thread loaded the table. 0 or -ENOMEM. */
 static int load_tabs(struct pp_symview *v, const struct pp_profile *p,
 		     const size_t *tab_image, const struct pp_report_opts *o,
-		     const struct op_logger *lg, struct pp_report_status *st)
+		     const struct op_logger *lg)
 {
 	const char *kallsyms = o->kallsyms ? o->kallsyms : "/proc/kallsyms";
 	char *saved = session_ksyms(p, o);
@@ -465,7 +676,7 @@ static int load_tabs(struct pp_symview *v, const struct pp_profile *p,
 		const struct pp_image *im = &p->images[tab_image[t]];
 
 		if (!from_kallsyms(&im->img, o))
-			load_tab(&v->tabs[t], im, o, lg, st);
+			load_tab(&v->tabs[t], im, o, lg);
 	}
 	if (threaded)
 		pthread_join(thread, NULL);
@@ -487,6 +698,10 @@ static int load_tabs(struct pp_symview *v, const struct pp_profile *p,
 			continue;
 		v->tabs[t].st = job.tabs[k];
 		v->tabs[t].status = job.status[k++];
+		/* a module OProfile does not find, it has said so */
+		if (v->tabs[t].status && !op_img_is_kernel(img) &&
+		    !image_found(img, v->img_long[tab_image[t]], o))
+			continue;
 		if (v->tabs[t].status)
 			op_log(lg, OP_LOG_WARN, "no kernel symbols for %s: %s",
 			       img->path, strerror(-v->tabs[t].status));
@@ -508,6 +723,7 @@ struct pp_symview *pp_symview_build(const struct pp_profile *p,
 	size_t n = p->nr_images;
 	bool want_syms = o->symbols || o->details;
 	size_t *tab_image = NULL;	/* per table: the first image using it */
+	size_t *by_name = NULL;		/* images_by_name() */
 
 	if (!v)
 		return NULL;
@@ -567,8 +783,18 @@ struct pp_symview *pp_symview_build(const struct pp_profile *p,
 		}
 		v->img_tab[i] = t;
 	}
-	if (want_syms && load_tabs(v, p, tab_image, o, lg, st))
-		goto err_view;
+	if (want_syms) {
+		long nr_names = images_by_name(v, p, &by_name);
+
+		if (nr_names < 0)
+			goto err_view;
+		warn_missing(v, p, by_name, (size_t)nr_names, o, lg, st);
+		if (load_tabs(v, p, tab_image, o, lg))
+			goto err_view;
+		warn_unusable(v, p, by_name, (size_t)nr_names, o, lg, st);
+		free(by_name);
+		by_name = NULL;
+	}
 	/* the summary reads no binary and, as OProfile's, warns about none */
 	for (size_t t = 0; !want_syms && t < v->nr_tabs; t++)
 		v->tabs[t].status = -ENODATA;
@@ -586,6 +812,7 @@ struct pp_symview *pp_symview_build(const struct pp_profile *p,
 	return v;
 
 err_view:
+	free(by_name);
 	free(tab_image);
 	pp_symview_free(v);
 	errno = ENOMEM;
@@ -1314,9 +1541,10 @@ static int print_symbols(FILE *out, const struct pp_profile *p,
  * application, image, then address, so that each application's symbols
  * come together: one <binary> per application with its own symbols, then a
  * <module> per dependent image. When the columns are threads or processes
- * the body is <process>/<thread> elements instead, with every image of a
- * thread as a <module>. <classes> names the columns only when they differ
- * by cpu, event or unit mask; counts of zero are left out everywhere.
+ * the body is <process>/<thread> elements instead, with the images of a
+ * thread as <module>s, grouped as xml_thread_modules() says. <classes>
+ * names the columns only when they differ by cpu, event or unit mask;
+ * counts of zero are left out everywhere.
  */
 
 static void xml_escape(FILE *out, const char *s)
@@ -1486,19 +1714,19 @@ static bool is_own_image(const struct xml_ctx *x, const struct pp_entry *e)
 	return !strcmp(x->v->img_long[e->image], x->v->app_long[e->image]);
 }
 
-/* Symbols sel[from, to) of one image as a <module> for classes [lo, hi]:
- * its summary is the sum of its symbols, as OProfile's is. */
-static void xml_module(struct xml_ctx *x, size_t from, size_t to,
-		       size_t lo, size_t hi, uint64_t *sum)
+static void add_counts(uint64_t *sum, const uint64_t *counts, size_t lo, size_t hi)
+{
+	for (size_t c = lo; c <= hi; c++)
+		sum[c] += counts[c];
+}
+
+/* A <module> for classes [lo, hi] with the count sum, listing the
+ * symbols of sel[from, to) sampled in those classes. */
+static void xml_module_write(struct xml_ctx *x, size_t from, size_t to,
+			     size_t lo, size_t hi, const uint64_t *sum)
 {
 	const struct pp_entry *first = x->sel[from];
 
-	memset(sum, 0, x->nc * sizeof(*sum));
-	for (size_t i = from; i < to; i++)
-		for (size_t c = lo; c <= hi; c++)
-			sum[c] += x->sel[i]->counts[c];
-	if (!has_counts(sum, lo, hi))
-		return;
 	fputs("<module ", x->out);
 	xml_attr(x->out, "name", x->v->img_long[first->image]);
 	fputs(">\n", x->out);
@@ -1506,6 +1734,56 @@ static void xml_module(struct xml_ctx *x, size_t from, size_t to,
 	for (size_t i = from; i < to; i++)
 		xml_symbol(x, x->sel[i], lo, hi);
 	fputs("</module>\n", x->out);
+}
+
+/* Symbols sel[from, to) of one image as a <module> for classes [lo, hi]:
+ * its summary is the sum of its symbols, as OProfile's is. */
+static void xml_module(struct xml_ctx *x, size_t from, size_t to,
+		       size_t lo, size_t hi, uint64_t *sum)
+{
+	memset(sum, 0, x->nc * sizeof(*sum));
+	for (size_t i = from; i < to; i++)
+		add_counts(sum, x->sel[i]->counts, lo, hi);
+	if (has_counts(sum, lo, hi))
+		xml_module_write(x, from, to, lo, hi, sum);
+}
+
+/* The <module>s of the thread of classes [lo, hi], grouped as OProfile's
+ * xml_utils groups them. It walks every selected symbol in XML order, the
+ * same walk for every thread: a symbol sampled in the thread opens a
+ * module when its image is not that of the thread's last module, and the
+ * first symbol of another image, sampled in the thread or not, ends the
+ * symbols the module lists. Later symbols of the last module's image
+ * still add to its count. So when another image's symbols sort between
+ * two of the thread's (two programs of one base name, say), the thread
+ * keeps one module, counts both and lists the first. */
+static void xml_thread_modules(struct xml_ctx *x, size_t lo, size_t hi,
+			       uint64_t *sum)
+{
+	size_t from = SIZE_MAX, to = SIZE_MAX;
+
+	for (size_t i = 0; i <= x->nr; i++) {
+		const struct pp_entry *e = i < x->nr ? x->sel[i] : NULL;
+
+		if (e && from != SIZE_MAX &&
+		    !strcmp(x->v->img_long[e->image],
+			    x->v->img_long[x->sel[from]->image])) {
+			add_counts(sum, e->counts, lo, hi);
+			continue;
+		}
+		if (from != SIZE_MAX && to == SIZE_MAX)
+			to = i;
+		if (e && !has_counts(e->counts, lo, hi))
+			continue;
+		if (from != SIZE_MAX)
+			xml_module_write(x, from, to, lo, hi, sum);
+		if (!e)
+			break;
+		from = i;
+		to = SIZE_MAX;
+		memset(sum, 0, x->nc * sizeof(*sum));
+		add_counts(sum, e->counts, lo, hi);
+	}
 }
 
 /* End of the run of sel from i with the same image. */
@@ -1663,10 +1941,7 @@ static int xml_processes(struct xml_ctx *x, uint64_t *sum)
 			xml_attr(x->out, "tid", tid[lo]);
 			fputs(">\n", x->out);
 			xml_counts(x, psum, lo, hi);
-			for (size_t i = 0, m; i < x->nr; i = m) {
-				m = image_run_end(x, i, x->nr);
-				xml_module(x, i, m, lo, hi, sum);
-			}
+			xml_thread_modules(x, lo, hi, sum);
 			fputs("</thread>\n", x->out);
 		}
 		fputs("</process>\n", x->out);
@@ -1788,7 +2063,7 @@ static void xml_header(const struct xml_ctx *x, size_t nr_cpus)
 	}
 	if (nr_cpus > 1)
 		fprintf(x->out, " separatedcpus=\"%zu\"\n", nr_cpus);
-	fprintf(x->out, " mhz=\"%g\"\n", p->hdr.cpu_speed);
+	fprintf(x->out, " mhz=\"%.2f\"\n", p->hdr.cpu_speed);
 	xml_attr(x->out, "title", o->title ? o->title : "opreport ");
 	fputs(">\n", x->out);
 	/* the options OProfile records, in its order */

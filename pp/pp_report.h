@@ -43,6 +43,8 @@ struct pp_report_opts {
 	char **exclude_symbols;
 	const char *image_path;		/* comma list of directories */
 	const char *root;		/* prefix for binaries, or NULL */
+	const char *archive;		/* archive:DIR read, its real path, which
+					 * warnings put before an image's name */
 	const char *vmlinux;		/* kernel symbols from this ELF */
 	const char *kallsyms;		/* default /proc/kallsyms */
 	const char *debug_dirs;		/* libdwfl debuginfo path, NULL: default */
@@ -54,8 +56,12 @@ struct pp_report_opts {
 
 /* Result flags of a report, beyond the text. */
 struct pp_report_status {
-	size_t nr_missing;	/* binaries not found (warned) */
+	/* OProfile's warnings about images, in its words (opreport: stderr);
+	 * NULL: through the logger */
+	FILE *err;
+	size_t nr_missing;	/* images not found (warned) */
 	size_t nr_changed;	/* binaries newer than their samples (warned) */
+	bool explained_mtime;	/* OProfile's second line about it, once */
 	char **warned;		/* paths already warned about: once per report */
 	size_t nr_warned;
 };
@@ -70,7 +76,8 @@ struct pp_symtab;
 
 /* Build the view: resolve every image's addresses into symbols (only when
  * opts->symbols or details or xml; else one entry per image). Warnings
- * about missing or changed binaries go to lg, once per binary. */
+ * about missing, unusable or changed images go to st->err as OProfile's
+ * opreport words and orders them, once per image; others to lg. */
 struct pp_symview *pp_symview_build(const struct pp_profile *p,
 				    const struct pp_report_opts *opts,
 				    const struct op_logger *lg,

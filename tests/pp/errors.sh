@@ -95,12 +95,57 @@ expect 0 cpu:0
 # the summary reads no binary: no warning, as in OProfile
 out_has " gone$"
 [ -s "$ERR" ] && { cat "$ERR" >&2; fail "the summary warned"; }
-# -l names the missing binary; its samples still count
+# -l names the missing binary as OProfile does; its samples still count
 expect 0 -l cpu:0
-err_has "/nonexistent/gone could not be found"
+echo "warning: /nonexistent/gone could not be found." >"$E2E_TMP/want"
+diff -u "$E2E_TMP/want" "$ERR" >&2 || fail "missing binary: warning differs"
 out_has " /nonexistent/gone$"
 
-# a binary that changed since profiling
+# OProfile's warnings about images, in its words, order and stream: each
+# image it cannot find, by name (a module as /NAME; an anonymous region
+# unless anon or [vdso]), then each binary it found but cannot use, or
+# whose mtime is not its samples' (the second line of that once)
+B=$(cd "$E2E_TMP" && pwd -P)/bin
+mkdir -p "$B"
+cp "$T" "$B/a" && cp "$T" "$B/b" && echo "not a binary" >"$B/c"
+S0=$S S=$E2E_TMP/images
+"$MKS" "$S" <<EOF
+header 4 1000
+mtime 12345
+file f:$B/a f:$B/a TIMER 100000 0 all all all
+sym $B/a func_a50 0 50
+file f:$B/b f:$B/b TIMER 100000 0 all all all
+sym $B/b func_b30 0 30
+file f:$B/c f:$B/a TIMER 100000 0 all all all
+off 10 3
+file f:/nonexistent/gone f:$B/a TIMER 100000 0 all all all
+off 10 2
+file k:ext4 f:$B/a TIMER 100000 0 all all all
+off 10 1
+file a:[heap]:42:1000:1fff f:$B/a TIMER 100000 0 all all all
+off 10 4
+file a:anon:42:3000:3fff f:$B/a TIMER 100000 0 all all all
+off 10 4
+file a:[vdso]:42:5000:5fff f:$B/a TIMER 100000 0 all all all
+off 10 4
+EOF
+cat >"$E2E_TMP/want" <<EOF
+warning: /ext4 could not be found.
+warning: /nonexistent/gone could not be found.
+warning: [heap] (tgid:42 range:0x1000-0x1fff) could not be found.
+warning: the last modified time of the binary file does not match that of the sample file for $B/a
+Either this is the wrong binary or the binary has been modified since the sample file was created.
+warning: the last modified time of the binary file does not match that of the sample file for $B/b
+warning: $B/c is not in a usable binary format.
+EOF
+for mode in -l -X -d; do
+	expect 0 $mode
+	diff -u "$E2E_TMP/want" "$ERR" >&2 || fail "opreport $mode: image warnings differ"
+done
+out_has "func_a50"
+S=$S0
+
+# a binary that changed since profiling: warned, its samples count
 rm -rf "$S"
 "$MKS" "$S" <<EOF
 header 4 1000
@@ -109,7 +154,7 @@ file f:$T f:$T TIMER 100000 0 all all all
 sym $T func_a50 0 50
 EOF
 expect 0 -l
-err_has "last modified time of $T does not match"
+err_has "^warning: the last modified time of the binary file does not match that of the sample file for $(realpath "$T")\$"
 out_has "func_a50"
 
 # a corrupt sample file: named with the reason, the others reported, exit 6

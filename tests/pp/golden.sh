@@ -194,6 +194,25 @@ ksym $KALLSYMS schedule 0 5
 file f:$T2 f:$T2 TIMER 100000 0 200 200 all
 sym $T2 main 0 9
 EOF
+# --separate=thread, two programs of one base name (a copy of the fixture
+# elsewhere) in threads 200 and 300. OProfile's XML sorts symbols by
+# application and image base name, then by the first column's samples
+# (thread 100's: none), then by name, so the copy's func_b30 falls between
+# thread 200's func_a50 and func_d05: that thread keeps one module,
+# counted with both, listing func_a50 alone (OProfile 1.4.0's output).
+T3=$E2E_TMP/copy/${T##*/}
+mkdir -p "${T3%/*}" && cp -p "$T" "$T3"
+S14=$E2E_TMP/threads-one-name
+"$MKS" "$S14" <<EOF
+header 4 2400
+file f:$T2 f:$T2 TIMER 100000 0 100 100 all
+sym $T2 main 0 9
+file f:$T f:$T TIMER 100000 0 200 200 all
+sym $T func_a50 0 30
+sym $T func_d05 0 1
+file f:$T3 f:$T3 TIMER 100000 0 300 300 all
+sym $T3 func_b30 0 20
+EOF
 S7=$E2E_TMP/events
 "$MKS" "$S7" <<EOF
 header 69 2596.13
@@ -341,6 +360,9 @@ check xml-libs-details "$S10" -X -d
 # several axes at once: a column per thread and CPU (or event and CPU),
 # named by CPU and event only, a thread's columns side by side
 check xml-threads-cpus "$S11" -X
+# a thread's module as OProfile's xml_utils groups it; mhz with two
+# decimals, as OProfile writes it ("2400.00")
+check xml-threads-one-name "$S14" -X -l
 check xml-events-cpus "$S12" -X -d
 # -%: per-address lines of -d against all samples, not the symbol's
 check details-global "$S1" -d -% image:$T

@@ -219,13 +219,24 @@ grep -q "^$OPREPORT: opsampler " "$OUT" || fail "-v: no version line"
 A=$E2E_TMP/archive
 "$MKS" "$A/var/lib/oprofile" <<EOF
 header 4 1000
+mtime $(stat -c %Y "$T")
 file f:/opt/archived/pp_target_pie f:/opt/archived/pp_target_pie TIMER 100000 0 all all all
 sym $T func_b30 0 9
 EOF
-mkdir -p "$A/opt/archived" && cp "$T" "$A/opt/archived/"
+mkdir -p "$A/opt/archived" && cp -p "$T" "$A/opt/archived/"
 ARGS="archive:"; run -l archive:"$A"
 has "^9 *100.000  func_b30\$"
 [ -s "$E2E_TMP/err" ] && { cat "$E2E_TMP/err" >&2; fail "archive: warned"; }
+# an image the archive lacks, named as OProfile names it: under the
+# archive's real path
+"$MKS" "$A/var/lib/oprofile" <<EOF
+header 4 1000
+file f:/opt/lost f:/opt/archived/pp_target_pie TIMER 100000 0 all all all
+off 10 1
+EOF
+ARGS="archive: (missing)"; run -l archive:"$A"
+grep -qx "warning: $(cd "$A" && pwd -P)/opt/lost could not be found." "$E2E_TMP/err" ||
+	{ cat "$E2E_TMP/err" >&2; fail "archive: no warning for an image it lacks"; }
 ARGS="archive: session:"; run archive:"$A" session:current
 has " pp_target_pie\$"
 
