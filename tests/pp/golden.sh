@@ -202,8 +202,8 @@ EOF
 # counted with both, listing func_a50 alone (OProfile 1.4.0's output).
 T3=$E2E_TMP/copy/${T##*/}
 mkdir -p "${T3%/*}" && cp -p "$T" "$T3"
-S14=$E2E_TMP/threads-one-name
-"$MKS" "$S14" <<EOF
+S15=$E2E_TMP/threads-one-name
+"$MKS" "$S15" <<EOF
 header 4 2400
 file f:$T2 f:$T2 TIMER 100000 0 100 100 all
 sym $T2 main 0 9
@@ -362,7 +362,7 @@ check xml-libs-details "$S10" -X -d
 check xml-threads-cpus "$S11" -X
 # a thread's module as OProfile's xml_utils groups it; mhz with two
 # decimals, as OProfile writes it ("2400.00")
-check xml-threads-one-name "$S14" -X -l
+check xml-threads-one-name "$S15" -X -l
 check xml-events-cpus "$S12" -X -d
 # -%: per-address lines of -d against all samples, not the symbol's
 check details-global "$S1" -d -% image:$T
