@@ -1,6 +1,7 @@
-/* The symbol view's insides, shared by the formatters of pp_report.c and
- * the call graph of pp_callgraph.c; everything else goes through
- * pp_report.h. Built by pp_symview_build(), read-only afterwards. */
+/* The symbol view's insides, shared by the formatters (pp_text.c,
+ * pp_xml.c, pp_diff.c), the call graph of pp_callgraph.c and the exports;
+ * everything else goes through pp_report.h. Built by pp_symview_build()
+ * in pp_symview.c, read-only afterwards. */
 #ifndef PP_SYMVIEW_H
 #define PP_SYMVIEW_H
 

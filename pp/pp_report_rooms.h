@@ -1,0 +1,50 @@
+/* What opreport's formatters share between their rooms (pp_report.c,
+ * pp_symview.c, pp_text.c, pp_xml.c, pp_diff.c); everything else goes
+ * through pp_report.h. Not for other readers. */
+#ifndef PP_REPORT_ROOMS_H
+#define PP_REPORT_ROOMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "pp_report.h"
+#include "pp_symview.h"
+
+#define NO_SYMBOLS "(no symbols)"
+#define NO_LOCATION "(no location information)"
+
+/* n as a percentage of total, 0 when total is 0. */
+double pp_percent(uint64_t n, uint64_t total);
+
+/* A left-aligned column: the text, padded to width, or followed by one
+ * space when it does not fit (as OProfile does). */
+void pp_put_col(FILE *out, const char *s, int width);
+
+/* The binary of an image's path: as is, under --root, or by its name in
+ * the --image-path directories; NULL when none is readable (malloc'd). */
+char *pp_locate_binary(const char *path, const struct pp_report_opts *o);
+
+/* Sorting symbol entries by OProfile's keys (pp_text.c; XML sorts too). */
+struct sym_sort_ctx {
+	const struct pp_symview *v;
+	const struct pp_report_opts *o;
+};
+int pp_entry_key_cmp(const struct sym_sort_ctx *ctx, enum pp_sort_key k,
+		     const struct pp_entry *x, const struct pp_entry *y);
+/* The entries -l shows, in its order and past its threshold and symbol
+ * lists; *nr gets their number. malloc'd, NULL with errno. */
+const struct pp_entry **pp_selected_entries(const struct pp_profile *p,
+					    const struct pp_symview *v,
+					    const struct pp_report_opts *o,
+					    size_t *nr);
+
+/* The formatters pp_report_print() chooses between. 0 or -errno. */
+int pp_print_summary(FILE *out, const struct pp_profile *p,
+		     const struct pp_symview *v, const struct pp_report_opts *o);
+int pp_print_symbols(FILE *out, const struct pp_profile *p,
+		     const struct pp_symview *v, const struct pp_report_opts *o);
+int pp_print_xml(FILE *out, const struct pp_profile *p,
+		 const struct pp_symview *v, const struct pp_report_opts *o);
+
+#endif /* PP_REPORT_ROOMS_H */

@@ -1,0 +1,838 @@
+/* The symbol view: for each image of the profile, its binary found (by
+ * path, --image-path, --root, build-id or debug link), its symbol table
+ * loaded (on threads: libdw is slow and the images are independent), and
+ * its sampled addresses turned into entries, one per symbol, with
+ * OProfile's warnings about images it could not find or use. Every view
+ * of a profile (text, XML, differential, call graph, exports) reads it. */
+#include "config.h"
+#include "pp_report.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "odb.h"
+#include "op_events.h"
+#include "op_names.h"
+#include "pp_report_rooms.h"
+#include "pp_symbols.h"
+#include "pp_symview.h"
+
+/* ---- building the view ---- */
+
+/* An image's name as OProfile's reports print it; the long one is the
+ * name its sample file gives, a module's as "/NAME" ({kern}/NAME). */
+static char *img_name(const struct op_img *img, bool long_name)
+{
+	char *s;
+
+	if (long_name && img->kind == OP_IMG_KERN && img->path[0] != '/') {
+		if (asprintf(&s, "/%s", img->path) < 0)
+			return NULL;
+		return s;
+	}
+	s = op_img_display(img, long_name);
+	return s ? s : strdup(img->path ? img->path : "?");
+}
+
+/* A file OProfile reads an image from: a regular file we may read. */
+static bool readable_file(const char *path)
+{
+	struct stat sb;
+
+	return !stat(path, &sb) && S_ISREG(sb.st_mode) && !access(path, R_OK);
+}
+
+/* Where the binary of a FILE image is read from: --root prefix, then the
+ * --image-path directories by basename. Returns a malloc'd path. */
+char *pp_locate_binary(const char *path, const struct pp_report_opts *o)
+{
+	char buf[PATH_MAX * 2];
+	const char *base = strrchr(path, '/');
+
+	snprintf(buf, sizeof(buf), "%s%s", o->root ? o->root : "", path);
+	if (readable_file(buf) || !o->image_path)
+		return strdup(buf);
+	base = base ? base + 1 : path;
+	for (const char *p = o->image_path; *p;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		char cand[PATH_MAX * 2];
+
+		snprintf(cand, sizeof(cand), "%.*s/%s", (int)len, p, base);
+		if (len && readable_file(cand))
+			return strdup(cand);
+		if (!comma)
+			break;
+		p = comma + 1;
+	}
+	return strdup(buf);
+}
+
+/* True the first time path is seen in this report (it is then recorded). */
+static bool first_warning(struct pp_report_status *st, const char *path)
+{
+	char **v;
+
+	for (size_t i = 0; i < st->nr_warned; i++)
+		if (!strcmp(st->warned[i], path))
+			return false;
+	v = realloc(st->warned, (st->nr_warned + 1) * sizeof(*v));
+	if (!v)
+		return true;
+	st->warned = v;
+	v[st->nr_warned] = strdup(path);
+	if (v[st->nr_warned])
+		st->nr_warned++;
+	return true;
+}
+
+void pp_report_status_release(struct pp_report_status *st)
+{
+	for (size_t i = 0; i < st->nr_warned; i++)
+		free(st->warned[i]);
+	free(st->warned);
+	st->warned = NULL;
+	st->nr_warned = 0;
+}
+
+/* ---- OProfile's warnings about images ----
+ *
+ * Worded, ordered and sent as OProfile's opreport sends them (its
+ * image_errors.cpp and op_header.cpp), to st->err: before it reads any
+ * image, every image it cannot find, in name order, once per report:
+ * binaries, kernel modules (OProfile looks for "/NAME", or NAME.ko along
+ * --image-path) and anonymous regions other than "anon" and "[vdso]";
+ * then, image by image in the same order, one it found that it cannot
+ * read as a binary, or whose mtime is not its samples'. Where OProfile
+ * says nothing (a --vmlinux or kallsyms table we cannot read), ours
+ * still warns through the logger.
+ */
+
+/* One of OProfile's warnings: "warning: MSG" on st->err, or through the
+ * logger when the caller gave no stream. */
+static void __attribute__((format(printf, 3, 4)))
+image_warning(const struct op_logger *lg, const struct pp_report_status *st,
+	      const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (st->err) {
+		fputs("warning: ", st->err);
+		vfprintf(st->err, fmt, ap);
+		fputc('\n', st->err);
+	} else {
+		op_vlog(lg, OP_LOG_WARN, fmt, ap);
+	}
+	va_end(ap);
+}
+
+/* The image of name (its long name) as OProfile finds it: a malloc'd
+ * path, or NULL. An anonymous region is never found. */
+static char *find_image(const struct op_img *img, const char *name,
+			const struct pp_report_opts *o)
+{
+	char *path, *ko;
+
+	if (img->kind == OP_IMG_ANON)
+		return NULL;
+	path = pp_locate_binary(name, o);
+	if (path && readable_file(path))
+		return path;
+	free(path);
+	if (img->kind != OP_IMG_KERN || op_img_is_kernel(img) || !o->image_path)
+		return NULL;
+	if (asprintf(&ko, "%s.ko", name) < 0)
+		return NULL;
+	path = pp_locate_binary(ko, o);
+	free(ko);
+	if (path && readable_file(path))
+		return path;
+	free(path);
+	return NULL;
+}
+
+static bool image_found(const struct op_img *img, const char *name,
+			const struct pp_report_opts *o)
+{
+	char *path = find_image(img, name, o);
+	bool found = path != NULL;
+
+	free(path);
+	return found;
+}
+
+/* Regions OProfile knows have no file, and does not warn about. */
+static bool never_found(const char *name)
+{
+	return !strncmp(name, "anon ", 5) || !strcmp(name, "/no-vmlinux") ||
+	       !strncmp(name, "[vdso]", 6) || !strncmp(name, "[hypervisor_bucket]", 19);
+}
+
+/* An image's name as OProfile has it, for its order: the name in the
+ * sample file's, where an anonymous region's '/' is %2F (ours prints the
+ * region's real name: tests/interop/README.md, [anon-escape]). */
+static char *oprofile_name(const struct pp_symview *v, const struct pp_profile *p,
+			   size_t i)
+{
+	const char *name = v->img_long[i];
+	size_t n = 0;
+	char *out, *q;
+
+	if (p->images[i].img.kind != OP_IMG_ANON)
+		return strdup(name);
+	for (const char *c = name; *c; c++)
+		n += *c == '/' ? 3 : 1;
+	out = malloc(n + 1);
+	if (!out)
+		return NULL;
+	q = out;
+	for (const char *c = name; *c; c++) {
+		if (*c == '/') {
+			memcpy(q, "%2F", 3);
+			q += 3;
+		} else {
+			*q++ = *c;
+		}
+	}
+	*q = '\0';
+	return out;
+}
+
+static int cmp_name(const void *a, const void *b, void *vctx)
+{
+	char *const *keys = vctx;
+
+	return strcmp(keys[*(const size_t *)a], keys[*(const size_t *)b]);
+}
+
+/* The first image of each long name in *out, sorted as OProfile lists
+ * them: by its name, in byte order. Returns how many, or -ENOMEM. */
+static long images_by_name(const struct pp_symview *v, const struct pp_profile *p,
+			   size_t **out)
+{
+	size_t nr = v->nr_images ? v->nr_images : 1;
+	size_t *ord = malloc(nr * sizeof(*ord));
+	char **keys = calloc(nr, sizeof(*keys));
+	size_t n = 0;
+
+	if (!ord || !keys)
+		goto err_nomem;
+	for (size_t i = 0; i < v->nr_images; i++) {
+		size_t k;
+
+		for (k = 0; k < n; k++)
+			if (!strcmp(v->img_long[ord[k]], v->img_long[i]))
+				break;
+		if (k < n)
+			continue;
+		keys[i] = oprofile_name(v, p, i);
+		if (!keys[i])
+			goto err_nomem;
+		ord[n++] = i;
+	}
+	qsort_r(ord, n, sizeof(*ord), cmp_name, keys);
+	for (size_t i = 0; i < v->nr_images; i++)
+		free(keys[i]);
+	free(keys);
+	*out = ord;
+	return (long)n;
+
+err_nomem:
+	for (size_t i = 0; keys && i < v->nr_images; i++)
+		free(keys[i]);
+	free(keys);
+	free(ord);
+	return -ENOMEM;
+}
+
+/* The images OProfile cannot find. */
+static void warn_missing(const struct pp_symview *v, const struct pp_profile *p,
+			 const size_t *ord, size_t n,
+			 const struct pp_report_opts *o, const struct op_logger *lg,
+			 struct pp_report_status *st)
+{
+	const char *archive = o->archive ? o->archive : "";
+
+	for (size_t k = 0; k < n; k++) {
+		const char *name = v->img_long[ord[k]];
+		char *shown;
+
+		if (never_found(name) || image_found(&p->images[ord[k]].img, name, o))
+			continue;
+		if (asprintf(&shown, "%s%s", archive, name) < 0)
+			continue;
+		if (first_warning(st, shown)) {
+			image_warning(lg, st, "%s could not be found.", shown);
+			st->nr_missing++;
+		}
+		free(shown);
+	}
+}
+
+/* The binaries OProfile found but cannot read, or whose mtime differs
+ * from their samples' (the file's real path, once each; the second line
+ * once per run). */
+static void warn_unusable(const struct pp_symview *v, const struct pp_profile *p,
+			  const size_t *ord, size_t n,
+			  const struct pp_report_opts *o, const struct op_logger *lg,
+			  struct pp_report_status *st)
+{
+	const char *archive = o->archive ? o->archive : "";
+
+	for (size_t k = 0; k < n; k++) {
+		const struct pp_image *im = &p->images[ord[k]];
+		const char *name = v->img_long[ord[k]];
+		size_t t = v->img_tab[ord[k]];
+		char *path, *real, *shown;
+		struct stat sb;
+
+		if (im->img.kind != OP_IMG_FILE || t == SIZE_MAX)
+			continue;
+		path = find_image(&im->img, name, o);
+		if (!path)
+			continue;
+		if (v->tabs[t].status) {
+			if (asprintf(&shown, "%s%s", archive, name) >= 0) {
+				if (first_warning(st, shown))
+					image_warning(lg, st, "%s is not in a usable binary format.",
+						      shown);
+				free(shown);
+			}
+			free(path);
+			continue;
+		}
+		real = realpath(path, NULL);
+		if (real) {
+			free(path);
+			path = real;
+		}
+		if (stat(path, &sb) || (uint64_t)sb.st_mtime == im->mtime ||
+		    !first_warning(st, path)) {
+			free(path);
+			continue;
+		}
+		if (!im->mtime) {
+			image_warning(lg, st, "could not check that the binary file %s has "
+				      "not been modified since the profile was taken. "
+				      "Results may be inaccurate.", path);
+		} else {
+			image_warning(lg, st, "the last modified time of the binary file "
+				      "does not match that of the sample file for %s", path);
+			if (st->err && !st->explained_mtime)
+				fputs("Either this is the wrong binary or the binary has been "
+				      "modified since the sample file was created.\n", st->err);
+			st->explained_mtime = true;
+			st->nr_changed++;
+		}
+		free(path);
+	}
+}
+
+static int load_tab(struct img_tab *t, const struct pp_image *im,
+		    const struct pp_report_opts *o, const struct op_logger *lg)
+{
+	const struct op_img *img = &im->img;
+	char buf[PATH_MAX * 2];
+
+	switch (img->kind) {
+	case OP_IMG_FILE: {
+		/* missing or unusable: warn_missing(), warn_unusable() */
+		char *path = find_image(img, img->path, o);
+
+		if (!path) {
+			t->status = -ENOENT;
+			return t->status;
+		}
+		t->status = pp_symtab_load_elf(&t->st, path, o->debug_dirs, lg);
+		free(path);
+		return t->status;
+	}
+	case OP_IMG_KERN:
+		/* only the kernel with --vmlinux comes here: kallsyms tables
+		 * are loaded together by load_tabs() */
+		t->status = pp_symtab_load_elf(&t->st, o->vmlinux, o->debug_dirs, lg);
+		if (!t->status && t->st.nr_segs) {
+			/* kernel offsets are relative to the text start */
+			uint64_t base = UINT64_MAX;
+
+			for (size_t i = 0; i < t->st.nr_segs; i++)
+				if (t->st.segs[i].vaddr < base)
+					base = t->st.segs[i].vaddr;
+			for (size_t i = 0; i < t->st.nr_syms; i++)
+				t->st.syms[i].start -= base;
+			t->st.nr_segs = 0;
+			t->st.bias += base;
+		}
+		if (t->status)
+			op_log(lg, OP_LOG_WARN, "no kernel symbols for %s: %s",
+			       img->path, strerror(-t->status));
+		return t->status;
+	case OP_IMG_ANON:
+		snprintf(buf, sizeof(buf), "%s%s/perf-%d.map",
+			 o->root ? o->root : "", o->jit_dir ? o->jit_dir : "/tmp",
+			 (int)img->anon_tgid);
+		/* the name gives the region's last byte */
+		t->status = pp_symtab_load_perfmap(&t->st, buf, img->anon_start,
+						   img->anon_end + 1, NULL);
+		return t->status;
+	}
+	return -EINVAL;
+}
+
+/* Symbols of img come from kallsyms (every module, and the kernel unless
+ * --vmlinux names its ELF file). */
+static bool from_kallsyms(const struct op_img *img, const struct pp_report_opts *o)
+{
+	return img->kind == OP_IMG_KERN && !(op_img_is_kernel(img) && o->vmlinux);
+}
+
+/* The kallsyms tables of a report, loaded by one read of the file on a
+ * thread of their own: the kernel formats /proc/kallsyms anew on every
+ * read, about half of a system-wide opreport -l, which the ELF tables'
+ * loading on the main thread now overlaps. */
+struct kallsyms_job {
+	const char *path;
+	size_t n;
+	const char **modules;	/* NULL: the kernel */
+	struct pp_symtab *tabs;
+	int *status;
+};
+
+static void *kallsyms_job_run(void *arg)
+{
+	struct kallsyms_job *j = arg;
+
+	pp_symtab_load_kallsyms_set(j->path, j->n, j->modules, j->tabs, j->status);
+	return NULL;
+}
+
+static char *tab_key(const struct op_img *img)
+{
+	char *k = NULL;
+
+	if (img->kind == OP_IMG_ANON) {
+		if (asprintf(&k, "a%d:%" PRIx64 ":%s", (int)img->anon_tgid,
+			     img->anon_start, img->path) < 0)
+			return NULL;
+	} else if (asprintf(&k, "%c%s", img->kind == OP_IMG_FILE ? 'f' : 'k',
+			    img->path) < 0) {
+		return NULL;
+	}
+	return k;
+}
+
+static struct pp_entry *new_entry(struct pp_symview *v)
+{
+	struct pp_entry *e;
+
+	if (v->nr_entries % 256 == 0) {
+		e = realloc(v->entries, (v->nr_entries + 256) * sizeof(*e));
+		if (!e)
+			return NULL;
+		v->entries = e;
+	}
+	e = &v->entries[v->nr_entries];
+	memset(e, 0, sizeof(*e));
+	e->counts = calloc(v->nc, sizeof(*e->counts));
+	if (!e->counts)
+		return NULL;
+	v->nr_entries++;
+	return e;
+}
+
+static int entry_add_addr(struct pp_entry *e, size_t idx)
+{
+	if (e->nr_addrs == e->alloc_addrs) {
+		size_t na = e->alloc_addrs ? e->alloc_addrs * 2 : 8;
+		size_t *a = realloc(e->addrs, na * sizeof(*a));
+
+		if (!a)
+			return -ENOMEM;
+		e->addrs = a;
+		e->alloc_addrs = na;
+	}
+	e->addrs[e->nr_addrs++] = idx;
+	return 0;
+}
+
+/* The row of an image's samples that no symbol names, named as OProfile
+ * names the symbol it makes up for an image without symbols: the image's
+ * full name. */
+static char *unsymbolized_name(const struct op_img *img)
+{
+	return img_name(img, true);
+}
+
+static int build_image(struct pp_symview *v, const struct pp_profile *p,
+		       size_t i, const struct pp_report_opts *o)
+{
+	const struct pp_image *im = &p->images[i];
+	const struct pp_symtab *st = NULL;
+	size_t *sym_entry = NULL, none = SIZE_MAX;
+	size_t nsyms = 0;
+
+	if (!o->symbols && !o->details) {
+		/* image level: one entry from the image's totals */
+		struct pp_entry *e = new_entry(v);
+
+		if (!e)
+			return -ENOMEM;
+		e->image = i;
+		e->name = strdup(NO_SYMBOLS);
+		if (!e->name)
+			return -ENOMEM;
+		for (size_t c = 0; c < v->nc; c++) {
+			e->counts[c] = im->total[c];
+			e->sum += im->total[c];
+		}
+		return 0;
+	}
+	if (v->img_tab[i] != SIZE_MAX && !v->tabs[v->img_tab[i]].status)
+		st = &v->tabs[v->img_tab[i]].st;
+	/* as OProfile: symbols it would not read count as none */
+	if (st && (!st->nr_syms || (st->dynsym_only && !o->dynamic_symbols)))
+		st = NULL;
+	if (st) {
+		nsyms = st->nr_syms;
+		sym_entry = malloc((nsyms ? nsyms : 1) * sizeof(*sym_entry));
+		if (!sym_entry)
+			return -ENOMEM;
+		for (size_t k = 0; k < nsyms; k++)
+			sym_entry[k] = SIZE_MAX;
+	}
+	v->vmas[i] = malloc((im->nr_addrs ? im->nr_addrs : 1) * sizeof(uint64_t));
+	if (!v->vmas[i])
+		goto err_nomem;
+	for (size_t j = 0; j < im->nr_addrs; j++) {
+		uint64_t vma = st ? pp_symtab_off_to_vma(st, im->offs[j]) : im->offs[j];
+		const struct pp_sym *sym = st ? pp_symtab_lookup(st, vma) : NULL;
+		size_t *slot = sym ? &sym_entry[sym - st->syms] : &none;
+		struct pp_entry *e;
+
+		v->vmas[i][j] = vma;
+		/* as OProfile: samples outside every symbol of a full table
+		 * (.plt, padding, headers) are in no row and no total */
+		if (!sym && st && !st->partial)
+			continue;
+		if (*slot == SIZE_MAX) {
+			e = new_entry(v);
+			if (!e)
+				goto err_nomem;
+			e->image = i;
+			e->sym = sym;
+			e->vma = sym ? sym->start : 0;
+			if (sym && o->demangle)
+				e->name = pp_demangle(sym->name);
+			if (!e->name)
+				e->name = sym ? strdup(sym->name) :
+					  unsymbolized_name(&im->img);
+			if (!e->name)
+				goto err_nomem;
+			if (o->debug_info && st)
+				pp_symtab_line(st, e->vma, &e->src, &e->line);
+			*slot = v->nr_entries - 1;
+		}
+		e = &v->entries[*slot];
+		for (size_t c = 0; c < v->nc; c++) {
+			e->counts[c] += im->counts[j * v->nc + c];
+			e->sum += im->counts[j * v->nc + c];
+		}
+		if (o->details && entry_add_addr(e, j))
+			goto err_nomem;
+	}
+	free(sym_entry);
+	return 0;
+
+err_nomem:
+	free(sym_entry);
+	return -ENOMEM;
+}
+
+/* True when every sampled address of the images reading kallsyms table k
+ * (the k-th of job) falls in one of its symbols. */
+static bool ksyms_cover(const struct pp_symview *v, const struct pp_profile *p,
+			const size_t *tab_of_job, size_t k,
+			const struct pp_symtab *st)
+{
+	for (size_t i = 0; i < p->nr_images; i++) {
+		const struct pp_image *im = &p->images[i];
+
+		if (v->img_tab[i] != tab_of_job[k])
+			continue;
+		for (size_t j = 0; j < im->nr_addrs; j++)
+			if (!pp_symtab_lookup(st, pp_symtab_off_to_vma(st, im->offs[j])))
+				return false;
+	}
+	return true;
+}
+
+/* The session's own copy of the sampled kernel symbols (written by the
+ * daemon when collection stops, see daemon/opd_ksyms.h), when the report
+ * reads one session and no kallsyms file was named. Malloc'd, or NULL. */
+static char *session_ksyms(const struct pp_profile *p,
+			   const struct pp_report_opts *o)
+{
+	char *path;
+
+	/* -c: the copy names sampled symbols, not the callers of arcs */
+	if (o->kallsyms || o->callgraph || p->fs.nr_sessions != 1)
+		return NULL;
+	if (asprintf(&path, "%s/stats/kallsyms", p->fs.sessions[0]) < 0)
+		return NULL;
+	if (access(path, R_OK)) {
+		free(path);
+		return NULL;
+	}
+	return path;
+}
+
+/* Load every table: kallsyms ones on a thread (one read of the file for
+ * the kernel and all modules), the others here meanwhile. The kallsyms
+ * tables come from the session's saved copy when it names every sampled
+ * kernel address, else from /proc/kallsyms (or --kallsyms). Warnings come
+ * in table order whichever thread loaded the table. 0 or -ENOMEM. */
+static int load_tabs(struct pp_symview *v, const struct pp_profile *p,
+		     const size_t *tab_image, const struct pp_report_opts *o,
+		     const struct op_logger *lg)
+{
+	const char *kallsyms = o->kallsyms ? o->kallsyms : "/proc/kallsyms";
+	char *saved = session_ksyms(p, o);
+	struct kallsyms_job job = { .path = saved ? saved : kallsyms };
+	size_t nt = v->nr_tabs ? v->nr_tabs : 1;
+	size_t *tab_of_job = malloc(nt * sizeof(*tab_of_job));
+	pthread_t thread;
+	bool threaded = false;
+	size_t k = 0;
+
+	job.modules = malloc(nt * sizeof(*job.modules));
+	job.tabs = calloc(nt, sizeof(*job.tabs));
+	job.status = calloc(nt, sizeof(*job.status));
+	if (!job.modules || !job.tabs || !job.status || !tab_of_job) {
+		free(job.modules);
+		free(job.tabs);
+		free(job.status);
+		free(tab_of_job);
+		free(saved);
+		return -ENOMEM;
+	}
+	for (size_t t = 0; t < v->nr_tabs; t++) {
+		const struct op_img *img = &p->images[tab_image[t]].img;
+
+		if (from_kallsyms(img, o)) {
+			tab_of_job[job.n] = t;
+			job.modules[job.n++] = op_img_is_kernel(img) ? NULL : img->path;
+		}
+	}
+	if (job.n)
+		threaded = !pthread_create(&thread, NULL, kallsyms_job_run, &job);
+	if (job.n && !threaded)
+		kallsyms_job_run(&job);
+	for (size_t t = 0; t < v->nr_tabs; t++) {
+		const struct pp_image *im = &p->images[tab_image[t]];
+
+		if (!from_kallsyms(&im->img, o))
+			load_tab(&v->tabs[t], im, o, lg);
+	}
+	if (threaded)
+		pthread_join(thread, NULL);
+	for (size_t j = 0; saved && j < job.n; j++) {
+		if (!job.status[j] &&
+		    ksyms_cover(v, p, tab_of_job, j, &job.tabs[j]))
+			continue;
+		/* samples since the last stop, or a copy without this image */
+		for (size_t i = 0; i < job.n; i++)
+			pp_symtab_release(&job.tabs[i]);
+		job.path = kallsyms;
+		kallsyms_job_run(&job);
+		break;
+	}
+	for (size_t t = 0; t < v->nr_tabs; t++) {
+		const struct op_img *img = &p->images[tab_image[t]].img;
+
+		if (!from_kallsyms(img, o))
+			continue;
+		v->tabs[t].st = job.tabs[k];
+		v->tabs[t].status = job.status[k++];
+		/* a module OProfile does not find, it has said so */
+		if (v->tabs[t].status && !op_img_is_kernel(img) &&
+		    !image_found(img, v->img_long[tab_image[t]], o))
+			continue;
+		if (v->tabs[t].status)
+			op_log(lg, OP_LOG_WARN, "no kernel symbols for %s: %s",
+			       img->path, strerror(-v->tabs[t].status));
+	}
+	free(job.modules);
+	free(job.tabs);
+	free(job.status);
+	free(tab_of_job);
+	free(saved);
+	return 0;
+}
+
+struct pp_symview *pp_symview_build(const struct pp_profile *p,
+				    const struct pp_report_opts *o,
+				    const struct op_logger *lg,
+				    struct pp_report_status *st)
+{
+	struct pp_symview *v = calloc(1, sizeof(*v));
+	size_t n = p->nr_images;
+	bool want_syms = o->symbols || o->details;
+	size_t *tab_image = NULL;	/* per table: the first image using it */
+	size_t *by_name = NULL;		/* images_by_name() */
+
+	if (!v)
+		return NULL;
+	v->nc = p->fs.nr_classes ? p->fs.nr_classes : 1;
+	v->nr_images = n;
+	v->img_tab = malloc((n ? n : 1) * sizeof(*v->img_tab));
+	v->vmas = calloc(n ? n : 1, sizeof(*v->vmas));
+	v->img_names = calloc(n ? n : 1, sizeof(char *));
+	v->app_names = calloc(n ? n : 1, sizeof(char *));
+	v->img_long = calloc(n ? n : 1, sizeof(char *));
+	v->app_long = calloc(n ? n : 1, sizeof(char *));
+	v->tabs = calloc(n ? n : 1, sizeof(*v->tabs));
+	tab_image = malloc((n ? n : 1) * sizeof(*tab_image));
+	if (!v->img_tab || !v->vmas || !v->img_names || !v->app_names ||
+	    !v->img_long || !v->app_long || !v->tabs || !tab_image)
+		goto err_view;
+	for (size_t i = 0; i < n; i++) {
+		const struct pp_image *im = &p->images[i];
+
+		v->img_tab[i] = SIZE_MAX;
+		v->img_names[i] = img_name(&im->img, o->long_filenames);
+		v->app_names[i] = img_name(&im->app, o->long_filenames);
+		v->img_long[i] = img_name(&im->img, true);
+		v->app_long[i] = img_name(&im->app, true);
+		if (!v->img_names[i] || !v->app_names[i] || !v->img_long[i] ||
+		    !v->app_long[i])
+			goto err_view;
+		if (!pp_img_equal(&im->img, &im->app))
+			v->separated = true;
+		if (i && strcmp(v->img_long[i], v->img_long[0]))
+			v->multiple_images = true;
+		if (i && strcmp(v->app_long[i], v->app_long[0]))
+			v->multiple_apps = true;
+	}
+	if (!v->separated)
+		v->multiple_apps = false;
+	/* symbol tables, one per distinct binary; FILE images are checked
+	 * (missing, changed) even for the summary */
+	for (size_t i = 0; i < n; i++) {
+		const struct pp_image *im = &p->images[i];
+		char *key;
+		size_t t;
+
+		if (!want_syms && im->img.kind != OP_IMG_FILE)
+			continue;
+		key = tab_key(&im->img);
+		if (!key)
+			goto err_view;
+		for (t = 0; t < v->nr_tabs; t++)
+			if (!strcmp(v->tabs[t].key, key))
+				break;
+		if (t == v->nr_tabs) {
+			v->tabs[v->nr_tabs++].key = key;
+			tab_image[t] = i;
+		} else {
+			free(key);
+		}
+		v->img_tab[i] = t;
+	}
+	if (want_syms) {
+		long nr_names = images_by_name(v, p, &by_name);
+
+		if (nr_names < 0)
+			goto err_view;
+		warn_missing(v, p, by_name, (size_t)nr_names, o, lg, st);
+		if (load_tabs(v, p, tab_image, o, lg))
+			goto err_view;
+		warn_unusable(v, p, by_name, (size_t)nr_names, o, lg, st);
+		free(by_name);
+		by_name = NULL;
+	}
+	/* the summary reads no binary and, as OProfile's, warns about none */
+	for (size_t t = 0; !want_syms && t < v->nr_tabs; t++)
+		v->tabs[t].status = -ENODATA;
+	free(tab_image);
+	tab_image = NULL;
+	for (size_t i = 0; i < n; i++)
+		if (build_image(v, p, i, o))
+			goto err_view;
+	v->total = calloc(v->nc, sizeof(*v->total));
+	if (!v->total)
+		goto err_view;
+	for (size_t i = 0; i < v->nr_entries; i++)
+		for (size_t c = 0; c < v->nc; c++)
+			v->total[c] += v->entries[i].counts[c];
+	return v;
+
+err_view:
+	free(by_name);
+	free(tab_image);
+	pp_symview_free(v);
+	errno = ENOMEM;
+	return NULL;
+}
+
+void pp_symview_free(struct pp_symview *v)
+{
+	if (!v)
+		return;
+	for (size_t i = 0; i < v->nr_entries; i++) {
+		free(v->entries[i].name);
+		free(v->entries[i].counts);
+		free(v->entries[i].addrs);
+	}
+	free(v->entries);
+	free(v->total);
+	for (size_t i = 0; i < v->nr_tabs; i++) {
+		free(v->tabs[i].key);
+		pp_symtab_release(&v->tabs[i].st);
+	}
+	free(v->tabs);
+	free(v->img_tab);
+	for (size_t i = 0; i < v->nr_images; i++) {
+		if (v->vmas)
+			free(v->vmas[i]);
+		if (v->img_names)
+			free(v->img_names[i]);
+		if (v->app_names)
+			free(v->app_names[i]);
+		if (v->img_long)
+			free(v->img_long[i]);
+		if (v->app_long)
+			free(v->app_long[i]);
+	}
+	free(v->vmas);
+	free(v->img_names);
+	free(v->app_names);
+	free(v->img_long);
+	free(v->app_long);
+	free(v);
+}
+
+const struct pp_symtab *pp_symview_symtab(const struct pp_symview *v,
+					  size_t image)
+{
+	size_t t;
+
+	if (image >= v->nr_images)
+		return NULL;
+	t = v->img_tab[image];
+	if (t == SIZE_MAX || v->tabs[t].status)
+		return NULL;
+	return &v->tabs[t].st;
+}
+
