@@ -19,40 +19,8 @@
 #include <stdio.h>
 
 #include "op_log.h"
+#include "pp_options.h"
 #include "pp_profile.h"
-
-enum pp_sort_key {
-	PP_SORT_SAMPLE,
-	PP_SORT_VMA,
-	PP_SORT_SYMBOL,
-	PP_SORT_DEBUG,
-	PP_SORT_IMAGE,
-	PP_SORT_APP,
-};
-
-struct pp_report_opts {
-	bool symbols, debug_info, details, xml;
-	bool exclude_dependent, global_percent, long_filenames;
-	bool show_address, accumulated, no_header, reverse, demangle;
-	bool dynamic_symbols;		/* name samples by .dynsym (see pp_symbols.h) */
-	bool callgraph;			/* -c: arc files too (pp_callgraph.h) */
-	double threshold;		/* percent; 0: none */
-	enum pp_sort_key sort[6];
-	size_t nr_sort;			/* 0: by samples */
-	char **include_symbols;		/* NULL-terminated, or NULL */
-	char **exclude_symbols;
-	const char *image_path;		/* comma list of directories */
-	const char *root;		/* prefix for binaries, or NULL */
-	const char *archive;		/* archive:DIR read, its real path, which
-					 * warnings put before an image's name */
-	const char *vmlinux;		/* kernel symbols from this ELF */
-	const char *kallsyms;		/* default /proc/kallsyms */
-	const char *debug_dirs;		/* libdwfl debuginfo path, NULL: default */
-	const char *jit_dir;		/* where perf-PID.map live, default /tmp */
-	const char *title;		/* command line, for XML */
-	const char *spec_text;		/* profile specification, for XML */
-	const char *merge_text;		/* --merge as given, for XML, or NULL */
-};
 
 /* Result flags of a report, beyond the text. */
 struct pp_report_status {
