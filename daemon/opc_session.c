@@ -234,7 +234,7 @@ static const char *const opc_plain_keys[] = {
 	"pid", "state", "events", "separate", "session_dir", "samples",
 	"total_samples", "kernel_samples", "anon_samples", "samples_written",
 	"throttled", "filtered_by_image", "callgraph", "callgraph_chains",
-	"callgraph_arcs",
+	"callgraph_arcs", "callgraph_depth",
 };
 
 static bool opc_is_plain_key(const char *key, size_t len)

@@ -28,6 +28,7 @@ static const char *const counter_names[OPD_NR_COUNTERS] = {
 	[OPD_BT_TRUNCATED] = "backtrace_truncated",
 	[OPD_BT_ABORTED] = "backtrace_aborted",		/* OProfile's name */
 	[OPD_CHAINS_LOST] = "callgraph_chains_lost",
+	[OPD_CALLGRAPH_DEPTH] = "callgraph_depth",
 };
 
 const char *opd_counter_name(enum opd_counter_id id)

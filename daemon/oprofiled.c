@@ -553,6 +553,7 @@ static void gather_stats(struct opd_daemon *d, struct opd_stats *st)
 	st->v[OPD_LOST_FILTERED] = d->sampler.nr_filtered;
 	st->v[OPD_ARCS] = d->sampler.nr_arcs;
 	st->v[OPD_CHAINS_LOST] = d->chains.nr_lost;
+	st->v[OPD_CALLGRAPH_DEPTH] = (uint64_t)d->opt.callgraph;
 	/* cut in the daemon (a caller in no image), or in kmod below */
 	st->v[OPD_LOST_BT_NO_MAPPING] = d->sampler.nr_bt_lost_no_mapping;
 	/* The kernel's ring losses reach us twice: kmod counts each

@@ -221,6 +221,15 @@ void pp_session_warnings(FILE *err, const char *samples_dir,
 	}
 	/* ours last, so that OProfile's text comes first and whole */
 	our_losses(err, stats);
+	{
+		/* a session with call chains: say so, as --status does; OProfile's
+		 * opreport has no word for it */
+		unsigned long depth = read_op_stat(stats, "callgraph_depth");
+
+		if (depth && depth != (unsigned long)-1)
+			fprintf(err, "\nNOTE: call chains were collected, to a depth of %lu: "
+				"opreport -c shows them\n", depth);
+	}
 }
 
 void pp_report_header(FILE *out, const struct pp_profile *p,

@@ -75,6 +75,13 @@ form_loss_summary() {
 	       -e '/^WARNING: [0-9]* of [0-9]* samples ([0-9.]*%) were lost while profiling: /d' "$2"
 }
 
+# - callgraph-note: for a session with call chains, our opreport says so
+#   (and at what depth) on stderr, after the warnings;
+form_callgraph_note() {
+	sed -i -e '/^$/{$!N;/^\nNOTE: call chains were collected, to a depth of [0-9]*: /d;P;D}' \
+	       -e '/^NOTE: call chains were collected, to a depth of [0-9]*: /d' "$2"
+}
+
 # deliberate_forms CELL PEER OURS: the reasons of the form lines matching
 # CELL, when applying their forms makes the texts agree; else nothing.
 deliberate_forms() {
