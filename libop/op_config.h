@@ -13,8 +13,10 @@
 #define OP_CONFIG_H
 
 #include <limits.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "op_log.h"
 
@@ -66,6 +68,9 @@ struct op_settings {
 	bool no_vmlinux;
 	char image[4096];		/* comma list of images, empty: all */
 	bool verbose;
+	pid_t pid;			/* only this process tree (perf's -p); 0: all */
+	char cpus[256];			/* only these CPUs (perf's -C), a list
+					 * for op_cpu_list_parse(); empty: all */
 };
 
 /* The buffer settings: their defaults and their limits live here and
@@ -107,6 +112,13 @@ int op_buffers_check(unsigned long buffer_words, unsigned long watershed,
 /* The cpu buffer part of op_buffers_check(), for kmod, whose event buffer
  * has no floor beyond what holds one sequence. 0 or -EINVAL with err. */
 int op_cpu_buffer_check(unsigned long cpu_buffer_bytes, char *err, size_t errlen);
+
+/* A CPU list as perf's -C and opcontrol's --cpu take it: "2", "0-3",
+ * "0,2-3". Returns 0 with set filled, or -EINVAL (not a list, or a range
+ * that runs backwards) / -ERANGE (a CPU at or above CPU_SETSIZE) with *bad
+ * at the offending text inside text. Whether each CPU exists is kmod's
+ * to say: this is the syntax, shared by every command. */
+int op_cpu_list_parse(const char *text, cpu_set_t *set, const char **bad);
 
 /* Defaults: one "default" event, no separation, OP_DEFAULT_BUFFER_WORDS,
  * op_default_watershed() of it, OP_DEFAULT_CPU_BUFFER_BYTES rings, no
