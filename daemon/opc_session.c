@@ -234,7 +234,7 @@ static const char *const opc_plain_keys[] = {
 	"pid", "state", "events", "separate", "session_dir", "samples",
 	"total_samples", "kernel_samples", "anon_samples", "samples_written",
 	"throttled", "filtered_by_image", "callgraph", "callgraph_chains",
-	"callgraph_arcs",
+	"callgraph_arcs", "profile_pid", "profile_cpus",
 };
 
 static bool opc_is_plain_key(const char *key, size_t len)
@@ -272,6 +272,12 @@ int opc_status(struct opc *c)
 		printf("Session dir: %s\n",
 		       opc_status_value(reply, "session_dir", val, sizeof(val))
 		       ? val : c->paths.session_dir);
+		if (opc_status_value(reply, "profile_pid", val, sizeof(val)) &&
+		    strcmp(val, "0"))
+			printf("Process: %s and its children\n", val);
+		if (opc_status_value(reply, "profile_cpus", val, sizeof(val)) &&
+		    strcmp(val, "all"))
+			printf("CPUs: %s\n", val);
 		printf("Samples received: %s\n",
 		       opc_status_value(reply, "samples", val, sizeof(val)) ? val : "unknown");
 		if (opc_status_value(reply, "samples_written", val, sizeof(val)))
@@ -328,6 +334,10 @@ int opc_status(struct opc *c)
 	op_separate_format(c->settings.separate, sep, sizeof(sep));
 	printf("Separate: %s\n", sep);
 	printf("Session dir: %s\n", c->paths.session_dir);
+	if (c->settings.pid)
+		printf("Process: %d and its children\n", (int)c->settings.pid);
+	if (c->settings.cpus[0])
+		printf("CPUs: %s\n", c->settings.cpus);
 	printf("Samples in current: %llu\n", opc_read_stat(c, "total_samples"));
 	{
 		static const char *const losses[] = {

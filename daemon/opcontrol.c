@@ -175,6 +175,10 @@ int main(int argc, const char **argv)
 		  "the daemon reads the event buffer at this fill, in words", "WORDS" },
 		{ "cpu-buffer-size", 0, POPT_ARG_STRING, &o.cpu_buffer_size, 0,
 		  "per-CPU ring size, in bytes (a power of two pages)", "BYTES" },
+		{ "pid", 0, POPT_ARG_STRING, &o.pid, 0,
+		  "profile only this process and its children (perf's -p; all: every process)", "PID" },
+		{ "cpu", 0, POPT_ARG_STRING, &o.cpus, 0,
+		  "profile only these CPUs (perf's -C; all: every CPU)", "LIST" },
 		{ "verbose", 'V', POPT_ARG_NONE, &o.verbose, 0,
 		  "say more, here and in the daemon's log", NULL },
 		{ "list-events", 'l', POPT_ARG_NONE, &o.list_events, 0,
@@ -301,6 +305,8 @@ out:
 	free(o.buffer_size);
 	free(o.buffer_watershed);
 	free(o.cpu_buffer_size);
+	free(o.pid);
+	free(o.cpus);
 	poptFreeContext(ctx);
 	if (fflush(stdout) && ret == OPC_EXIT_OK) {
 		perror("opcontrol: stdout");

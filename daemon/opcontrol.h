@@ -56,6 +56,8 @@ struct opc_opts {
 	char *buffer_size;
 	char *buffer_watershed;
 	char *cpu_buffer_size;
+	char *pid;
+	char *cpus;
 };
 
 /* One run's context: the session and the lock held on it. */

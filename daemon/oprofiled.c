@@ -50,6 +50,8 @@ struct opd_options {
 	long buffer_watershed;
 	long cpu_buffer_size;
 	int callgraph;
+	int pid;		/* 0: every process */
+	char *cpus;		/* NULL: every CPU */
 	int verbose;
 	int foreground;
 };
@@ -58,6 +60,7 @@ struct opd_daemon {
 	struct opd_options opt;
 	struct op_paths paths;
 	unsigned int separate;
+	cpu_set_t cpus;		/* when opt.cpus */
 	pid_t pid;
 
 	/* kmod's threads log too: log_lock guards log_file and last_error
@@ -174,6 +177,10 @@ static int parse_options(struct opd_daemon *d, int argc, const char **argv)
 		  "per-CPU ring size", "BYTES" },
 		{ "callgraph", 0, POPT_ARG_INT, &o->callgraph, 0,
 		  "call-chain depth (not stored yet)", "DEPTH" },
+		{ "pid", 0, POPT_ARG_INT, &o->pid, 0,
+		  "only this process and its children (0: every process)", "PID" },
+		{ "cpus", 0, POPT_ARG_STRING, &o->cpus, 0,
+		  "only these CPUs", "LIST" },
 		{ "verbose", 0, POPT_ARG_NONE, &o->verbose, 0,
 		  "log debugging detail", NULL },
 		{ "foreground", 0, POPT_ARG_NONE, &o->foreground, 0,
@@ -240,6 +247,19 @@ static int parse_options(struct opd_daemon *d, int argc, const char **argv)
 		fprintf(stderr, "oprofiled: --vmlinux and --no-vmlinux exclude each other\n");
 		return -EINVAL;
 	}
+	if (o->pid < 0) {
+		fprintf(stderr, "oprofiled: --pid=%d is not a process id\n", o->pid);
+		return -EINVAL;
+	}
+	if (o->cpus) {
+		const char *bad;
+
+		if (op_cpu_list_parse(o->cpus, &d->cpus, &bad)) {
+			fprintf(stderr, "oprofiled: --cpus=%s: not a CPU list at '%s' (e.g. 0,2-3)\n",
+				o->cpus, bad);
+			return -EINVAL;
+		}
+	}
 	return 0;
 }
 
@@ -256,11 +276,12 @@ static void log_start(struct opd_daemon *d)
 	       PACKAGE_VERSION, (int)d->pid, d->paths.session_dir,
 	       s->events_text, sep);
 	op_log(&d->log, OP_LOG_INFO,
-	       "options: vmlinux %s image %s buffer-size %ld buffer-watershed %ld cpu-buffer-size %ld callgraph %d",
+	       "options: vmlinux %s image %s buffer-size %ld buffer-watershed %ld cpu-buffer-size %ld callgraph %d pid %d cpus %s",
 	       d->opt.vmlinux ? d->opt.vmlinux : (d->opt.no_vmlinux ? "none" : "(kallsyms)"),
 	       d->opt.image && *d->opt.image ? d->opt.image : "(all)",
 	       d->opt.buffer_size, d->opt.buffer_watershed,
-	       d->opt.cpu_buffer_size, d->opt.callgraph);
+	       d->opt.cpu_buffer_size, d->opt.callgraph, d->opt.pid,
+	       d->opt.cpus ? d->opt.cpus : "(all)");
 	for (unsigned int i = 0; i < s->nr_events; i++) {
 		if (s->events[i].timer) {
 			op_log(&d->log, OP_LOG_INFO,
@@ -285,7 +306,8 @@ static int startup(struct opd_daemon *d)
 		.buffer_watershed = (unsigned long)d->opt.buffer_watershed,
 		.cpu_buffer_size = (unsigned long)d->opt.cpu_buffer_size,
 		.callgraph = (unsigned int)d->opt.callgraph,
-		.pid = -1,
+		.pid = d->opt.pid ? d->opt.pid : -1,
+		.cpus = d->opt.cpus ? &d->cpus : NULL,
 		.log = d->log,
 	};
 	char err[512];
@@ -409,9 +431,10 @@ static char *status_reply(struct opd_daemon *d)
 		return NULL;
 	op_separate_format(d->separate, sep, sizeof(sep));
 	opd_session_stats(s, &st);
-	fprintf(f, "ok\npid %d\nstate %s\nevents %s\nseparate %s\ncallgraph %d\nsession_dir %s\nsamples %llu\n",
+	fprintf(f, "ok\npid %d\nstate %s\nevents %s\nseparate %s\ncallgraph %d\nsession_dir %s\nprofile_pid %d\nprofile_cpus %s\nsamples %llu\n",
 		(int)d->pid, s->running ? "running" : "stopped", s->events_text, sep,
-		d->opt.callgraph, d->paths.session_dir,
+		d->opt.callgraph, d->paths.session_dir, d->opt.pid,
+		d->opt.cpus ? d->opt.cpus : "all",
 		(unsigned long long)st.v[OPD_TOTAL_SAMPLES]);
 	opd_stats_print(&st, f);
 	opd_session_stats_release(&st);
@@ -540,6 +563,7 @@ static void cleanup(struct opd_daemon *d)
 	free(d->opt.events);
 	free(d->opt.vmlinux);
 	free(d->opt.image);
+	free(d->opt.cpus);
 }
 
 /* Fork; the parent waits on the pipe for the child's verdict. Returns in
