@@ -16,6 +16,8 @@
 
 #include <popt.h>
 
+#include "opd_fs.h"
+
 void opc_err(const char *fmt, ...)
 {
 	va_list ap;
@@ -86,7 +88,7 @@ static int opc_run(struct opc *c, const struct opc_opts *o)
 	int ret;
 
 	if (o->init || o->setup || o->start || o->start_daemon || opc_setup_opts_given(o)) {
-		ret = opc_mkdir_p(c->paths.samples_dir, 0755);
+		ret = opd_mkdir_p(c->paths.samples_dir);
 		if (ret) {
 			opc_err("cannot create %s: %s", c->paths.samples_dir, strerror(-ret));
 			return OPC_EXIT_FAIL;
@@ -279,7 +281,7 @@ int main(int argc, const char **argv)
 		ret = OPC_EXIT_FAIL;
 		goto out;
 	}
-	ret = opc_mkdir_p(c.paths.session_dir, 0755);
+	ret = opd_mkdir_p(c.paths.session_dir);
 	if (ret) {
 		opc_err("cannot create %s: %s", c.paths.session_dir, strerror(-ret));
 		ret = OPC_EXIT_FAIL;

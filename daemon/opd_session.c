@@ -10,34 +10,10 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "opd_ksyms.h"
 
 #define OPD_READ_WORDS 65536
-
-int opd_mkdir_p(const char *path)
-{
-	char buf[PATH_MAX];
-	size_t len = strlen(path);
-
-	if (len >= sizeof(buf))
-		return -ENAMETOOLONG;
-	memcpy(buf, path, len + 1);
-	for (char *p = buf + 1; ; p++) {
-		if (*p == '/' || *p == '\0') {
-			char c = *p;
-
-			*p = '\0';
-			if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-				return -errno;
-			*p = c;
-			if (!c)
-				break;
-		}
-	}
-	return 0;
-}
 
 static int resolve_events(struct opd_session *s, char *err, size_t errlen)
 {

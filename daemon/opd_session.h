@@ -116,7 +116,4 @@ void opd_session_stats_release(struct opd_stats *st);
 /* Everything opened, in reverse; a session never opened is fine. */
 void opd_session_close(struct opd_session *s);
 
-/* mkdir -p: every missing directory of path, mode 0755. 0 or -errno. */
-int opd_mkdir_p(const char *path);
-
 #endif /* OPD_SESSION_H */

@@ -36,6 +36,7 @@
 #include "op_events.h"
 #include "op_log.h"
 #include "opd_ctl.h"
+#include "opd_fs.h"
 #include "opd_lock.h"
 #include "opd_session.h"
 
