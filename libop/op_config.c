@@ -37,9 +37,9 @@ static int join(char *out, size_t len, const char *dir, const char *name)
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
-int op_paths_init(struct op_paths *p, const char *session_dir)
+static int paths_fill(struct op_paths *p, const char *session_dir,
+		      const char *log_name)
 {
-	struct sockaddr_un sun;
 	size_t len;
 	int ret;
 
@@ -66,11 +66,30 @@ int op_paths_init(struct op_paths *p, const char *session_dir)
 	if (!ret)
 		ret = join(p->current_dir, sizeof(p->current_dir), p->samples_dir, "current");
 	if (!ret)
-		ret = join(p->log_file, sizeof(p->log_file), p->samples_dir, "oprofiled.log");
-	if (!ret && strlen(p->ctl_socket) >= sizeof(sun.sun_path))
-		ret = -ENAMETOOLONG;
+		ret = join(p->log_file, sizeof(p->log_file), p->samples_dir, log_name);
 	if (ret)
 		memset(p, 0, sizeof(*p));
+	return ret;
+}
+
+int op_paths_init(struct op_paths *p, const char *session_dir)
+{
+	struct sockaddr_un sun;
+	int ret = paths_fill(p, session_dir, "oprofiled.log");
+
+	if (!ret && strlen(p->ctl_socket) >= sizeof(sun.sun_path)) {
+		memset(p, 0, sizeof(*p));
+		ret = -ENAMETOOLONG;
+	}
+	return ret;
+}
+
+int op_paths_init_operf(struct op_paths *p, const char *session_dir)
+{
+	int ret = paths_fill(p, session_dir, "operf.log");
+
+	if (!ret)
+		p->ctl_socket[0] = '\0';
 	return ret;
 }
 

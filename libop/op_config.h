@@ -5,7 +5,7 @@
  *   daemonrc                settings written by opcontrol --setup
  *   lock                    pid file of the running oprofiled
  *   opd_ctl                 the daemon's control socket (mode 0600)
- *   samples/oprofiled.log   the daemon's log
+ *   samples/oprofiled.log   the daemon's log (operf's: samples/operf.log)
  *   samples/current/        the current session's sample files and stats/
  *   samples/NAME/           sessions saved with opcontrol --save=NAME
  */
@@ -36,6 +36,11 @@ struct op_paths {
  * (a path does not fit, or the socket path exceeds sun_path), -EINVAL for a
  * relative or empty directory. */
 int op_paths_init(struct op_paths *p, const char *session_dir);
+
+/* The same for operf, which runs no daemon: no control socket (ctl_socket
+ * is empty, so its length limits nothing) and the log is
+ * samples/operf.log, OProfile's operf's name for it. */
+int op_paths_init_operf(struct op_paths *p, const char *session_dir);
 
 /* --separate flags */
 enum {

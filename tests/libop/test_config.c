@@ -53,6 +53,11 @@ static void test_paths_custom(void **state)
 	big[0] = '/';
 	big[100] = '\0';
 	assert_int_equal(op_paths_init(&p, big), -ENAMETOOLONG);
+	/* operf has no socket: a deep directory is fine, its log its own */
+	assert_int_equal(op_paths_init_operf(&p, big), 0);
+	assert_string_equal(p.ctl_socket, "");
+	assert_non_null(strstr(p.log_file, "x/samples/operf.log"));
+	assert_int_equal(op_paths_init_operf(&p, "relative"), -EINVAL);
 	big[100] = 'x';
 	big[90] = '\0';
 	assert_int_equal(op_paths_init(&p, big), 0);
