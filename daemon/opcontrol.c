@@ -16,6 +16,7 @@
 
 #include <popt.h>
 
+#include "op_version.h"
 #include "opd_fs.h"
 
 void opc_err(const char *fmt, ...)
@@ -226,7 +227,7 @@ int main(int argc, const char **argv)
 		goto out;
 	}
 	if (o.version) {
-		printf("opcontrol (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
+		op_print_version(argv[0]);
 		goto out;
 	}
 	if (o.list_events) {

@@ -35,6 +35,7 @@
 #include "op_ctl.h"
 #include "op_events.h"
 #include "op_log.h"
+#include "op_version.h"
 #include "opd_ctl.h"
 #include "opd_fs.h"
 #include "opd_lock.h"
@@ -55,6 +56,7 @@ struct opd_options {
 	char *cpus;		/* NULL: every CPU */
 	int verbose;
 	int foreground;
+	int version;
 };
 
 struct opd_daemon {
@@ -186,6 +188,8 @@ static int parse_options(struct opd_daemon *d, int argc, const char **argv)
 		  "log debugging detail", NULL },
 		{ "foreground", 0, POPT_ARG_NONE, &o->foreground, 0,
 		  "do not daemonise", NULL },
+		{ "version", 'v', POPT_ARG_NONE, &o->version, 0,
+		  "show the version", NULL },
 		POPT_AUTOHELP
 		POPT_TABLEEND
 	};
@@ -638,6 +642,10 @@ int main(int argc, char **argv)
 	d->log = (struct op_logger){ .fn = log_fn, .ctx = d, .max = OP_LOG_INFO };
 	if (parse_options(d, argc, (const char **)argv))
 		return 1;
+	if (d->opt.version) {
+		op_print_version(argv[0]);
+		return 0;
+	}
 	if (d->opt.verbose)
 		d->log.max = OP_LOG_DEBUG;
 	if (!d->opt.foreground)
