@@ -131,7 +131,7 @@ static int parse_options(struct operf *o, int argc, const char **argv)
 		{ "system-wide", 's', POPT_ARG_NONE, &p->system_wide, 0,
 		  "profile every process until SIGINT", NULL },
 		{ "events", 'e', POPT_ARG_STRING, &event, OPT_EVENTS,
-		  "events to sample, comma-separated, repeatable", "NAME:COUNT:UNITMASK:KERNEL:USER[,...]" },
+		  "events to sample, NAME:COUNT:UNITMASK:KERNEL:USER, comma-separated, repeatable", "SPEC[,SPEC...]" },
 		{ "callgraph", 'g', POPT_ARG_NONE, &p->callgraph, 0,
 		  "collect each sample's callers (frame pointers), for opreport -c", NULL },
 		{ "separate-thread", 't', POPT_ARG_NONE, &p->separate_thread, 0,

@@ -179,7 +179,7 @@ static int parse_options(struct opd_daemon *d, int argc, const char **argv)
 		{ "cpu-buffer-size", 0, POPT_ARG_LONG, &o->cpu_buffer_size, 0,
 		  "per-CPU ring size", "BYTES" },
 		{ "callgraph", 0, POPT_ARG_INT, &o->callgraph, 0,
-		  "call-chain depth (not stored yet)", "DEPTH" },
+		  "call-chain depth (0: none)", "DEPTH" },
 		{ "pid", 0, POPT_ARG_INT, &o->pid, 0,
 		  "only this process and its children (0: every process)", "PID" },
 		{ "cpus", 0, POPT_ARG_STRING, &o->cpus, 0,
