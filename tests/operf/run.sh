@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # operf COMMAND: the command's exit status is operf's (128 + N for signal
-# N); the session before moves to samples/previous, or stays with
+# N); -g writes arcs; the session before moves to samples/previous, or stays with
 # --append; a session in use is refused; opreport finds ./oprofile_data.
 . "$top_srcdir/tests/e2e/lib.sh"
 . "$top_srcdir/tests/opcontrol/common.sh"
@@ -14,6 +14,13 @@ expect $((128 + 15)) "killed by signal 15" "$OPERF" sh -c 'kill -TERM $$'
 # arguments go to the command, options after it are its own
 expect 0 "" "$OPERF" -e cpu-clock:100000 "$WORKLOADS/burn" -t 0.5 1
 grep -q "^burn: wall_s" <<<"$OUT" || fail "burn's own -t did not reach it"
+
+# --callgraph: arcs in {cg} files, chains counted
+expect 0 "" "$OPERF" -g -d "$E2E_TMP/cg" -e cpu-clock:100000 "$WORKLOADS/cgleaf" 1
+[ -n "$(find "$E2E_TMP/cg/samples/current" -path '*{cg}*' -type f | head -1)" ] ||
+	fail "operf -g wrote no {cg} arc file"
+[ "$(cat "$E2E_TMP/cg/samples/current/stats/callgraph_chains")" -gt 0 ] ||
+	fail "operf -g counted no call chains"
 
 # previous/ and --append
 operf_report "$E2E_TMP/first" --merge all
