@@ -216,6 +216,10 @@ static int opc_daemon_argv(const struct opc *c, const char *prog, char **argv)
 	ARG("--buffer-watershed=%lu", s->buffer_watershed);
 	ARG("--cpu-buffer-size=%lu", s->cpu_buffer_size);
 	ARG("--callgraph=%u", s->callgraph_depth);
+	if (s->pid)
+		ARG("--pid=%d", (int)s->pid);
+	if (s->cpus[0])
+		ARG("--cpus=%s", s->cpus);
 	if (s->verbose)
 		ARG("--verbose");
 #undef ARG

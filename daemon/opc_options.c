@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "op_events.h"
 
@@ -19,7 +21,8 @@ bool opc_setup_opts_given(const struct opc_opts *o)
 {
 	return o->nr_events || o->separate || o->callgraph || o->image ||
 	       o->vmlinux || o->no_vmlinux || o->buffer_size ||
-	       o->buffer_watershed || o->cpu_buffer_size || o->verbose;
+	       o->buffer_watershed || o->cpu_buffer_size || o->verbose ||
+	       o->pid || o->cpus;
 }
 
 bool opc_actions_given(const struct opc_opts *o)
@@ -82,6 +85,66 @@ static int opc_check_event(const char *text, char *out, size_t len)
 		snprintf(out, len, "default");
 	else
 		op_event_format(&ev, out, len);
+	return 0;
+}
+
+/* --pid=PID: a process that exists now (its children come with it);
+ * 0 or "all": every process again. */
+static int opc_apply_pid(const char *text, struct op_settings *s)
+{
+	unsigned long v;
+	int ret;
+
+	if (!strcmp(text, "all")) {
+		s->pid = 0;
+		return 0;
+	}
+	ret = opc_parse_ulong("pid", text, 0, INT32_MAX, &v);
+	if (ret)
+		return ret;
+	if (v && kill((pid_t)v, 0) && errno == ESRCH) {
+		opc_err("--pid=%s: no such process", text);
+		return -ESRCH;
+	}
+	s->pid = (pid_t)v;
+	return 0;
+}
+
+/* --cpu=LIST: CPUs this machine has (offline ones are skipped when
+ * collection starts); "all": every CPU again. */
+static int opc_apply_cpus(const char *text, struct op_settings *s)
+{
+	long nr = sysconf(_SC_NPROCESSORS_CONF);
+	const char *bad;
+	cpu_set_t set;
+	int ret;
+
+	if (!strcmp(text, "all")) {
+		s->cpus[0] = '\0';
+		return 0;
+	}
+	ret = op_cpu_list_parse(text, &set, &bad);
+	if (ret == -ERANGE) {
+		opc_err("--cpu=%s: cpu \"%s\" does not exist (this machine has cpus 0 to %ld)",
+			text, bad, nr - 1);
+		return ret;
+	}
+	if (ret) {
+		opc_err("--cpu=%s: not a CPU list at \"%s\" (e.g. 0, 0-3, 0,2)", text, bad);
+		return ret;
+	}
+	for (long c = nr > 0 ? nr : CPU_SETSIZE; c < CPU_SETSIZE; c++) {
+		if (CPU_ISSET(c, &set)) {
+			opc_err("--cpu=%s: cpu %ld does not exist (this machine has cpus 0 to %ld)",
+				text, c, nr - 1);
+			return -ERANGE;
+		}
+	}
+	if (strlen(text) >= sizeof(s->cpus)) {
+		opc_err("--cpu list is too long (%zu bytes at most)", sizeof(s->cpus) - 1);
+		return -EINVAL;
+	}
+	snprintf(s->cpus, sizeof(s->cpus), "%s", text);
 	return 0;
 }
 
@@ -190,6 +253,16 @@ int opc_apply_settings(const struct opc_opts *o, struct op_settings *s)
 			return -EINVAL;
 		}
 		snprintf(s->image, sizeof(s->image), "%s", strcmp(o->image, "all") ? o->image : "");
+	}
+	if (o->pid) {
+		ret = opc_apply_pid(o->pid, s);
+		if (ret)
+			return ret;
+	}
+	if (o->cpus) {
+		ret = opc_apply_cpus(o->cpus, s);
+		if (ret)
+			return ret;
 	}
 	if (o->verbose)
 		s->verbose = true;

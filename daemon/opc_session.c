@@ -17,27 +17,7 @@
 
 #include "op_ctl.h"
 #include "op_events.h"
-
-int opc_mkdir_p(const char *path, mode_t mode)
-{
-	char buf[PATH_MAX];
-	size_t len = strlen(path);
-
-	if (len >= sizeof(buf))
-		return -ENAMETOOLONG;
-	memcpy(buf, path, len + 1);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, mode) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(buf, mode) && errno != EEXIST)
-		return -errno;
-	return 0;
-}
+#include "opd_fs.h"
 
 /* Waits up to OPC_LOCK_WAIT_MS (or $OPCONTROL_LOCK_WAIT_MS). The fd is close-on-exec so oprofiled does not
  * inherit the lock. */
@@ -80,49 +60,6 @@ int opc_lock(struct opc *c)
 	return 0;
 }
 
-static int opc_rm_rf_at(int dirfd, const char *name);
-
-static int opc_rm_dir_contents(int fd)
-{
-	DIR *d = fdopendir(fd);
-	struct dirent *de;
-	int ret = 0;
-
-	if (!d) {
-		ret = -errno;
-		close(fd);
-		return ret;
-	}
-	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		ret = opc_rm_rf_at(dirfd(d), de->d_name);
-		if (ret)
-			break;
-	}
-	closedir(d);
-	return ret;
-}
-
-/* Remove name under dirfd, never following a symlink. */
-static int opc_rm_rf_at(int dirfd, const char *name)
-{
-	struct stat st;
-	int fd, ret;
-
-	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW))
-		return errno == ENOENT ? 0 : -errno;
-	if (!S_ISDIR(st.st_mode))
-		return unlinkat(dirfd, name, 0) && errno != ENOENT ? -errno : 0;
-	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ret = opc_rm_dir_contents(fd);
-	if (ret)
-		return ret;
-	return unlinkat(dirfd, name, AT_REMOVEDIR) && errno != ENOENT ? -errno : 0;
-}
-
 int opc_reset(struct opc *c)
 {
 	struct opc_pause pause;
@@ -141,7 +78,7 @@ int opc_reset(struct opc *c)
 		opc_err("cannot open %s: %s", c->paths.current_dir, strerror(-ret));
 		goto err_resume;
 	}
-	ret = opc_rm_dir_contents(fd);
+	ret = opd_rm_dir_contents(fd);
 	if (ret) {
 		opc_err("cannot clear %s: %s", c->paths.current_dir, strerror(-ret));
 		goto err_resume;
@@ -234,7 +171,7 @@ static const char *const opc_plain_keys[] = {
 	"pid", "state", "events", "separate", "session_dir", "samples",
 	"total_samples", "kernel_samples", "anon_samples", "samples_written",
 	"throttled", "filtered_by_image", "callgraph", "callgraph_chains",
-	"callgraph_arcs", "callgraph_depth",
+	"callgraph_arcs", "callgraph_depth", "profile_pid", "profile_cpus",
 };
 
 static bool opc_is_plain_key(const char *key, size_t len)
@@ -272,6 +209,12 @@ int opc_status(struct opc *c)
 		printf("Session dir: %s\n",
 		       opc_status_value(reply, "session_dir", val, sizeof(val))
 		       ? val : c->paths.session_dir);
+		if (opc_status_value(reply, "profile_pid", val, sizeof(val)) &&
+		    strcmp(val, "0"))
+			printf("Process: %s and its children\n", val);
+		if (opc_status_value(reply, "profile_cpus", val, sizeof(val)) &&
+		    strcmp(val, "all"))
+			printf("CPUs: %s\n", val);
 		printf("Samples received: %s\n",
 		       opc_status_value(reply, "samples", val, sizeof(val)) ? val : "unknown");
 		if (opc_status_value(reply, "samples_written", val, sizeof(val)))
@@ -328,6 +271,10 @@ int opc_status(struct opc *c)
 	op_separate_format(c->settings.separate, sep, sizeof(sep));
 	printf("Separate: %s\n", sep);
 	printf("Session dir: %s\n", c->paths.session_dir);
+	if (c->settings.pid)
+		printf("Process: %d and its children\n", (int)c->settings.pid);
+	if (c->settings.cpus[0])
+		printf("CPUs: %s\n", c->settings.cpus);
 	printf("Samples in current: %llu\n", opc_read_stat(c, "total_samples"));
 	{
 		static const char *const losses[] = {

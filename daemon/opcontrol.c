@@ -16,6 +16,9 @@
 
 #include <popt.h>
 
+#include "op_version.h"
+#include "opd_fs.h"
+
 void opc_err(const char *fmt, ...)
 {
 	va_list ap;
@@ -86,7 +89,7 @@ static int opc_run(struct opc *c, const struct opc_opts *o)
 	int ret;
 
 	if (o->init || o->setup || o->start || o->start_daemon || opc_setup_opts_given(o)) {
-		ret = opc_mkdir_p(c->paths.samples_dir, 0755);
+		ret = opd_mkdir_p(c->paths.samples_dir);
 		if (ret) {
 			opc_err("cannot create %s: %s", c->paths.samples_dir, strerror(-ret));
 			return OPC_EXIT_FAIL;
@@ -175,6 +178,10 @@ int main(int argc, const char **argv)
 		  "the daemon reads the event buffer at this fill, in words", "WORDS" },
 		{ "cpu-buffer-size", 0, POPT_ARG_STRING, &o.cpu_buffer_size, 0,
 		  "per-CPU ring size, in bytes (a power of two pages)", "BYTES" },
+		{ "pid", 0, POPT_ARG_STRING, &o.pid, 0,
+		  "profile only this process and its children (perf's -p; all: every process)", "PID" },
+		{ "cpu", 0, POPT_ARG_STRING, &o.cpus, 0,
+		  "profile only these CPUs (perf's -C; all: every CPU)", "LIST" },
 		{ "verbose", 'V', POPT_ARG_NONE, &o.verbose, 0,
 		  "say more, here and in the daemon's log", NULL },
 		{ "list-events", 'l', POPT_ARG_NONE, &o.list_events, 0,
@@ -220,7 +227,7 @@ int main(int argc, const char **argv)
 		goto out;
 	}
 	if (o.version) {
-		printf("opcontrol (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
+		op_print_version(argv[0]);
 		goto out;
 	}
 	if (o.list_events) {
@@ -275,7 +282,7 @@ int main(int argc, const char **argv)
 		ret = OPC_EXIT_FAIL;
 		goto out;
 	}
-	ret = opc_mkdir_p(c.paths.session_dir, 0755);
+	ret = opd_mkdir_p(c.paths.session_dir);
 	if (ret) {
 		opc_err("cannot create %s: %s", c.paths.session_dir, strerror(-ret));
 		ret = OPC_EXIT_FAIL;
@@ -301,6 +308,8 @@ out:
 	free(o.buffer_size);
 	free(o.buffer_watershed);
 	free(o.cpu_buffer_size);
+	free(o.pid);
+	free(o.cpus);
 	poptFreeContext(ctx);
 	if (fflush(stdout) && ret == OPC_EXIT_OK) {
 		perror("opcontrol: stdout");

@@ -56,6 +56,8 @@ struct opc_opts {
 	char *buffer_size;
 	char *buffer_watershed;
 	char *cpu_buffer_size;
+	char *pid;
+	char *cpus;
 };
 
 /* One run's context: the session and the lock held on it. */
@@ -117,7 +119,6 @@ int opc_daemon_resume(struct opc *c, const struct opc_pause *p);
 
 /* ---- opc_session.c -------------------------------------------------- */
 
-int opc_mkdir_p(const char *path, mode_t mode);
 /* Take $SESSION_DIR/opcontrol.lock, waiting a bounded time. */
 int opc_lock(struct opc *c);
 int opc_reset(struct opc *c);

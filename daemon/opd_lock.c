@@ -41,7 +41,8 @@ pid_t opd_lock_read(const char *path)
 	return (pid_t)pid;
 }
 
-/* Alive and an oprofiled? A pid reused by another program after a crash
+/* Alive and an oprofiled, or an operf (which writes a session in process
+ * and takes the same lock)? A pid reused by another program after a crash
  * does not hold the lock. */
 static bool daemon_alive(pid_t pid)
 {
@@ -64,7 +65,8 @@ static bool daemon_alive(pid_t pid)
 		return true;
 	comm[n] = '\0';
 	comm[strcspn(comm, "\n")] = '\0';
-	return !strcmp(comm, "oprofiled") || !strncmp(comm, "lt-oprofiled", 12);
+	return !strcmp(comm, "oprofiled") || !strncmp(comm, "lt-oprofiled", 12) ||
+	       !strcmp(comm, "operf");
 }
 
 int opd_lock_take(const char *path, pid_t pid, pid_t *owner)

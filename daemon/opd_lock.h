@@ -1,8 +1,9 @@
 /* The session lock: $SESSION_DIR/lock holds the running daemon's pid, so
  * two daemons never write one session. The file is created complete (a
  * temporary file linked into place), so a reader never sees a half-written
- * pid. A lock whose pid is dead, or belongs to a process that is not an
- * oprofiled (a pid reused after a crash), is stale and taken over.
+ * pid. operf takes it too. A lock whose pid is dead, or belongs to a
+ * process that is neither oprofiled nor operf (a pid reused after a
+ * crash), is stale and taken over.
  */
 #ifndef OPD_LOCK_H
 #define OPD_LOCK_H

@@ -23,6 +23,7 @@
  * only when it comes first */
 #include "op_events.h"
 #include "op_perf.h"
+#include "op_version.h"
 
 #include <perfmon/pfmlib_perf_event.h>
 #include <popt.h>
@@ -273,7 +274,7 @@ int main(int argc, const char **argv)
 		return 2;
 	}
 	if (o.version) {
-		printf("ophelp (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
+		op_print_version(argv[0]);
 		poptFreeContext(ctx);
 		return 0;
 	}

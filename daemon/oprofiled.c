@@ -35,17 +35,11 @@
 #include "op_ctl.h"
 #include "op_events.h"
 #include "op_log.h"
+#include "op_version.h"
 #include "opd_ctl.h"
-#include "opd_decode.h"
-#include "opd_image.h"
-#include "opd_ksyms.h"
+#include "opd_fs.h"
 #include "opd_lock.h"
-#include "opd_sample.h"
-#include "opd_sfile.h"
-#include "opd_stats.h"
-
-#define OPD_READ_TIMEOUT_MS 100
-#define OPD_READ_WORDS 65536
+#include "opd_session.h"
 
 struct opd_options {
 	char *session_dir;
@@ -58,21 +52,19 @@ struct opd_options {
 	long buffer_watershed;
 	long cpu_buffer_size;
 	int callgraph;
+	int pid;		/* 0: every process */
+	char *cpus;		/* NULL: every CPU */
 	int verbose;
 	int foreground;
+	int version;
 };
 
 struct opd_daemon {
 	struct opd_options opt;
 	struct op_paths paths;
 	unsigned int separate;
+	cpu_set_t cpus;		/* when opt.cpus */
 	pid_t pid;
-
-	struct op_event events[OP_MAX_EVENTS];
-	struct perf_event_attr attrs[OP_MAX_EVENTS];
-	struct opd_event_info einfo[OP_MAX_EVENTS];
-	unsigned int nr_events;
-	char events_text[OP_MAX_EVENTS * 140];
 
 	/* kmod's threads log too: log_lock guards log_file and last_error
 	 * against them and against a SIGHUP reopen in the main loop */
@@ -86,16 +78,7 @@ struct opd_daemon {
 	int sig_fd;
 	bool quit;
 
-	struct kop_session *kop;
-	bool kop_started;	/* started and not yet finally stopped */
-	bool running;		/* events enabled */
-
-	struct opd_images images;
-	struct opd_sfiles sfiles;
-	struct opd_sampler sampler;
-	struct opd_chains chains;	/* whole call chains (--callgraph) */
-	struct opd_decoder *dec;	/* large (per-CPU saved contexts): heap */
-	uint64_t *buf;
+	struct opd_session session;	/* the pipeline and the sample files */
 };
 
 /* ---- messages before and after the log exists ---- */
@@ -196,11 +179,17 @@ static int parse_options(struct opd_daemon *d, int argc, const char **argv)
 		{ "cpu-buffer-size", 0, POPT_ARG_LONG, &o->cpu_buffer_size, 0,
 		  "per-CPU ring size", "BYTES" },
 		{ "callgraph", 0, POPT_ARG_INT, &o->callgraph, 0,
-		  "call-chain depth (not stored yet)", "DEPTH" },
+		  "call-chain depth (0: none)", "DEPTH" },
+		{ "pid", 0, POPT_ARG_INT, &o->pid, 0,
+		  "only this process and its children (0: every process)", "PID" },
+		{ "cpus", 0, POPT_ARG_STRING, &o->cpus, 0,
+		  "only these CPUs", "LIST" },
 		{ "verbose", 0, POPT_ARG_NONE, &o->verbose, 0,
 		  "log debugging detail", NULL },
 		{ "foreground", 0, POPT_ARG_NONE, &o->foreground, 0,
 		  "do not daemonise", NULL },
+		{ "version", 'v', POPT_ARG_NONE, &o->version, 0,
+		  "show the version", NULL },
 		POPT_AUTOHELP
 		POPT_TABLEEND
 	};
@@ -263,158 +252,46 @@ static int parse_options(struct opd_daemon *d, int argc, const char **argv)
 		fprintf(stderr, "oprofiled: --vmlinux and --no-vmlinux exclude each other\n");
 		return -EINVAL;
 	}
+	if (o->pid < 0) {
+		fprintf(stderr, "oprofiled: --pid=%d is not a process id\n", o->pid);
+		return -EINVAL;
+	}
+	if (o->cpus) {
+		const char *bad;
+
+		if (op_cpu_list_parse(o->cpus, &d->cpus, &bad)) {
+			fprintf(stderr, "oprofiled: --cpus=%s: not a CPU list at '%s' (e.g. 0,2-3)\n",
+				o->cpus, bad);
+			return -EINVAL;
+		}
+	}
 	return 0;
 }
 
 /* ---- start-up ---- */
 
-static int resolve_events(struct opd_daemon *d)
-{
-	const char *list = d->opt.events && *d->opt.events ? d->opt.events : "default";
-	char *copy = strdup(list), *save = NULL;
-	size_t off = 0;
-	int ret = 0;
-
-	if (!copy)
-		return -ENOMEM;
-	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		struct op_event_spec spec;
-		struct op_event *ev = &d->events[d->nr_events];
-		struct opd_event_info *ei = &d->einfo[d->nr_events];
-		const char *bad = NULL;
-		char err[256] = "";
-
-		if (d->nr_events == OP_MAX_EVENTS) {
-			startup_error(d, "too many events (at most %d)", OP_MAX_EVENTS);
-			ret = -E2BIG;
-			break;
-		}
-		ret = op_event_spec_parse(tok, &spec, &bad);
-		if (ret) {
-			startup_error(d, "bad event specification '%s' near '%s'",
-				      tok, bad ? bad : tok);
-			break;
-		}
-		ret = op_event_resolve(&spec, ev, err, sizeof(err));
-		if (ret) {
-			startup_error(d, "event '%s': %s", tok, err[0] ? err : strerror(-ret));
-			break;
-		}
-		d->attrs[d->nr_events] = ev->attr;
-		snprintf(ei->name, sizeof(ei->name), "%s", ev->timer ? "TIMER" : ev->spec.name);
-		ei->count = ev->spec.count;
-		ei->unit_mask = ev->spec.unit_mask;
-		ei->event_number = ev->event_number;
-		ei->cpu_type = ev->cpu_type;
-		if (off < sizeof(d->events_text)) {
-			char one[160];
-
-			op_event_format(ev, one, sizeof(one));
-			off += (size_t)snprintf(d->events_text + off,
-						sizeof(d->events_text) - off,
-						"%s%s", d->nr_events ? "," : "", one);
-		}
-		d->nr_events++;
-	}
-	free(copy);
-	if (!ret && !d->nr_events) {
-		startup_error(d, "no events given");
-		ret = -EINVAL;
-	}
-	return ret;
-}
-
-static int mkdir_p(const char *path)
-{
-	char buf[PATH_MAX];
-	size_t len = strlen(path);
-
-	if (len >= sizeof(buf))
-		return -ENAMETOOLONG;
-	memcpy(buf, path, len + 1);
-	for (char *p = buf + 1; ; p++) {
-		if (*p == '/' || *p == '\0') {
-			char c = *p;
-
-			*p = '\0';
-			if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-				return -errno;
-			*p = c;
-			if (!c)
-				break;
-		}
-	}
-	return 0;
-}
-
-/* "cpu MHz" of the first processor in /proc/cpuinfo; 0 when absent. */
-static double read_cpu_speed(void)
-{
-	FILE *f = fopen("/proc/cpuinfo", "re");
-	char line[256];
-	double mhz = 0;
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "cpu MHz", 7)) {
-			const char *colon = strchr(line, ':');
-
-			if (colon)
-				mhz = strtod(colon + 1, NULL);
-			break;
-		}
-	}
-	fclose(f);
-	return mhz;
-}
-
-static int kop_new(struct opd_daemon *d)
-{
-	struct kop_config cfg = {
-		.events = d->attrs,
-		.nr_events = d->nr_events,
-		.pid = -1,
-		/* 0, an option not given: kmod's default, which is libop's */
-		.cpu_buffer_size = (size_t)d->opt.cpu_buffer_size,
-		.evbuf_words = (size_t)d->opt.buffer_size,
-		.evbuf_watershed = (size_t)d->opt.buffer_watershed,
-		.sync_interval_ms = 250,
-		.callgraph_depth = (unsigned int)d->opt.callgraph,
-		.proc_root = "/proc",
-		.log = d->log,
-	};
-
-	return kop_session_new(&cfg, &d->kop);
-}
-
-static int lookup_cookie(void *ctx, uint64_t cookie, struct kop_dcookie_info *info)
-{
-	struct opd_daemon *d = ctx;
-
-	return kop_dcookie_lookup(d->kop, cookie, info);
-}
-
 static void log_start(struct opd_daemon *d)
 {
+	struct opd_session *s = &d->session;
 	char sep[64];
 
 	op_separate_format(d->separate, sep, sizeof(sep));
 	op_log(&d->log, OP_LOG_INFO,
 	       "oprofiled %s starting: pid %d session-dir %s events %s separate %s",
 	       PACKAGE_VERSION, (int)d->pid, d->paths.session_dir,
-	       d->events_text, sep);
+	       s->events_text, sep);
 	op_log(&d->log, OP_LOG_INFO,
-	       "options: vmlinux %s image %s buffer-size %ld buffer-watershed %ld cpu-buffer-size %ld callgraph %d",
+	       "options: vmlinux %s image %s buffer-size %ld buffer-watershed %ld cpu-buffer-size %ld callgraph %d pid %d cpus %s",
 	       d->opt.vmlinux ? d->opt.vmlinux : (d->opt.no_vmlinux ? "none" : "(kallsyms)"),
 	       d->opt.image && *d->opt.image ? d->opt.image : "(all)",
 	       d->opt.buffer_size, d->opt.buffer_watershed,
-	       d->opt.cpu_buffer_size, d->opt.callgraph);
-	for (unsigned int i = 0; i < d->nr_events; i++) {
-		if (d->events[i].timer) {
+	       d->opt.cpu_buffer_size, d->opt.callgraph, d->opt.pid,
+	       d->opt.cpus ? d->opt.cpus : "(all)");
+	for (unsigned int i = 0; i < s->nr_events; i++) {
+		if (s->events[i].timer) {
 			op_log(&d->log, OP_LOG_INFO,
 			       "timer mode: sampling with cpu-clock, period %lu ns",
-			       d->events[i].spec.count);
+			       s->events[i].spec.count);
 			break;
 		}
 	}
@@ -424,6 +301,21 @@ static void log_start(struct opd_daemon *d)
  * error has been reported through startup_error(). */
 static int startup(struct opd_daemon *d)
 {
+	struct opd_session_config cfg = {
+		.events = d->opt.events,
+		.separate = d->separate,
+		.vmlinux = d->opt.vmlinux,
+		.image = d->opt.image,
+		/* 0, an option not given: the default */
+		.buffer_size = (unsigned long)d->opt.buffer_size,
+		.buffer_watershed = (unsigned long)d->opt.buffer_watershed,
+		.cpu_buffer_size = (unsigned long)d->opt.cpu_buffer_size,
+		.callgraph = (unsigned int)d->opt.callgraph,
+		.pid = d->opt.pid ? d->opt.pid : -1,
+		.cpus = d->opt.cpus ? &d->cpus : NULL,
+		.log = d->log,
+	};
+	char err[512];
 	sigset_t mask;
 	pid_t owner;
 	int ret;
@@ -435,7 +327,7 @@ static int startup(struct opd_daemon *d)
 			      strerror(-ret));
 		return ret;
 	}
-	ret = mkdir_p(d->paths.session_dir);
+	ret = opd_mkdir_p(d->paths.session_dir);
 	if (ret) {
 		startup_error(d, "cannot create %s: %s", d->paths.session_dir, strerror(-ret));
 		return ret;
@@ -450,11 +342,14 @@ static int startup(struct opd_daemon *d)
 		return ret;
 	}
 
-	ret = resolve_events(d);
-	if (ret)
+	cfg.current_dir = d->paths.current_dir;
+	ret = opd_session_init(&d->session, &cfg, err, sizeof(err));
+	if (ret) {
+		startup_error(d, "%s", err);
 		return ret;
+	}
 
-	ret = mkdir_p(d->paths.current_dir);
+	ret = opd_mkdir_p(d->paths.current_dir);
 	if (ret) {
 		startup_error(d, "cannot create %s: %s", d->paths.current_dir, strerror(-ret));
 		return ret;
@@ -485,29 +380,9 @@ static int startup(struct opd_daemon *d)
 		return ret;
 	}
 
-	ret = opd_images_init(&d->images, lookup_cookie, d,
-			      d->opt.vmlinux, d->opt.image, &d->log);
-	if (!ret)
-		ret = opd_sfiles_init(&d->sfiles, d->paths.current_dir, d->einfo,
-				      d->nr_events, read_cpu_speed(), 0, &d->log);
-	if (!ret)
-		ret = opd_chains_init(&d->chains, d->paths.current_dir, &d->log);
-	d->dec = malloc(sizeof(*d->dec));
-	d->buf = malloc(OPD_READ_WORDS * sizeof(*d->buf));
-	if (ret || !d->dec || !d->buf) {
-		startup_error(d, "out of memory");
-		return -ENOMEM;
-	}
-	opd_images_read_kernel(&d->images, "/proc");
-	opd_sampler_init(&d->sampler, &d->images, &d->sfiles, d->separate, "/proc");
-	if (d->opt.callgraph > 0)
-		d->sampler.chains = &d->chains;
-	opd_decoder_init(d->dec, &opd_sampler_ops, &d->sampler, d->nr_events, &d->log);
-
-	ret = kop_new(d);
+	ret = opd_session_open(&d->session, err, sizeof(err));
 	if (ret) {
-		startup_error(d, "cannot create the collection session: %s%s%s",
-			      strerror(-ret), d->last_error[0] ? ": " : "", d->last_error);
+		startup_error(d, "%s%s%s", err, d->last_error[0] ? ": " : "", d->last_error);
 		return ret;
 	}
 
@@ -523,215 +398,34 @@ static int startup(struct opd_daemon *d)
 
 /* ---- the session ---- */
 
-/* Decode whatever the event buffer holds now, without waiting. */
-static void drain(struct opd_daemon *d)
-{
-	/* bounded: a producer faster than the decoder cannot hold us here */
-	for (int i = 0; i < 4096; i++) {
-		ssize_t n = kop_evbuf_read(d->kop, d->buf, OPD_READ_WORDS, 0);
-
-		if (n <= 0)
-			break;
-		opd_decode(d->dec, d->buf, (size_t)n);
-	}
-}
-
-static void gather_stats(struct opd_daemon *d, struct opd_stats *st)
-{
-	struct kop_stats ks;
-	bool have_ks = d->kop && kop_stats_get(d->kop, &ks) == 0;
-	unsigned int nr_cpus = 0;
-
-	memset(st, 0, sizeof(*st));
-	st->v[OPD_TOTAL_SAMPLES] = d->dec->nr_samples;
-	st->v[OPD_KERNEL_SAMPLES] = d->sampler.nr_kernel;
-	st->v[OPD_ANON_SAMPLES] = d->sampler.nr_anon;
-	st->v[OPD_LOST_NO_MAPPING] = d->sampler.nr_lost_no_mapping;
-	st->v[OPD_LOST_SAMPLEFILE] = d->sfiles.nr_lost;
-	st->v[OPD_BAD_ESCAPE] = d->dec->nr_bad;
-	st->v[OPD_SAMPLES_WRITTEN] = d->sampler.nr_written;
-	st->v[OPD_LOST_FILTERED] = d->sampler.nr_filtered;
-	st->v[OPD_ARCS] = d->sampler.nr_arcs;
-	st->v[OPD_CHAINS_LOST] = d->chains.nr_lost;
-	st->v[OPD_CALLGRAPH_DEPTH] = (uint64_t)d->opt.callgraph;
-	/* cut in the daemon (a caller in no image), or in kmod below */
-	st->v[OPD_LOST_BT_NO_MAPPING] = d->sampler.nr_bt_lost_no_mapping;
-	/* The kernel's ring losses reach us twice: kmod counts each
-	 * PERF_RECORD_LOST, and says so in the stream (DROPPED), which the
-	 * decoder counts. Each is counted once: from kmod when it answers,
-	 * else from the stream. */
-	st->v[OPD_LOST_RECORDS_BY_KERNEL] = d->dec->nr_dropped;
-	if (have_ks) {
-		st->v[OPD_EVENT_LOST_OVERFLOW] = ks.nr_lost_evbuf;
-		st->v[OPD_LOST_NO_TASK] = ks.nr_lost_no_task;
-		st->v[OPD_CHAINS] = ks.nr_chains;
-		st->v[OPD_BT_TRUNCATED] = ks.nr_bt_truncated;
-		st->v[OPD_BT_ABORTED] = ks.nr_bt_aborted;
-		st->v[OPD_LOST_BT_NO_MAPPING] += ks.nr_bt_lost_no_mapping;
-		st->v[OPD_LOST_RECORDS_BY_KERNEL] = ks.nr_lost_ring;
-		nr_cpus = ks.nr_cpus;
-		if (ks.throttled) {
-			size_t off = 0;
-
-			for (unsigned int i = 0; i < d->nr_events && off < sizeof(st->throttled); i++)
-				if (ks.throttled & kop_event_bit(i))
-					off += (size_t)snprintf(st->throttled + off,
-								sizeof(st->throttled) - off, "%s%s",
-								off ? "," : "", d->einfo[i].name);
-		}
-	}
-	for (unsigned int c = 0; c < OPD_MAX_CPUS; c++) {
-		if (d->dec->nr_samples_cpu[c] || d->dec->nr_dropped_cpu[c])
-			nr_cpus = nr_cpus > c + 1 ? nr_cpus : c + 1;
-	}
-	if (nr_cpus > OPD_MAX_CPUS)
-		nr_cpus = OPD_MAX_CPUS;
-	st->cpu_lost_overflow = calloc(nr_cpus ? nr_cpus : 1, sizeof(uint64_t));
-	st->cpu_received = calloc(nr_cpus ? nr_cpus : 1, sizeof(uint64_t));
-	if (st->cpu_lost_overflow && st->cpu_received) {
-		st->nr_cpus = nr_cpus;
-		for (unsigned int c = 0; c < nr_cpus; c++) {
-			st->cpu_received[c] = d->dec->nr_samples_cpu[c];
-			if (have_ks)
-				st->cpu_lost_overflow[c] = c < ks.nr_cpus && ks.nr_lost_ring_cpu ?
-							   ks.nr_lost_ring_cpu[c] : 0;
-			else
-				st->cpu_lost_overflow[c] = d->dec->nr_dropped_cpu[c];
-		}
-	}
-	if (have_ks)
-		kop_stats_release(&ks);
-}
-
-static void free_stats(struct opd_stats *st)
-{
-	free(st->cpu_lost_overflow);
-	free(st->cpu_received);
-}
-
-/* Sync every CPU buffer, drain, msync, write and log the stats (why names
- * the occasion in the log); when collection stops (ending), save the
- * sampled kernel symbols too. */
-static int dump(struct opd_daemon *d, const char *why, bool ending)
-{
-	struct opd_stats st;
-	int ret = 0, r;
-
-	if (d->kop_started) {
-		r = kop_session_sync(d->kop);
-		if (r) {
-			op_log(&d->log, OP_LOG_WARN, "dump: sync failed: %s", strerror(-r));
-			ret = r;
-		}
-		drain(d);
-	}
-	r = opd_sfiles_sync(&d->sfiles);
-	if (!r)
-		r = opd_chains_sync(&d->chains);
-	if (r) {
-		op_log(&d->log, OP_LOG_WARN, "dump: msync of a sample file failed: %s",
-		       strerror(-r));
-		ret = ret ? ret : r;
-	}
-	gather_stats(d, &st);
-	r = opd_stats_write(&st, d->paths.current_dir);
-	if (r) {
-		op_log(&d->log, OP_LOG_WARN, "dump: cannot write %s/stats: %s",
-		       d->paths.current_dir, strerror(-r));
-		ret = ret ? ret : r;
-	}
-	opd_stats_log(&st, &d->log, why);
-	free_stats(&st);
-	/* The sampled kernel symbols, when collection stops: a read of
-	 * /proc/kallsyms costs ~50 ms of CPU, too much for every --dump of a
-	 * running session. Not the samples: a report without the copy, or
-	 * with samples it does not name, reads /proc/kallsyms. */
-	if (ending) {
-		r = opd_ksyms_save(d->paths.current_dir, "/proc");
-		if (r && r != -ENODATA)
-			op_log(&d->log, OP_LOG_WARN,
-			       "%s: cannot save the kernel symbols in %s/stats: %s",
-			       why, d->paths.current_dir, strerror(-r));
-	}
-	return ret;
-}
-
 static int cmd_start(struct opd_daemon *d)
 {
 	int ret;
 
-	if (d->running)
+	if (d->session.running)
 		return 0;
-	if (d->kop_started) {
-		ret = kop_session_resume(d->kop);
-	} else {
+	if (!d->session.kop_started)
 		clear_last_error(d);
-		ret = kop_session_start(d->kop);
-		if (ret) {
-			/* a failed start leaves the session unusable: make
-			 * a fresh one so that a later start can succeed */
-			kop_session_free(d->kop);
-			d->kop = NULL;
-			if (kop_new(d)) {
-				op_log(&d->log, OP_LOG_ERR,
-				       "start: cannot recreate the collection session");
-			}
-			return ret;
-		}
-		d->kop_started = true;
-	}
-	if (ret)
-		return ret;
-	d->running = true;
-	op_log(&d->log, OP_LOG_INFO, "profiling started");
-	return 0;
+	ret = opd_session_start(&d->session);
+	if (!ret)
+		op_log(&d->log, OP_LOG_INFO, "profiling started");
+	return ret;
 }
 
 static int cmd_stop(struct opd_daemon *d)
 {
-	int ret = 0;
+	bool was_running = d->session.running;
+	int ret = opd_session_pause(&d->session), r;
 
-	if (d->running) {
-		ret = kop_session_pause(d->kop);
-		if (ret)
-			op_log(&d->log, OP_LOG_WARN, "stop: cannot disable the events: %s",
-			       strerror(-ret));
-		d->running = false;
+	if (was_running)
 		op_log(&d->log, OP_LOG_INFO, "profiling stopped");
-	}
-	{
-		int r = dump(d, "stop", true);
-
-		return r ? r : ret;
-	}
-}
-
-/* The final stop: kmod's threads end, the buffer is read to its end. */
-static void final_stop(struct opd_daemon *d)
-{
-	if (d->kop_started) {
-		int ret = kop_session_stop(d->kop);
-
-		if (ret)
-			op_log(&d->log, OP_LOG_WARN, "shutdown: stopping the collection failed: %s",
-			       strerror(-ret));
-		for (int i = 0; i < 10000; i++) {
-			ssize_t n = kop_evbuf_read(d->kop, d->buf, OPD_READ_WORDS,
-						   OPD_READ_TIMEOUT_MS);
-
-			if (n <= 0)
-				break;	/* -EPIPE: end of stream */
-			opd_decode(d->dec, d->buf, (size_t)n);
-		}
-		d->running = false;
-		/* the stream is read to its end: nothing is left to sync */
-		d->kop_started = false;
-	}
-	dump(d, "exit", true);
+	r = opd_session_dump(&d->session, "stop", true);
+	return r ? r : ret;
 }
 
 static char *status_reply(struct opd_daemon *d)
 {
+	struct opd_session *s = &d->session;
 	struct opd_stats st;
 	char *text = NULL;
 	size_t len = 0;
@@ -741,13 +435,14 @@ static char *status_reply(struct opd_daemon *d)
 	if (!f)
 		return NULL;
 	op_separate_format(d->separate, sep, sizeof(sep));
-	gather_stats(d, &st);
-	fprintf(f, "ok\npid %d\nstate %s\nevents %s\nseparate %s\ncallgraph %d\nsession_dir %s\nsamples %llu\n",
-		(int)d->pid, d->running ? "running" : "stopped", d->events_text, sep,
-		d->opt.callgraph, d->paths.session_dir,
+	opd_session_stats(s, &st);
+	fprintf(f, "ok\npid %d\nstate %s\nevents %s\nseparate %s\ncallgraph %d\nsession_dir %s\nprofile_pid %d\nprofile_cpus %s\nsamples %llu\n",
+		(int)d->pid, s->running ? "running" : "stopped", s->events_text, sep,
+		d->opt.callgraph, d->paths.session_dir, d->opt.pid,
+		d->opt.cpus ? d->opt.cpus : "all",
 		(unsigned long long)st.v[OPD_TOTAL_SAMPLES]);
 	opd_stats_print(&st, f);
-	free_stats(&st);
+	opd_session_stats_release(&st);
 	fclose(f);
 	return text;
 }
@@ -776,7 +471,7 @@ static void handle_command(struct opd_daemon *d, int conn, const char *cmd)
 	} else if (!strcmp(cmd, "stop")) {
 		reply_result(conn, d, cmd_stop(d));
 	} else if (!strcmp(cmd, "dump")) {
-		reply_result(conn, d, dump(d, "dump", false));
+		reply_result(conn, d, opd_session_dump(&d->session, "dump", false));
 	} else if (!strcmp(cmd, "status")) {
 		char *text = status_reply(d);
 
@@ -784,7 +479,7 @@ static void handle_command(struct opd_daemon *d, int conn, const char *cmd)
 		free(text);
 	} else if (!strcmp(cmd, "shutdown")) {
 		op_log(&d->log, OP_LOG_INFO, "shutdown requested");
-		final_stop(d);
+		opd_session_finish(&d->session);
 		d->quit = true;
 		opd_ctl_reply(conn, "ok\n");
 	} else {
@@ -810,7 +505,7 @@ static void handle_signals(struct opd_daemon *d)
 				op_log(&d->log, OP_LOG_INFO, "log reopened (SIGHUP)");
 		} else if (!d->quit) {
 			op_log(&d->log, OP_LOG_INFO, "signal %u: shutting down", si.ssi_signo);
-			final_stop(d);
+			opd_session_finish(&d->session);
 			d->quit = true;
 		}
 	}
@@ -825,7 +520,7 @@ static void main_loop(struct opd_daemon *d)
 			{ .fd = d->listen_fd, .events = POLLIN },
 			{ .fd = d->sig_fd, .events = POLLIN },
 		};
-		int n = poll(pfd, 2, d->running ? 0 : -1);
+		int n = poll(pfd, 2, d->session.running ? 0 : -1);
 
 		if (n < 0 && errno != EINTR) {
 			op_log(&d->log, OP_LOG_ERR, "poll failed: %s", strerror(errno));
@@ -843,13 +538,10 @@ static void main_loop(struct opd_daemon *d)
 					break;
 			}
 		}
-		if (!d->quit && d->running) {
-			ssize_t got = kop_evbuf_read(d->kop, d->buf, OPD_READ_WORDS,
-						     OPD_READ_TIMEOUT_MS);
+		if (!d->quit && d->session.running) {
+			ssize_t got = opd_session_pump(&d->session, OPD_READ_TIMEOUT_MS);
 
-			if (got > 0)
-				opd_decode(d->dec, d->buf, (size_t)got);
-			else if (got < 0 && got != -EPIPE && got != -EINTR)
+			if (got < 0 && got != -EPIPE && got != -EINTR)
 				op_log(&d->log, OP_LOG_WARN, "reading the event buffer failed: %s",
 				       strerror((int)-got));
 		}
@@ -862,17 +554,7 @@ static void cleanup(struct opd_daemon *d)
 		close(d->listen_fd);
 		unlink(d->paths.ctl_socket);
 	}
-	if (d->kop) {
-		if (d->kop_started && d->running)
-			kop_session_stop(d->kop);
-		kop_session_free(d->kop);
-	}
-	opd_sampler_release(&d->sampler);
-	opd_chains_release(&d->chains);
-	opd_sfiles_release(&d->sfiles);
-	opd_images_release(&d->images);
-	free(d->dec);
-	free(d->buf);
+	opd_session_close(&d->session);
 	if (d->sig_fd >= 0)
 		close(d->sig_fd);
 	if (d->paths.lock_file[0])
@@ -886,6 +568,7 @@ static void cleanup(struct opd_daemon *d)
 	free(d->opt.events);
 	free(d->opt.vmlinux);
 	free(d->opt.image);
+	free(d->opt.cpus);
 }
 
 /* Fork; the parent waits on the pipe for the child's verdict. Returns in
@@ -959,6 +642,10 @@ int main(int argc, char **argv)
 	d->log = (struct op_logger){ .fn = log_fn, .ctx = d, .max = OP_LOG_INFO };
 	if (parse_options(d, argc, (const char **)argv))
 		return 1;
+	if (d->opt.version) {
+		op_print_version(argv[0]);
+		return 0;
+	}
 	if (d->opt.verbose)
 		d->log.max = OP_LOG_DEBUG;
 	if (!d->opt.foreground)

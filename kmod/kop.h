@@ -17,6 +17,7 @@
 #define KOP_H
 
 #include <linux/perf_event.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -50,6 +51,9 @@ struct kop_config {
 	const struct perf_event_attr *events;	/* caller-encoded (libpfm4) */
 	unsigned int nr_events;
 	pid_t pid;			/* -1: system-wide; else this process tree */
+	const cpu_set_t *cpus;		/* NULL: every online CPU; else only
+					 * these (perf's -C), each a possible
+					 * CPU; copied */
 	/* 0 in these three: libop's default (op_config.h) */
 	size_t cpu_buffer_size;		/* ring data area per (event, CPU), bytes, power of two pages */
 	size_t evbuf_words;		/* event buffer size */

@@ -63,6 +63,19 @@ int kop_session_new(const struct kop_config *cfg, struct kop_session **out)
 		err = -EINVAL;
 		goto err_session;
 	}
+	if (cfg->cpus) {
+		s->cpus = *cfg->cpus;
+		s->cfg.cpus = &s->cpus;
+		for (int cpu = s->nr_cpus; cpu < CPU_SETSIZE; cpu++) {
+			if (CPU_ISSET(cpu, &s->cpus)) {
+				op_log(&cfg->log, OP_LOG_ERR,
+				       "kmod: cpu %d was chosen, but this machine has cpus 0 to %d",
+				       cpu, s->nr_cpus - 1);
+				err = -EINVAL;
+				goto err_session;
+			}
+		}
+	}
 	err = kop_dcookies_init(&s->dcookies);
 	if (err)
 		goto err_session;
@@ -242,6 +255,8 @@ static int open_rings(struct kop_session *s, bool *clock_ok)
 	if (!s->rings)
 		return -ENOMEM;
 	for (int cpu = 0; cpu < s->nr_cpus; cpu++) {
+		if (s->cfg.cpus && !CPU_ISSET(cpu, s->cfg.cpus))
+			continue;
 		if (!s->ops->cpu_online(s->ops_ctx, cpu))
 			continue;
 		for (unsigned int ev = 0; ev < s->cfg.nr_events; ev++) {
@@ -252,6 +267,10 @@ static int open_rings(struct kop_session *s, bool *clock_ok)
 		err = open_ring(s, KOP_SIDEBAND, cpu, clock_ok);
 		if (err)
 			return err;
+	}
+	if (!s->nr_rings) {
+		op_log(&s->cfg.log, OP_LOG_ERR, "kmod: none of the chosen cpus is online");
+		return -ENODEV;
 	}
 	if (!*clock_ok)
 		op_log(&s->cfg.log, OP_LOG_WARN,

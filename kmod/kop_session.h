@@ -41,6 +41,7 @@ struct kop_session {
 	void *ops_ctx;
 	char *proc_root;
 	int nr_cpus;
+	cpu_set_t cpus;			/* cfg.cpus points here when given */
 	/* opened by kop_session_start(); their heads and tails are the
 	 * sync thread's while it runs */
 	struct kop_ring *rings;		/* nr_rings, cpu-major */

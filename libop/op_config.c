@@ -10,6 +10,7 @@
  *   VMLINUX=none            (none: --no-vmlinux; empty: not given)
  *   IMAGE_FILTER=           CALLGRAPH=0  VERBOSE=0
  *   BUF_SIZE=1048576  BUF_WATERSHED=262144  CPU_BUFFER_SIZE=524288
+ *   PROFILE_PID=0  PROFILE_CPUS=     (ours: opcontrol --pid and --cpu)
  * BUF_WATERSHED=0 (as OProfile's opcontrol may write it) means the default.
  * Keys OProfile writes that mean nothing here (SESSION_DIR, KERNEL_RANGE,
  * XENIMAGE, ...) are accepted silently; anything else is reported through
@@ -36,9 +37,9 @@ static int join(char *out, size_t len, const char *dir, const char *name)
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
-int op_paths_init(struct op_paths *p, const char *session_dir)
+static int paths_fill(struct op_paths *p, const char *session_dir,
+		      const char *log_name)
 {
-	struct sockaddr_un sun;
 	size_t len;
 	int ret;
 
@@ -65,11 +66,30 @@ int op_paths_init(struct op_paths *p, const char *session_dir)
 	if (!ret)
 		ret = join(p->current_dir, sizeof(p->current_dir), p->samples_dir, "current");
 	if (!ret)
-		ret = join(p->log_file, sizeof(p->log_file), p->samples_dir, "oprofiled.log");
-	if (!ret && strlen(p->ctl_socket) >= sizeof(sun.sun_path))
-		ret = -ENAMETOOLONG;
+		ret = join(p->log_file, sizeof(p->log_file), p->samples_dir, log_name);
 	if (ret)
 		memset(p, 0, sizeof(*p));
+	return ret;
+}
+
+int op_paths_init(struct op_paths *p, const char *session_dir)
+{
+	struct sockaddr_un sun;
+	int ret = paths_fill(p, session_dir, "oprofiled.log");
+
+	if (!ret && strlen(p->ctl_socket) >= sizeof(sun.sun_path)) {
+		memset(p, 0, sizeof(*p));
+		ret = -ENAMETOOLONG;
+	}
+	return ret;
+}
+
+int op_paths_init_operf(struct op_paths *p, const char *session_dir)
+{
+	int ret = paths_fill(p, session_dir, "operf.log");
+
+	if (!ret)
+		p->ctl_socket[0] = '\0';
 	return ret;
 }
 
@@ -184,6 +204,51 @@ int op_buffers_check(unsigned long words, unsigned long watershed,
 		return -EINVAL;
 	}
 	return op_cpu_buffer_check(cpu_bytes, err, errlen);
+}
+
+int op_cpu_list_parse(const char *text, cpu_set_t *set, const char **bad)
+{
+	const char *p = text;
+
+	CPU_ZERO(set);
+	*bad = text;
+	if (!*p)
+		return -EINVAL;
+	for (;;) {
+		unsigned long lo, hi;
+		char *end;
+
+		*bad = p;
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+		errno = 0;
+		lo = strtoul(p, &end, 10);
+		hi = lo;
+		if (errno)
+			return -ERANGE;
+		if (*end == '-') {
+			if (end[1] < '0' || end[1] > '9') {
+				*bad = end;
+				return -EINVAL;
+			}
+			hi = strtoul(end + 1, &end, 10);
+			if (errno)
+				return -ERANGE;
+			if (hi < lo)
+				return -EINVAL;
+		}
+		if (hi >= CPU_SETSIZE)
+			return -ERANGE;
+		for (unsigned long c = lo; c <= hi; c++)
+			CPU_SET(c, set);
+		if (!*end)
+			return 0;
+		if (*end != ',') {
+			*bad = end;
+			return -EINVAL;
+		}
+		p = end + 1;
+	}
 }
 
 void op_settings_default(struct op_settings *s)
@@ -329,6 +394,19 @@ static void apply(struct op_settings *s, struct rc_state *st,
 	} else if (!strcmp(key, "IMAGE_FILTER")) {
 		if (!copy_value(s->image, sizeof(s->image), v))
 			rc_warn(at, "value too long for %s", key);
+	} else if (!strcmp(key, "PROFILE_PID")) {
+		if (!parse_num(v, 0, INT32_MAX, &n))
+			rc_warn(at, "bad value for %s '%s'", key, v);
+		else
+			s->pid = (pid_t)n;
+	} else if (!strcmp(key, "PROFILE_CPUS")) {
+		cpu_set_t set;
+		const char *bad;
+
+		if (*v && op_cpu_list_parse(v, &set, &bad))
+			rc_warn(at, "bad value for %s '%s'", key, v);
+		else if (!copy_value(s->cpus, sizeof(s->cpus), v))
+			rc_warn(at, "value too long for %s", key);
 	} else if (!strcmp(key, "VERBOSE")) {
 		if (!parse_num(v, 0, 1, &n))
 			rc_warn(at, "bad value for %s '%s'", key, v);
@@ -439,6 +517,7 @@ int op_settings_save(const struct op_settings *s, const char *path)
 
 	if (s->nr_events < 1 || s->nr_events > OP_MAX_EVENTS ||
 	    has_newline(s->vmlinux) || has_newline(s->image) ||
+	    has_newline(s->cpus) || s->pid < 0 ||
 	    (!s->no_vmlinux && !strcmp(s->vmlinux, "none")))
 		return -EINVAL;
 	for (i = 0; i < s->nr_events; i++)
@@ -480,6 +559,8 @@ int op_settings_save(const struct op_settings *s, const char *path)
 	fprintf(f, "VMLINUX=%s\n", s->no_vmlinux ? "none" : s->vmlinux);
 	fprintf(f, "IMAGE_FILTER=%s\n", s->image);
 	fprintf(f, "VERBOSE=%d\n", s->verbose ? 1 : 0);
+	fprintf(f, "PROFILE_PID=%d\n", (int)s->pid);
+	fprintf(f, "PROFILE_CPUS=%s\n", s->cpus);
 	if (fflush(f) || fsync(fileno(f)))
 		ret = -errno;
 	if (fclose(f) && !ret)

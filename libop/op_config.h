@@ -5,7 +5,7 @@
  *   daemonrc                settings written by opcontrol --setup
  *   lock                    pid file of the running oprofiled
  *   opd_ctl                 the daemon's control socket (mode 0600)
- *   samples/oprofiled.log   the daemon's log
+ *   samples/oprofiled.log   the daemon's log (operf's: samples/operf.log)
  *   samples/current/        the current session's sample files and stats/
  *   samples/NAME/           sessions saved with opcontrol --save=NAME
  */
@@ -13,8 +13,10 @@
 #define OP_CONFIG_H
 
 #include <limits.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "op_log.h"
 
@@ -34,6 +36,11 @@ struct op_paths {
  * (a path does not fit, or the socket path exceeds sun_path), -EINVAL for a
  * relative or empty directory. */
 int op_paths_init(struct op_paths *p, const char *session_dir);
+
+/* The same for operf, which runs no daemon: no control socket (ctl_socket
+ * is empty, so its length limits nothing) and the log is
+ * samples/operf.log, OProfile's operf's name for it. */
+int op_paths_init_operf(struct op_paths *p, const char *session_dir);
 
 /* --separate flags */
 enum {
@@ -66,6 +73,9 @@ struct op_settings {
 	bool no_vmlinux;
 	char image[4096];		/* comma list of images, empty: all */
 	bool verbose;
+	pid_t pid;			/* only this process tree (perf's -p); 0: all */
+	char cpus[256];			/* only these CPUs (perf's -C), a list
+					 * for op_cpu_list_parse(); empty: all */
 };
 
 /* The buffer settings: their defaults and their limits live here and
@@ -107,6 +117,13 @@ int op_buffers_check(unsigned long buffer_words, unsigned long watershed,
 /* The cpu buffer part of op_buffers_check(), for kmod, whose event buffer
  * has no floor beyond what holds one sequence. 0 or -EINVAL with err. */
 int op_cpu_buffer_check(unsigned long cpu_buffer_bytes, char *err, size_t errlen);
+
+/* A CPU list as perf's -C and opcontrol's --cpu take it: "2", "0-3",
+ * "0,2-3". Returns 0 with set filled, or -EINVAL (not a list, or a range
+ * that runs backwards) / -ERANGE (a CPU at or above CPU_SETSIZE) with *bad
+ * at the offending text inside text. Whether each CPU exists is kmod's
+ * to say: this is the syntax, shared by every command. */
+int op_cpu_list_parse(const char *text, cpu_set_t *set, const char **bad);
 
 /* Defaults: one "default" event, no separation, OP_DEFAULT_BUFFER_WORDS,
  * op_default_watershed() of it, OP_DEFAULT_CPU_BUFFER_BYTES rings, no

@@ -16,14 +16,4 @@ cat "$E2E_TMP/ratio.out"
 acc_report "$E2E_TMP/report" -l "image:$WORKLOADS/ratio"
 cat "$E2E_TMP/report"
 
-total=0
-for f in func_a50 func_b30 func_c15 func_d05; do
-	total=$((total + $(sym_count "$E2E_TMP/report" $f)))
-done
-check "$total >= 5000" "$total samples in the four functions (>= 5000 needed for the 2-point test)"
-for f in func_a50 func_b30 func_c15 func_d05; do
-	n=$(sym_count "$E2E_TMP/report" $f)
-	want=$(share_of "$E2E_TMP/ratio.out" $f)
-	got=$(awk -v n="$n" -v t="$total" 'BEGIN { printf "%.3f", 100 * n / t }')
-	check "$got - $want <= 2 && $want - $got <= 2" "$f: opreport $got %, program $want %"
-done
+ratio_judge "$E2E_TMP/report" "$E2E_TMP/ratio.out" 2

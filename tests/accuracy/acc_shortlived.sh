@@ -24,27 +24,7 @@ acc_report "$E2E_TMP/summary"
 acc_report "$E2E_TMP/symbols" -l "image:$WORKLOADS/forker"
 head -20 "$E2E_TMP/symbols"
 
-total=$(app_count "$E2E_TMP/summary" forker)
-user=$(awk -v re="$ACC_KERNEL_RE" '
-	/^[^\t]/ { in_app = ($1 ~ /^[0-9]+$/ && $NF == "forker"); next }
-	in_app && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9.]+$/ {
-		name = $0; sub(/^[\t ]*[0-9]+[ ]+[0-9.]+[ ]+/, "", name)
-		if (name !~ re) n += $1 }
-	END { print n + 0 }' "$E2E_TMP/summary")
-burn=$(awk '$1 ~ /^[0-9]+$/ && $3 == "forker" && $4 == "child_burn" { n += $1 } END { print n + 0 }' "$E2E_TMP/symbols")
-calib=$(awk '$1 ~ /^[0-9]+$/ && $3 == "forker" && $4 == "calib_burn" { n += $1 } END { print n + 0 }' "$E2E_TMP/symbols")
-nomap=$(( $(stats_value lost_no_mapping) + $(stats_value lost_no_task) ))
-read -r cu cs < <(awk '{ for (i = 1; i < NF; i++) {
-	if ($i == "children_user_s") u = $(i + 1); if ($i == "children_sys_s") s = $(i + 1) } }
-	END { print u, s }' "$E2E_TMP/forker.out")
-want=$(awk -v u="$cu" -v s="$cs" -v p="$ACC_PERIOD" 'BEGIN { printf "%d", (u + s) * 1e9 / p }')
-
-# enough samples to judge by: three a child (the children's CPU time varies
-# with the machine's load: 1.1 to 3 s here, 10k to 30k samples)
-check "$burn >= 4500" "child_burn: $burn samples (>= 4500, three a child)"
-check "$burn >= 0.95 * ($user - $calib + $nomap)" \
-	"child_burn $burn of $user user-mode samples (less $calib calib_burn) + $nomap lost_no_mapping and lost_no_task"
-check "$total >= 0.9 * $want" "forker: $total samples, children's CPU time stands for $want"
+shortlived_judge "$E2E_TMP/summary" "$E2E_TMP/symbols" "$E2E_TMP/forker.out"
 
 # the loss counters in opreport's loss summary (stderr, after OProfile's
 # own warnings): every sample-loss counter the stats show non-zero, with

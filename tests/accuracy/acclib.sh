@@ -97,3 +97,54 @@ app_count() {
 
 # kernel_image NAME: true for the names opreport gives the kernel itself.
 ACC_KERNEL_RE='^(kallsyms|vmlinux.*|no-vmlinux|\[kernel.*\])$'
+
+# ratio_judge REPORT OUT TOLERANCE: tests/workloads/ratio's verdict. In
+# `opreport -l image:.../ratio` (REPORT), each of the four functions' share
+# of their samples must be within TOLERANCE percentage points of the share
+# the program printed (OUT), with enough samples for that tolerance.
+ratio_judge() {
+	local report=$1 out=$2 tol=$3 total=0 f n want got
+	for f in func_a50 func_b30 func_c15 func_d05; do
+		total=$((total + $(sym_count "$report" $f)))
+	done
+	check "$total >= 5000" "$total samples in the four functions (>= 5000 needed for the $tol-point test)"
+	for f in func_a50 func_b30 func_c15 func_d05; do
+		n=$(sym_count "$report" $f)
+		want=$(share_of "$out" $f)
+		got=$(awk -v n="$n" -v t="$total" 'BEGIN { printf "%.3f", 100 * n / t }')
+		check "$got - $want <= $tol && $want - $got <= $tol" "$f: opreport $got %, program $want %"
+	done
+}
+
+# shortlived_judge SUMMARY SYMBOLS OUT: tests/workloads/forker's verdict,
+# from opreport's image summary (SUMMARY, with --separate=lib,kernel), its
+# `-l image:.../forker` (SYMBOLS) and the program's output (OUT):
+#  - at least 95 % of the app's user-mode samples (all its images but the
+#    kernel; the parent's calib_burn left out), plus every sample the run
+#    lost for want of a mapping, are child_burn samples in the forker image;
+#  - the app's samples are at least 90 % of what the children's measured
+#    CPU time (user + system, RUSAGE_CHILDREN) stands for at ACC_PERIOD.
+shortlived_judge() {
+	local summary=$1 symbols=$2 out=$3 total user burn calib nomap cu cs want
+	total=$(app_count "$summary" forker)
+	user=$(awk -v re="$ACC_KERNEL_RE" '
+		/^[^\t]/ { in_app = ($1 ~ /^[0-9]+$/ && $NF == "forker"); next }
+		in_app && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9.]+$/ {
+			name = $0; sub(/^[\t ]*[0-9]+[ ]+[0-9.]+[ ]+/, "", name)
+			if (name !~ re) n += $1 }
+		END { print n + 0 }' "$summary")
+	burn=$(awk '$1 ~ /^[0-9]+$/ && $3 == "forker" && $4 == "child_burn" { n += $1 } END { print n + 0 }' "$symbols")
+	calib=$(awk '$1 ~ /^[0-9]+$/ && $3 == "forker" && $4 == "calib_burn" { n += $1 } END { print n + 0 }' "$symbols")
+	nomap=$(( $(stats_value lost_no_mapping) + $(stats_value lost_no_task) ))
+	read -r cu cs < <(awk '{ for (i = 1; i < NF; i++) {
+		if ($i == "children_user_s") u = $(i + 1); if ($i == "children_sys_s") s = $(i + 1) } }
+		END { print u, s }' "$out")
+	want=$(awk -v u="$cu" -v s="$cs" -v p="$ACC_PERIOD" 'BEGIN { printf "%d", (u + s) * 1e9 / p }')
+
+	# enough samples to judge by: three a child (the children's CPU time
+	# varies with the machine's load: 1.1 to 3 s here, 10k to 30k samples)
+	check "$burn >= 4500" "child_burn: $burn samples (>= 4500, three a child)"
+	check "$burn >= 0.95 * ($user - $calib + $nomap)" \
+		"child_burn $burn of $user user-mode samples (less $calib calib_burn) + $nomap lost_no_mapping and lost_no_task"
+	check "$total >= 0.9 * $want" "forker: $total samples, children's CPU time stands for $want"
+}

@@ -998,6 +998,48 @@ static void test_open_failure_is_reported(void **state)
 	assert_null(fx->s);
 }
 
+/* A cpu mask opens only its CPUs' rings; a CPU the machine lacks, or a
+ * mask of offline CPUs only, is refused with a message. */
+static void test_cpu_mask(void **state)
+{
+	struct fixture *fx = *state;
+	struct perf_event_attr ev = cpu_clock();
+	cpu_set_t cpus;
+	struct kop_config cfg = {
+		.events = &ev, .nr_events = 1, .pid = -1, .cpus = &cpus,
+		.proc_root = fx->dir, .ops = &fake_ops, .ops_ctx = &fx->src,
+		.log = { capture, fx, OP_LOG_DEBUG },
+	};
+
+	fx->src.nr_cpus = 4;
+	fx->src.offline = 1UL << 3;
+	CPU_ZERO(&cpus);
+	CPU_SET(4, &cpus);
+	assert_int_equal(kop_session_new(&cfg, &fx->s), -EINVAL);
+	assert_non_null(strstr(fx->log, "cpu 4 was chosen"));
+
+	CPU_ZERO(&cpus);
+	CPU_SET(3, &cpus);
+	assert_int_equal(kop_session_new(&cfg, &fx->s), 0);
+	assert_int_equal(kop_session_start(fx->s), -ENODEV);
+	assert_non_null(strstr(fx->log, "none of the chosen cpus is online"));
+	kop_session_free(fx->s);
+	fx->s = NULL;
+
+	CPU_ZERO(&cpus);
+	CPU_SET(1, &cpus);
+	CPU_SET(3, &cpus);
+	assert_int_equal(kop_session_new(&cfg, &fx->s), 0);
+	CPU_ZERO(&cpus);	/* the session keeps its own copy */
+	assert_int_equal(kop_session_start(fx->s), 0);
+	/* cpu 1's event and side-band rings, nothing of 0, 2 or offline 3 */
+	assert_int_equal(fx->src.nr_rings, 2);
+	assert_non_null(fake_find(&fx->src, 1, 0));
+	assert_null(fake_find(&fx->src, 0, 0));
+	assert_null(fake_find(&fx->src, 2, 0));
+	assert_int_equal(kop_session_stop(fx->s), 0);
+}
+
 /* ---- op_kernel: kallsyms and modules fixtures ---- */
 
 struct kernel_case {
@@ -1104,7 +1146,7 @@ static void test_task_map_overlaps(void **state)
 
 int main(void)
 {
-	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 12];
+	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 13];
 	size_t n = 0;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
@@ -1122,6 +1164,8 @@ int main(void)
 		test_attrs_and_offline_cpu, fx_setup, fx_teardown);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(
 		test_open_failure_is_reported, fx_setup, fx_teardown);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(
+		test_cpu_mask, fx_setup, fx_teardown);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(
 		test_kernel_map, fx_setup, fx_teardown);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_task_map_overlaps);

@@ -53,6 +53,11 @@ static void test_paths_custom(void **state)
 	big[0] = '/';
 	big[100] = '\0';
 	assert_int_equal(op_paths_init(&p, big), -ENAMETOOLONG);
+	/* operf has no socket: a deep directory is fine, its log its own */
+	assert_int_equal(op_paths_init_operf(&p, big), 0);
+	assert_string_equal(p.ctl_socket, "");
+	assert_non_null(strstr(p.log_file, "x/samples/operf.log"));
+	assert_int_equal(op_paths_init_operf(&p, "relative"), -EINVAL);
 	big[100] = 'x';
 	big[90] = '\0';
 	assert_int_equal(op_paths_init(&p, big), 0);
@@ -222,6 +227,8 @@ static void test_save_load(void **state)
 	strcpy(s.vmlinux, "/boot/vmlinux with space=and equals");
 	strcpy(s.image, "/usr/bin/foo,/usr/lib/libbar.so");
 	s.verbose = true;
+	s.pid = 4242;
+	strcpy(s.cpus, "0,2-3");
 	assert_int_equal(op_settings_save(&s, f->rc), 0);
 	assert_int_equal(stat(f->rc, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0644);
@@ -266,6 +273,50 @@ static void test_save_load(void **state)
 		assert_int_equal(op_settings_save(&s, p), -ENOENT);
 		free(p);
 	}
+}
+
+/* opcontrol --cpu's and oprofiled --cpus's syntax, perf's -C */
+static void test_cpu_list(void **state)
+{
+	static const struct {
+		const char *text;
+		int want;
+		const char *cpus;	/* want 0: the CPUs set, as a string of digits */
+		size_t bad_at;		/* want != 0: where *bad points */
+	} cases[] = {
+		{ "0", 0, "0", 0 },
+		{ "1,3", 0, "13", 0 },
+		{ "0-2,5", 0, "0125", 0 },
+		{ "2-2", 0, "2", 0 },
+		{ "", -EINVAL, NULL, 0 },
+		{ "a", -EINVAL, NULL, 0 },
+		{ "1,", -EINVAL, NULL, 2 },
+		{ "3-1", -EINVAL, NULL, 0 },
+		{ "1-", -EINVAL, NULL, 1 },
+		{ "1;2", -EINVAL, NULL, 1 },
+		{ "-1", -EINVAL, NULL, 0 },
+		{ "99999", -ERANGE, NULL, 0 },
+		{ "0-99999999999999999999999", -ERANGE, NULL, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cpu_set_t set;
+		const char *bad = NULL;
+		char got[16] = "";
+		size_t n = 0;
+
+		assert_int_equal(op_cpu_list_parse(cases[i].text, &set, &bad), cases[i].want);
+		if (cases[i].want) {
+			assert_ptr_equal(bad, cases[i].text + cases[i].bad_at);
+			continue;
+		}
+		for (int c = 0; c < 10; c++)
+			if (CPU_ISSET(c, &set))
+				got[n++] = (char)('0' + c);
+		assert_string_equal(got, cases[i].cpus);
+		assert_int_equal(CPU_COUNT(&set), (int)strlen(cases[i].cpus));
+	}
+	(void)state;
 }
 
 /* one check for opcontrol, oprofiled and kmod; 0 is the default */
@@ -464,6 +515,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_defaults, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_save_load, setup, teardown),
 		cmocka_unit_test(test_buffers_check),
+		cmocka_unit_test(test_cpu_list),
 		cmocka_unit_test_setup_teardown(test_oprofile_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_lines, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event_count_mismatch, setup, teardown),

@@ -11,11 +11,17 @@ expect 0 "--save=NAME" "$OPCONTROL" --help
 for opt in --init --setup --status --start-daemon --start --dump --stop \
 	--shutdown --reset --save --deinit --session-dir --event --separate \
 	--callgraph --image --vmlinux --no-vmlinux --buffer-size \
-	--buffer-watershed --cpu-buffer-size --verbose --list-events --version; do
+	--buffer-watershed --cpu-buffer-size --pid --cpu --verbose --list-events \
+	--version; do
 	grep -qF -- "$opt" <<<"$OUT" || fail "--help does not list $opt"
 done
 grep -qF "Exit status: 0 ok, 1 runtime failure" <<<"$OUT" || fail "--help has no exit status"
-expect 0 "opcontrol (opsampler)" "$OPCONTROL" --version
+# OProfile's shape, on every command
+for prog in "$OPCONTROL" "$OPROFILED" "$OPHELP"; do
+	expect 0 "$prog: opsampler " "$prog" --version
+	grep -qE '^[^ ]+: opsampler [0-9.]+ compiled on [A-Z][a-z]{2} [ 0-9]{2} [0-9]{4} [0-9:]{8}$' <<<"$OUT" ||
+		fail "$prog --version is not in OProfile's shape: $OUT"
+done
 
 # usage errors: exit 2, and no session directory created
 expect 2 "--bogus: unknown option" opc --bogus

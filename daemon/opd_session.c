@@ -1,0 +1,393 @@
+/* One session's pipeline in process: kmod fills the event buffer, the
+ * decoder turns it into samples, the sampler into counts in sample files.
+ * It is a library so that oprofiled (behind a control socket) and operf
+ * (around one command) run the same collection and the same writer, not
+ * two copies of one main loop. */
+#include "config.h"
+#include "opd_session.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opd_ksyms.h"
+
+#define OPD_READ_WORDS 65536
+
+static int resolve_events(struct opd_session *s, char *err, size_t errlen)
+{
+	const char *list = s->cfg.events && *s->cfg.events ? s->cfg.events : "default";
+	char *copy = strdup(list), *save = NULL;
+	size_t off = 0;
+	int ret = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		struct op_event_spec spec;
+		struct op_event *ev = &s->events[s->nr_events];
+		struct opd_event_info *ei = &s->einfo[s->nr_events];
+		const char *bad = NULL;
+		char why[256] = "";
+
+		if (s->nr_events == OP_MAX_EVENTS) {
+			snprintf(err, errlen, "too many events (at most %d)", OP_MAX_EVENTS);
+			ret = -E2BIG;
+			break;
+		}
+		ret = op_event_spec_parse(tok, &spec, &bad);
+		if (ret) {
+			snprintf(err, errlen, "bad event specification '%s' near '%s'",
+				 tok, bad ? bad : tok);
+			break;
+		}
+		ret = op_event_resolve(&spec, ev, why, sizeof(why));
+		if (ret) {
+			snprintf(err, errlen, "event '%s': %s", tok, why[0] ? why : strerror(-ret));
+			break;
+		}
+		s->attrs[s->nr_events] = ev->attr;
+		snprintf(ei->name, sizeof(ei->name), "%s", ev->timer ? "TIMER" : ev->spec.name);
+		ei->count = ev->spec.count;
+		ei->unit_mask = ev->spec.unit_mask;
+		ei->event_number = ev->event_number;
+		ei->cpu_type = ev->cpu_type;
+		if (off < sizeof(s->events_text)) {
+			char one[160];
+
+			op_event_format(ev, one, sizeof(one));
+			off += (size_t)snprintf(s->events_text + off,
+						sizeof(s->events_text) - off,
+						"%s%s", s->nr_events ? "," : "", one);
+		}
+		s->nr_events++;
+	}
+	free(copy);
+	if (!ret && !s->nr_events) {
+		snprintf(err, errlen, "no events given");
+		ret = -EINVAL;
+	}
+	return ret;
+}
+
+int opd_session_init(struct opd_session *s, const struct opd_session_config *cfg,
+		     char *err, size_t errlen)
+{
+	memset(s, 0, sizeof(*s));
+	s->cfg = *cfg;
+	if (cfg->cpus) {
+		s->cpus = *cfg->cpus;
+		s->cfg.cpus = &s->cpus;
+	}
+	return resolve_events(s, err, errlen);
+}
+
+/* "cpu MHz" of the first processor in /proc/cpuinfo; 0 when absent. */
+static double read_cpu_speed(void)
+{
+	FILE *f = fopen("/proc/cpuinfo", "re");
+	char line[256];
+	double mhz = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "cpu MHz", 7)) {
+			const char *colon = strchr(line, ':');
+
+			if (colon)
+				mhz = strtod(colon + 1, NULL);
+			break;
+		}
+	}
+	fclose(f);
+	return mhz;
+}
+
+static int kop_new(struct opd_session *s)
+{
+	struct kop_config cfg = {
+		.events = s->attrs,
+		.nr_events = s->nr_events,
+		.pid = s->cfg.pid,
+		.cpus = s->cfg.cpus,
+		/* 0, an option not given: kmod's default, which is libop's */
+		.cpu_buffer_size = s->cfg.cpu_buffer_size,
+		.evbuf_words = s->cfg.buffer_size,
+		.evbuf_watershed = s->cfg.buffer_watershed,
+		.sync_interval_ms = 250,
+		.callgraph_depth = s->cfg.callgraph,
+		.proc_root = "/proc",
+		.log = s->cfg.log,
+	};
+
+	return kop_session_new(&cfg, &s->kop);
+}
+
+static int lookup_cookie(void *ctx, uint64_t cookie, struct kop_dcookie_info *info)
+{
+	struct opd_session *s = ctx;
+
+	return kop_dcookie_lookup(s->kop, cookie, info);
+}
+
+int opd_session_open(struct opd_session *s, char *err, size_t errlen)
+{
+	int ret;
+
+	s->opened = true;
+	ret = opd_images_init(&s->images, lookup_cookie, s,
+			      s->cfg.vmlinux, s->cfg.image, &s->cfg.log);
+	if (!ret)
+		ret = opd_sfiles_init(&s->sfiles, s->cfg.current_dir, s->einfo,
+				      s->nr_events, read_cpu_speed(), 0, &s->cfg.log);
+	if (!ret)
+		ret = opd_chains_init(&s->chains, s->cfg.current_dir, &s->cfg.log);
+	s->dec = malloc(sizeof(*s->dec));
+	s->buf = malloc(OPD_READ_WORDS * sizeof(*s->buf));
+	if (ret || !s->dec || !s->buf) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	opd_images_read_kernel(&s->images, "/proc");
+	opd_sampler_init(&s->sampler, &s->images, &s->sfiles, s->cfg.separate, "/proc");
+	if (s->cfg.callgraph > 0)
+		s->sampler.chains = &s->chains;
+	opd_decoder_init(s->dec, &opd_sampler_ops, &s->sampler, s->nr_events, &s->cfg.log);
+
+	ret = kop_new(s);
+	if (ret)
+		snprintf(err, errlen, "cannot create the collection session: %s",
+			 strerror(-ret));
+	return ret;
+}
+
+int opd_session_start(struct opd_session *s)
+{
+	int ret;
+
+	if (s->running)
+		return 0;
+	if (!s->kop)
+		return -ENODEV;
+	if (s->kop_started) {
+		ret = kop_session_resume(s->kop);
+		if (ret)
+			return ret;
+	} else {
+		ret = kop_session_start(s->kop);
+		if (ret) {
+			/* a failed start leaves the session unusable: make
+			 * a fresh one so that a later start can succeed */
+			kop_session_free(s->kop);
+			s->kop = NULL;
+			if (kop_new(s))
+				op_log(&s->cfg.log, OP_LOG_ERR,
+				       "start: cannot recreate the collection session");
+			return ret;
+		}
+		s->kop_started = true;
+	}
+	s->running = true;
+	return 0;
+}
+
+int opd_session_pause(struct opd_session *s)
+{
+	int ret = 0;
+
+	if (!s->running)
+		return 0;
+	ret = kop_session_pause(s->kop);
+	if (ret)
+		op_log(&s->cfg.log, OP_LOG_WARN, "stop: cannot disable the events: %s",
+		       strerror(-ret));
+	s->running = false;
+	return ret;
+}
+
+ssize_t opd_session_pump(struct opd_session *s, int timeout_ms)
+{
+	ssize_t got;
+
+	if (!s->kop_started)
+		return -EPIPE;
+	got = kop_evbuf_read(s->kop, s->buf, OPD_READ_WORDS, timeout_ms);
+	if (got > 0)
+		opd_decode(s->dec, s->buf, (size_t)got);
+	return got;
+}
+
+/* Decode whatever the event buffer holds now, without waiting. */
+static void drain(struct opd_session *s)
+{
+	/* bounded: a producer faster than the decoder cannot hold us here */
+	for (int i = 0; i < 4096; i++) {
+		if (opd_session_pump(s, 0) <= 0)
+			break;
+	}
+}
+
+void opd_session_stats(struct opd_session *s, struct opd_stats *st)
+{
+	struct kop_stats ks;
+	bool have_ks = s->kop && kop_stats_get(s->kop, &ks) == 0;
+	unsigned int nr_cpus = 0;
+
+	memset(st, 0, sizeof(*st));
+	st->v[OPD_TOTAL_SAMPLES] = s->dec->nr_samples;
+	st->v[OPD_KERNEL_SAMPLES] = s->sampler.nr_kernel;
+	st->v[OPD_ANON_SAMPLES] = s->sampler.nr_anon;
+	st->v[OPD_LOST_NO_MAPPING] = s->sampler.nr_lost_no_mapping;
+	st->v[OPD_LOST_SAMPLEFILE] = s->sfiles.nr_lost;
+	st->v[OPD_BAD_ESCAPE] = s->dec->nr_bad;
+	st->v[OPD_SAMPLES_WRITTEN] = s->sampler.nr_written;
+	st->v[OPD_LOST_FILTERED] = s->sampler.nr_filtered;
+	st->v[OPD_ARCS] = s->sampler.nr_arcs;
+	st->v[OPD_CHAINS_LOST] = s->chains.nr_lost;
+	st->v[OPD_CALLGRAPH_DEPTH] = s->cfg.callgraph;
+	/* cut in the daemon (a caller in no image), or in kmod below */
+	st->v[OPD_LOST_BT_NO_MAPPING] = s->sampler.nr_bt_lost_no_mapping;
+	/* The kernel's ring losses reach us twice: kmod counts each
+	 * PERF_RECORD_LOST, and says so in the stream (DROPPED), which the
+	 * decoder counts. Each is counted once: from kmod when it answers,
+	 * else from the stream. */
+	st->v[OPD_LOST_RECORDS_BY_KERNEL] = s->dec->nr_dropped;
+	if (have_ks) {
+		st->v[OPD_EVENT_LOST_OVERFLOW] = ks.nr_lost_evbuf;
+		st->v[OPD_LOST_NO_TASK] = ks.nr_lost_no_task;
+		st->v[OPD_CHAINS] = ks.nr_chains;
+		st->v[OPD_BT_TRUNCATED] = ks.nr_bt_truncated;
+		st->v[OPD_BT_ABORTED] = ks.nr_bt_aborted;
+		st->v[OPD_LOST_BT_NO_MAPPING] += ks.nr_bt_lost_no_mapping;
+		st->v[OPD_LOST_RECORDS_BY_KERNEL] = ks.nr_lost_ring;
+		nr_cpus = ks.nr_cpus;
+		if (ks.throttled) {
+			size_t off = 0;
+
+			for (unsigned int i = 0; i < s->nr_events && off < sizeof(st->throttled); i++)
+				if (ks.throttled & kop_event_bit(i))
+					off += (size_t)snprintf(st->throttled + off,
+								sizeof(st->throttled) - off, "%s%s",
+								off ? "," : "", s->einfo[i].name);
+		}
+	}
+	for (unsigned int c = 0; c < OPD_MAX_CPUS; c++) {
+		if (s->dec->nr_samples_cpu[c] || s->dec->nr_dropped_cpu[c])
+			nr_cpus = nr_cpus > c + 1 ? nr_cpus : c + 1;
+	}
+	if (nr_cpus > OPD_MAX_CPUS)
+		nr_cpus = OPD_MAX_CPUS;
+	st->cpu_lost_overflow = calloc(nr_cpus ? nr_cpus : 1, sizeof(uint64_t));
+	st->cpu_received = calloc(nr_cpus ? nr_cpus : 1, sizeof(uint64_t));
+	if (st->cpu_lost_overflow && st->cpu_received) {
+		st->nr_cpus = nr_cpus;
+		for (unsigned int c = 0; c < nr_cpus; c++) {
+			st->cpu_received[c] = s->dec->nr_samples_cpu[c];
+			if (have_ks)
+				st->cpu_lost_overflow[c] = c < ks.nr_cpus && ks.nr_lost_ring_cpu ?
+							   ks.nr_lost_ring_cpu[c] : 0;
+			else
+				st->cpu_lost_overflow[c] = s->dec->nr_dropped_cpu[c];
+		}
+	}
+	if (have_ks)
+		kop_stats_release(&ks);
+}
+
+void opd_session_stats_release(struct opd_stats *st)
+{
+	free(st->cpu_lost_overflow);
+	free(st->cpu_received);
+	st->cpu_lost_overflow = NULL;
+	st->cpu_received = NULL;
+}
+
+int opd_session_dump(struct opd_session *s, const char *why, bool ending)
+{
+	const char *dir = s->cfg.current_dir;
+	struct opd_stats st;
+	int ret = 0, r;
+
+	if (s->kop_started) {
+		r = kop_session_sync(s->kop);
+		if (r) {
+			op_log(&s->cfg.log, OP_LOG_WARN, "%s: sync failed: %s", why, strerror(-r));
+			ret = r;
+		}
+		drain(s);
+	}
+	r = opd_sfiles_sync(&s->sfiles);
+	if (!r)
+		r = opd_chains_sync(&s->chains);
+	if (r) {
+		op_log(&s->cfg.log, OP_LOG_WARN, "%s: msync of a sample file failed: %s",
+		       why, strerror(-r));
+		ret = ret ? ret : r;
+	}
+	opd_session_stats(s, &st);
+	r = opd_stats_write(&st, dir);
+	if (r) {
+		op_log(&s->cfg.log, OP_LOG_WARN, "%s: cannot write %s/stats: %s",
+		       why, dir, strerror(-r));
+		ret = ret ? ret : r;
+	}
+	opd_stats_log(&st, &s->cfg.log, why);
+	opd_session_stats_release(&st);
+	/* The sampled kernel symbols, when collection stops: a read of
+	 * /proc/kallsyms costs ~50 ms of CPU, too much for every --dump of a
+	 * running session. Not the samples: a report without the copy, or
+	 * with samples it does not name, reads /proc/kallsyms. */
+	if (ending) {
+		r = opd_ksyms_save(dir, "/proc");
+		if (r && r != -ENODATA)
+			op_log(&s->cfg.log, OP_LOG_WARN,
+			       "%s: cannot save the kernel symbols in %s/stats: %s",
+			       why, dir, strerror(-r));
+	}
+	return ret;
+}
+
+void opd_session_finish(struct opd_session *s)
+{
+	if (s->kop_started) {
+		int ret = kop_session_stop(s->kop);
+
+		if (ret)
+			op_log(&s->cfg.log, OP_LOG_WARN,
+			       "exit: stopping the collection failed: %s", strerror(-ret));
+		for (int i = 0; i < 10000; i++) {
+			ssize_t n = opd_session_pump(s, OPD_READ_TIMEOUT_MS);
+
+			if (n <= 0)
+				break;	/* -EPIPE: end of stream */
+		}
+		s->running = false;
+		/* the stream is read to its end: nothing is left to sync */
+		s->kop_started = false;
+	}
+	if (s->dec)
+		opd_session_dump(s, "exit", true);
+}
+
+void opd_session_close(struct opd_session *s)
+{
+	if (!s->opened)
+		return;
+	if (s->kop) {
+		if (s->kop_started && s->running)
+			kop_session_stop(s->kop);
+		kop_session_free(s->kop);
+		s->kop = NULL;
+	}
+	opd_sampler_release(&s->sampler);
+	opd_chains_release(&s->chains);
+	opd_sfiles_release(&s->sfiles);
+	opd_images_release(&s->images);
+	free(s->dec);
+	free(s->buf);
+	s->dec = NULL;
+	s->buf = NULL;
+	s->opened = false;
+}
