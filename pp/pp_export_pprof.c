@@ -443,8 +443,10 @@ int pp_export_pprof(const struct pp_export *x, FILE *out)
 	}
 	g->base.append = gz_append;
 	g->out = out;
-	/* 15 + 16: a gzip wrapper, not zlib's */
-	if (deflateInit2(&g->z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+	/* 15 + 16: a gzip wrapper, not zlib's. The fastest level, as Go's
+	 * own profile writer uses: deflate at the default level was a third
+	 * of the export's time, for a file a few per cent smaller */
+	if (deflateInit2(&g->z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8,
 			 Z_DEFAULT_STRATEGY) != Z_OK) {
 		free(g);
 		ret = -ENOMEM;
