@@ -228,5 +228,10 @@ has "^9 *100.000  func_b30\$"
 [ -s "$E2E_TMP/err" ] && { cat "$E2E_TMP/err" >&2; fail "archive: warned"; }
 ARGS="archive: session:"; run archive:"$A" session:current
 has " pp_target_pie\$"
+# opexport reads the archive by the same rule (pp_archive.h)
+ARGS="opexport archive:"
+"$top_builddir/pp/opexport" --format=folded archive:"$A" >"$OUT" 2>"$E2E_TMP/err" ||
+	{ cat "$E2E_TMP/err" >&2; fail "opexport archive: failed"; }
+has "^func_b30 9\$"
 
 echo "PASS: opreport options"

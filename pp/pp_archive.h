@@ -1,0 +1,39 @@
+/* oparchive's archives, for every reader: an archive directory holds a
+ * session under its default session directory (DIR/var/lib/oprofile,
+ * whatever --session-dir says) and each binary the session needs at its
+ * own path under DIR, as OProfile's oparchive lays it out; separate debug
+ * files sit in a .debug directory beside their binary or under
+ * DIR/usr/lib/debug, and the kernel's symbols in DIR/proc/kallsyms.
+ *
+ * opreport and opexport read `archive:DIR` through pp_archive_opts(), which
+ * turns their options into an archive's: the same rules, in one place.
+ */
+#ifndef PP_ARCHIVE_H
+#define PP_ARCHIVE_H
+
+#include "pp_report.h"
+
+/* Where an archive keeps its session, below the archive directory. */
+#define PP_ARCHIVE_SESSION_DIR "/var/lib/oprofile"
+
+/* The strings an archive's report options point at; owned here. */
+struct pp_archive {
+	char *session_dir;	/* DIR/var/lib/oprofile */
+	char *debug_dirs;	/* :.debug:DIR/usr/lib/debug, unless given */
+	char *kallsyms;		/* DIR/proc/kallsyms when the archive has it */
+};
+
+/* Read archive dir as OProfile's opreport reads what oparchive wrote: *out
+ * is *in with binaries under dir as under --root, separate debug files
+ * beside them or under dir's /usr/lib/debug (unless in names debug
+ * directories), and the kernel's symbols from dir/proc/kallsyms when the
+ * archive holds it (unless in names a kallsyms file). a->session_dir is
+ * the session directory to select from. out's strings point into a: keep
+ * a until out is no longer used. Returns 0 or -ENOMEM (a released). */
+int pp_archive_opts(struct pp_archive *a, const char *dir,
+		    const struct pp_report_opts *in,
+		    struct pp_report_opts *out);
+
+void pp_archive_release(struct pp_archive *a);
+
+#endif /* PP_ARCHIVE_H */
