@@ -4,9 +4,12 @@
 #include "pp_archive.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 int pp_archive_opts(struct pp_archive *a, const char *dir,
 		    const struct pp_report_opts *in,
@@ -49,4 +52,29 @@ void pp_archive_release(struct pp_archive *a)
 	free(a->debug_dirs);
 	free(a->kallsyms);
 	*a = (struct pp_archive){ 0 };
+}
+
+char *pp_locate_binary(const char *path, const char *root,
+		       const char *image_path)
+{
+	char buf[PATH_MAX * 2];
+	const char *base = strrchr(path, '/');
+
+	snprintf(buf, sizeof(buf), "%s%s", root ? root : "", path);
+	if (!access(buf, F_OK) || !image_path)
+		return strdup(buf);
+	base = base ? base + 1 : path;
+	for (const char *p = image_path; *p;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		char cand[PATH_MAX * 2];
+
+		snprintf(cand, sizeof(cand), "%.*s/%s", (int)len, p, base);
+		if (len && !access(cand, F_OK))
+			return strdup(cand);
+		if (!comma)
+			break;
+		p = comma + 1;
+	}
+	return strdup(buf);
 }

@@ -36,4 +36,13 @@ int pp_archive_opts(struct pp_archive *a, const char *dir,
 
 void pp_archive_release(struct pp_archive *a);
 
+/* Where a report reads the binary of a FILE image path from: root (NULL:
+ * none) prefixed to path when that exists, else the first of the
+ * image_path directories (a comma list, NULL: none) holding a file of
+ * path's basename, else root + path all the same (the caller finds it
+ * missing). oparchive copies what opreport would read. Returns a malloc'd
+ * path, or NULL on ENOMEM. */
+char *pp_locate_binary(const char *path, const char *root,
+		       const char *image_path);
+
 #endif /* PP_ARCHIVE_H */

@@ -19,6 +19,7 @@
 #include "odb.h"
 #include "op_events.h"
 #include "op_names.h"
+#include "pp_archive.h"
 #include "pp_symbols.h"
 #include "pp_symview.h"
 
@@ -75,32 +76,6 @@ static char *img_name(const struct op_img *img, bool long_name)
 	}
 	s = op_img_display(img, long_name);
 	return s ? s : strdup(img->path ? img->path : "?");
-}
-
-/* Where the binary of a FILE image is read from: --root prefix, then the
- * --image-path directories by basename. Returns a malloc'd path. */
-static char *locate_binary(const char *path, const struct pp_report_opts *o)
-{
-	char buf[PATH_MAX * 2];
-	const char *base = strrchr(path, '/');
-
-	snprintf(buf, sizeof(buf), "%s%s", o->root ? o->root : "", path);
-	if (!access(buf, F_OK) || !o->image_path)
-		return strdup(buf);
-	base = base ? base + 1 : path;
-	for (const char *p = o->image_path; *p;) {
-		const char *comma = strchr(p, ',');
-		size_t len = comma ? (size_t)(comma - p) : strlen(p);
-		char cand[PATH_MAX * 2];
-
-		snprintf(cand, sizeof(cand), "%.*s/%s", (int)len, p, base);
-		if (len && !access(cand, F_OK))
-			return strdup(cand);
-		if (!comma)
-			break;
-		p = comma + 1;
-	}
-	return strdup(buf);
 }
 
 /* True the first time path is seen in this report (it is then recorded). */
@@ -165,7 +140,7 @@ static int load_tab(struct img_tab *t, const struct pp_image *im,
 
 	switch (img->kind) {
 	case OP_IMG_FILE: {
-		char *path = locate_binary(img->path, o);
+		char *path = pp_locate_binary(img->path, o->root, o->image_path);
 
 		if (!path)
 			return -ENOMEM;
@@ -1860,7 +1835,8 @@ static void xml_symbol_bytes(const struct xml_ctx *x, const struct pp_entry *e,
 		if (next < st->syms + st->nr_syms && next->start > e->sym->start &&
 		    next->start <= g->vaddr + g->filesz && next->start - e->sym->start < (1u << 24))
 			size = next->start - e->sym->start;
-		path = locate_binary(im->img.path, x->o);
+		path = pp_locate_binary(im->img.path, x->o->root,
+					x->o->image_path);
 		buf = malloc(size);
 		fd = path && buf ? open(path, O_RDONLY | O_CLOEXEC) : -1;
 		if (fd >= 0) {
