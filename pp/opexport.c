@@ -14,6 +14,7 @@
 
 #include "op_config.h"
 #include "op_log.h"
+#include "pp_archive.h"
 #include "pp_export.h"
 #include "pp_profile.h"
 #include "pp_report.h"
@@ -40,6 +41,7 @@ static const char exit_help[] =
 	"[session-exclude:...]\n  [image:PATH,...] [image-exclude:...] "
 	"[lib-image:...] [event:NAME,...] [count:N,...]\n  [unit-mask:N,...] "
 	"[cpu:N|A-B,...] [tgid:...] [tid:...]\n"
+	"  [archive:DIR]  (an oparchive directory: its session and binaries)\n"
 	"\nExit status: 0 ok, 1 bad option, 2 bad profile specification, 3 no "
 	"session,\n  4 nothing matches, 6 an unreadable or corrupt sample file "
 	"or chain store\n  (the output covers the rest), 7 cannot write the "
@@ -66,11 +68,14 @@ static int parse_format(const char *s, enum format *f)
 	return 0;
 }
 
-/* Select and load. Returns an exit status. */
+/* Select and load. With archive:, *o becomes the archive's options,
+ * pointing into arch. Returns an exit status. */
 static int build(struct pp_export *x, struct pp_spec *spec,
 		 const char *session_dir, int argc, const char *const *argv,
-		 const struct pp_merge *merge, const struct op_logger *lg)
+		 const struct pp_merge *merge, struct pp_report_opts *o,
+		 struct pp_archive *arch, const struct op_logger *lg)
 {
+	struct pp_report_opts given = *o;
 	struct pp_fileset fs;
 	char err[512];
 	int ret;
@@ -81,9 +86,9 @@ static int build(struct pp_export *x, struct pp_spec *spec,
 		return ret == -ENOMEM ? EXIT_NOMEM : EXIT_SPEC;
 	}
 	if (spec->archive) {
-		fprintf(stderr, "opexport: archive: is not supported yet; give the "
-			"archive's session with --session-dir and --root\n");
-		return EXIT_SPEC;
+		if (pp_archive_opts(arch, spec->archive, &given, o))
+			return EXIT_NOMEM;
+		session_dir = arch->session_dir;
 	}
 	ret = pp_fileset_select(&fs, session_dir, spec, lg);
 	for (size_t i = 0; !ret && i < fs.nr_sessions; i++)
@@ -160,6 +165,7 @@ int main(int argc, const char **argv)
 	struct pp_report_status st = { 0 };
 	struct pp_merge merge = { 0 };
 	struct pp_spec spec = { 0 };
+	struct pp_archive arch = { 0 };
 	struct pp_export x;
 	const char **args, *empty[] = { NULL }, *bad = NULL;
 	char *session_dir = NULL, *root_debug = NULL;
@@ -237,7 +243,8 @@ int main(int argc, const char **argv)
 		status = EXIT_NOMEM;
 		goto out;
 	}
-	status = build(&x, &spec, session_dir, nargs, args, &merge, &lg);
+	status = build(&x, &spec, session_dir, nargs, args, &merge, &o, &arch,
+		       &lg);
 	if (status)
 		goto out;
 	if (pp_export_symbolize(&x, &o, &lg, &st)) {
@@ -288,6 +295,7 @@ out:
 		fputs(exit_help, stderr);
 	pp_export_release(&x);
 	pp_spec_release(&spec);
+	pp_archive_release(&arch);
 	pp_report_status_release(&st);
 	free(session_dir);
 	free(root_debug);

@@ -9,11 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "op_config.h"
 #include "op_log.h"
+#include "pp_archive.h"
 #include "pp_callgraph.h"
 #include "pp_profile.h"
 #include "pp_report.h"
@@ -165,13 +165,9 @@ struct one_report {
 	struct pp_spec spec;
 	struct pp_profile prof;
 	struct pp_symview *view;
-	/* with archive:, the options the report uses, pointing at the
-	 * strings below */
+	/* with archive:, the options the report uses, pointing into arch */
 	struct pp_report_opts opts;
-	char *archive_session;
-	char *archive_debug;
-	char *archive_kallsyms;
-	char *archive_real;
+	struct pp_archive arch;
 };
 
 /* The session directory opreport reads, and how OProfile's opreport names
@@ -182,44 +178,6 @@ struct session_names {
 	const char *argv0;
 	bool given;		/* --session-dir was given */
 };
-
-/* archive:DIR as OProfile reads what oparchive wrote: the session under
- * DIR's default session directory whatever --session-dir says, binaries
- * (and their .debug directories) under DIR as under --root, and the
- * kernel's symbols from the archive's copy of /proc/kallsyms. Returns 0
- * or an exit status. */
-static int archive_setup(struct one_report *r, const struct pp_report_opts *o)
-{
-	const char *dir = r->spec.archive;
-	struct stat sb;
-
-	r->opts = *o;
-	if (asprintf(&r->archive_session, "%s%s", dir, PP_ARCHIVE_SESSION_DIR) < 0) {
-		r->archive_session = NULL;
-		return EXIT_NOMEM;
-	}
-	r->opts.root = dir;
-	/* OProfile names a missing image by the archive's real path and the
-	 * image's name */
-	r->archive_real = realpath(dir, NULL);
-	r->opts.archive = r->archive_real ? r->archive_real : dir;
-	if (!o->debug_dirs) {
-		if (asprintf(&r->archive_debug, ":.debug:%s/usr/lib/debug", dir) < 0) {
-			r->archive_debug = NULL;
-			return EXIT_NOMEM;
-		}
-		r->opts.debug_dirs = r->archive_debug;
-	}
-	if (!o->kallsyms) {
-		if (asprintf(&r->archive_kallsyms, "%s/proc/kallsyms", dir) < 0) {
-			r->archive_kallsyms = NULL;
-			return EXIT_NOMEM;
-		}
-		if (!stat(r->archive_kallsyms, &sb))
-			r->opts.kallsyms = r->archive_kallsyms;
-	}
-	return EXIT_OK;
-}
 
 /* Select, classify, load and resolve one profile. Returns an exit status. */
 static int build_report(struct one_report *r, const struct session_names *sn,
@@ -241,10 +199,9 @@ static int build_report(struct one_report *r, const struct session_names *sn,
 		return ret == -ENOMEM ? EXIT_NOMEM : EXIT_SPEC;
 	}
 	if (r->spec.archive) {
-		ret = archive_setup(r, opts);
-		if (ret)
-			return ret;
-		session_dir = r->archive_session;
+		if (pp_archive_opts(&r->arch, r->spec.archive, opts, &r->opts))
+			return EXIT_NOMEM;
+		session_dir = r->arch.session_dir;
 		op_dir = PP_ARCHIVE_SESSION_DIR "/";
 		o = &r->opts;
 	}
@@ -314,10 +271,7 @@ static void release_report(struct one_report *r)
 	pp_symview_free(r->view);
 	pp_profile_release(&r->prof);
 	pp_spec_release(&r->spec);
-	free(r->archive_session);
-	free(r->archive_debug);
-	free(r->archive_kallsyms);
-	free(r->archive_real);
+	pp_archive_release(&r->arch);
 }
 
 int main(int argc, const char **argv)

@@ -21,10 +21,6 @@ double pp_percent(uint64_t n, uint64_t total);
  * space when it does not fit (as OProfile does). */
 void pp_put_col(FILE *out, const char *s, int width);
 
-/* The binary of an image's path: as is, under --root, or by its name in
- * the --image-path directories; NULL when none is readable (malloc'd). */
-char *pp_locate_binary(const char *path, const struct pp_report_opts *o);
-
 /* Sorting symbol entries by OProfile's keys (pp_text.c; XML sorts too). */
 struct sym_sort_ctx {
 	const struct pp_symview *v;

@@ -1,9 +1,8 @@
 /* Profile specifications: OProfile's "tag:value" words that say which
  * sample files a report reads.
  *
- *   archive:DIR             an oparchive directory: the session is read
- *                           from DIR/var/lib/oprofile (whatever
- *                           --session-dir says) and binaries under DIR
+ *   archive:DIR             an oparchive directory, read as pp_archive.h
+ *                           says: its session and binaries
  *   session:NAME,...        saved sessions (globs), default "current"
  *   session-exclude:NAME,...
  *   image:PATH,...          the application image (globs; a pattern without
@@ -57,10 +56,6 @@ int pp_spec_parse(int argc, const char *const *argv, struct pp_spec *s,
 		  char *err, size_t errlen);
 
 void pp_spec_release(struct pp_spec *s);
-
-/* Where an archive keeps its session, as oparchive writes it: the
- * default session directory under the archive. */
-#define PP_ARCHIVE_SESSION_DIR "/var/lib/oprofile"
 
 /* True when the session name (a directory under samples/) is selected. */
 bool pp_spec_match_session(const struct pp_spec *s, const char *name);

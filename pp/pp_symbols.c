@@ -7,6 +7,7 @@
 #include "op_kernel.h"
 
 #include <dlfcn.h>
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -758,6 +759,30 @@ size_t pp_symtab_build_id(const struct pp_symtab *st, char *buf, size_t len)
 	for (int i = 0; i < n && (size_t)i * 2 + 2 < len; i++)
 		snprintf(buf + i * 2, 3, "%02x", bits[i]);
 	return (size_t)n;
+}
+
+const char *pp_symtab_debug_file(const struct pp_symtab *st,
+				 const char **debuglink)
+{
+	const char *mainfile = NULL, *debugfile = NULL;
+	GElf_Word crc;
+	Dwarf_Addr bias;
+	Elf *elf;
+
+	if (debuglink)
+		*debuglink = NULL;
+	if (!st->mod)
+		return NULL;
+	/* the search for the debug file happens on the first request */
+	dwfl_module_getdwarf(st->mod, &bias);
+	dwfl_module_info(st->mod, NULL, NULL, NULL, NULL, NULL, &mainfile,
+			 &debugfile);
+	elf = dwfl_module_getelf(st->mod, &bias);
+	if (debuglink && elf)
+		*debuglink = dwelf_elf_gnu_debuglink(elf, &crc);
+	if (!debugfile || (mainfile && !strcmp(mainfile, debugfile)))
+		return NULL;
+	return debugfile;
 }
 
 void pp_symtab_release(struct pp_symtab *st)

@@ -115,6 +115,14 @@ bool pp_symtab_line(const struct pp_symtab *st, uint64_t vma,
  * its length in bytes, 0 when the file has none or st is not ELF. */
 size_t pp_symtab_build_id(const struct pp_symtab *st, char *buf, size_t len);
 
+/* The separate debug file found for an ELF table's binary (by build-id
+ * under the debug directories, or by its .gnu_debuglink), or NULL when it
+ * has none or st is not ELF; *debuglink (may be NULL) gets the binary's
+ * .gnu_debuglink name or NULL. Both strings live as long as st. Looks the
+ * debug file up on the first call, which costs reading its DWARF. */
+const char *pp_symtab_debug_file(const struct pp_symtab *st,
+				 const char **debuglink);
+
 void pp_symtab_release(struct pp_symtab *st);
 
 /* Demangle a C++ name through the C++ runtime's __cxa_demangle when it can

@@ -24,6 +24,7 @@
 #include "odb.h"
 #include "op_events.h"
 #include "op_names.h"
+#include "pp_archive.h"
 #include "pp_report_rooms.h"
 #include "pp_symbols.h"
 #include "pp_symview.h"
@@ -43,40 +44,6 @@ static char *img_name(const struct op_img *img, bool long_name)
 	}
 	s = op_img_display(img, long_name);
 	return s ? s : strdup(img->path ? img->path : "?");
-}
-
-/* A file OProfile reads an image from: a regular file we may read. */
-static bool readable_file(const char *path)
-{
-	struct stat sb;
-
-	return !stat(path, &sb) && S_ISREG(sb.st_mode) && !access(path, R_OK);
-}
-
-/* Where the binary of a FILE image is read from: --root prefix, then the
- * --image-path directories by basename. Returns a malloc'd path. */
-char *pp_locate_binary(const char *path, const struct pp_report_opts *o)
-{
-	char buf[PATH_MAX * 2];
-	const char *base = strrchr(path, '/');
-
-	snprintf(buf, sizeof(buf), "%s%s", o->root ? o->root : "", path);
-	if (readable_file(buf) || !o->image_path)
-		return strdup(buf);
-	base = base ? base + 1 : path;
-	for (const char *p = o->image_path; *p;) {
-		const char *comma = strchr(p, ',');
-		size_t len = comma ? (size_t)(comma - p) : strlen(p);
-		char cand[PATH_MAX * 2];
-
-		snprintf(cand, sizeof(cand), "%.*s/%s", (int)len, p, base);
-		if (len && readable_file(cand))
-			return strdup(cand);
-		if (!comma)
-			break;
-		p = comma + 1;
-	}
-	return strdup(buf);
 }
 
 /* True the first time path is seen in this report (it is then recorded). */
@@ -147,17 +114,17 @@ static char *find_image(const struct op_img *img, const char *name,
 
 	if (img->kind == OP_IMG_ANON)
 		return NULL;
-	path = pp_locate_binary(name, o);
-	if (path && readable_file(path))
+	path = pp_locate_binary(name, o->root, o->image_path);
+	if (path && pp_readable_file(path))
 		return path;
 	free(path);
 	if (img->kind != OP_IMG_KERN || op_img_is_kernel(img) || !o->image_path)
 		return NULL;
 	if (asprintf(&ko, "%s.ko", name) < 0)
 		return NULL;
-	path = pp_locate_binary(ko, o);
+	path = pp_locate_binary(ko, o->root, o->image_path);
 	free(ko);
-	if (path && readable_file(path))
+	if (path && pp_readable_file(path))
 		return path;
 	free(path);
 	return NULL;

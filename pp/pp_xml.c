@@ -22,6 +22,7 @@
 #include "odb.h"
 #include "op_events.h"
 #include "op_names.h"
+#include "pp_archive.h"
 #include "pp_report_rooms.h"
 #include "pp_symbols.h"
 #include "pp_symview.h"
@@ -627,7 +628,8 @@ static void xml_symbol_bytes(const struct xml_ctx *x, const struct pp_entry *e,
 		if (next < st->syms + st->nr_syms && next->start > e->sym->start &&
 		    next->start <= g->vaddr + g->filesz && next->start - e->sym->start < (1u << 24))
 			size = next->start - e->sym->start;
-		path = pp_locate_binary(im->img.path, x->o);
+		path = pp_locate_binary(im->img.path, x->o->root,
+					 x->o->image_path);
 		buf = malloc(size);
 		fd = path && buf ? open(path, O_RDONLY | O_CLOEXEC) : -1;
 		if (fd >= 0) {

@@ -239,5 +239,10 @@ grep -qx "warning: $(cd "$A" && pwd -P)/opt/lost could not be found." "$E2E_TMP/
 	{ cat "$E2E_TMP/err" >&2; fail "archive: no warning for an image it lacks"; }
 ARGS="archive: session:"; run archive:"$A" session:current
 has " pp_target_pie\$"
+# opexport reads the archive by the same rule (pp_archive.h)
+ARGS="opexport archive:"
+"$top_builddir/pp/opexport" --format=folded archive:"$A" >"$OUT" 2>"$E2E_TMP/err" ||
+	{ cat "$E2E_TMP/err" >&2; fail "opexport archive: failed"; }
+has "^func_b30 9\$"
 
 echo "PASS: opreport options"

@@ -1,0 +1,92 @@
+/* archive:DIR for the readers (opreport, opexport): one rule for where an
+ * archive's session, binaries, debug files and kernel symbols are. */
+#include "config.h"
+#include "pp_archive.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int pp_archive_opts(struct pp_archive *a, const char *dir,
+		    const struct pp_report_opts *in,
+		    struct pp_report_opts *out)
+{
+	struct stat sb;
+
+	*a = (struct pp_archive){ 0 };
+	*out = *in;
+	if (asprintf(&a->session_dir, "%s%s", dir, PP_ARCHIVE_SESSION_DIR) < 0) {
+		a->session_dir = NULL;
+		goto err_nomem;
+	}
+	out->root = dir;
+	/* OProfile names a missing image by the archive's real path and the
+	 * image's name */
+	a->real = realpath(dir, NULL);
+	out->archive = a->real ? a->real : dir;
+	if (!in->debug_dirs) {
+		if (asprintf(&a->debug_dirs, ":.debug:%s/usr/lib/debug", dir) < 0) {
+			a->debug_dirs = NULL;
+			goto err_nomem;
+		}
+		out->debug_dirs = a->debug_dirs;
+	}
+	if (!in->kallsyms) {
+		if (asprintf(&a->kallsyms, "%s/proc/kallsyms", dir) < 0) {
+			a->kallsyms = NULL;
+			goto err_nomem;
+		}
+		if (!stat(a->kallsyms, &sb))
+			out->kallsyms = a->kallsyms;
+	}
+	return 0;
+
+err_nomem:
+	pp_archive_release(a);
+	return -ENOMEM;
+}
+
+void pp_archive_release(struct pp_archive *a)
+{
+	free(a->session_dir);
+	free(a->debug_dirs);
+	free(a->kallsyms);
+	free(a->real);
+	*a = (struct pp_archive){ 0 };
+}
+
+bool pp_readable_file(const char *path)
+{
+	struct stat sb;
+
+	return !stat(path, &sb) && S_ISREG(sb.st_mode) && !access(path, R_OK);
+}
+
+char *pp_locate_binary(const char *path, const char *root,
+		       const char *image_path)
+{
+	char buf[PATH_MAX * 2];
+	const char *base = strrchr(path, '/');
+
+	snprintf(buf, sizeof(buf), "%s%s", root ? root : "", path);
+	if (pp_readable_file(buf) || !image_path)
+		return strdup(buf);
+	base = base ? base + 1 : path;
+	for (const char *p = image_path; *p;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		char cand[PATH_MAX * 2];
+
+		snprintf(cand, sizeof(cand), "%.*s/%s", (int)len, p, base);
+		if (len && pp_readable_file(cand))
+			return strdup(cand);
+		if (!comma)
+			break;
+		p = comma + 1;
+	}
+	return strdup(buf);
+}

@@ -1,0 +1,247 @@
+/* oparchive's copying: a session's files, its binaries with their debug
+ * files and the kernel's symbols into an archive directory laid out as
+ * pp_archive.h says. A file is copied by reading it, not by
+ * copy_file_range(): /proc/kallsyms reports a size of 0. */
+#include "config.h"
+#include "pp_archive.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "op_kernel.h"
+#include "pp_symbols.h"
+
+static int write_error(struct pp_archive_writer *w, const char *what,
+		       const char *path, int err)
+{
+	op_log(w->lg, OP_LOG_ERR, "cannot %s %s: %s", what, path, strerror(err));
+	if (!w->err)
+		w->err = -err;
+	return -EIO;
+}
+
+/* mkdir -p of path's directories (not of its last component). */
+static int make_parents(struct pp_archive_writer *w, const char *path)
+{
+	char buf[PATH_MAX];
+	size_t len = strlen(path);
+
+	if (len >= sizeof(buf))
+		return write_error(w, "create", path, ENAMETOOLONG);
+	memcpy(buf, path, len + 1);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) && errno != EEXIST)
+			return write_error(w, "create directory", buf, errno);
+		*p = '/';
+	}
+	return 0;
+}
+
+/* With --list-files: print src once. */
+static int list_source(struct pp_archive_writer *w, const char *src)
+{
+	char **v;
+
+	for (size_t i = 0; i < w->nr_seen; i++)
+		if (!strcmp(w->seen[i], src))
+			return 0;
+	v = realloc(w->seen, (w->nr_seen + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	w->seen = v;
+	v[w->nr_seen] = strdup(src);
+	if (!v[w->nr_seen])
+		return -ENOMEM;
+	w->nr_seen++;
+	fprintf(w->list, "%s\n", src);
+	w->nr_files++;
+	return 0;
+}
+
+static int copy_fd(int in, int out)
+{
+	char buf[1 << 16];
+
+	for (;;) {
+		ssize_t n = read(in, buf, sizeof(buf)), done = 0;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (!n)
+			return 0;
+		while (done < n) {
+			ssize_t m = write(out, buf + done, (size_t)(n - done));
+
+			if (m < 0 && errno == EINTR)
+				continue;
+			if (m < 0)
+				return -errno;
+			done += m;
+		}
+	}
+}
+
+int pp_archive_put(struct pp_archive_writer *w, const char *src,
+		   const char *dest)
+{
+	char path[PATH_MAX];
+	struct timespec times[2];
+	struct stat sb;
+	int in, out, ret;
+
+	in = open(src, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return -errno;
+	if (fstat(in, &sb) || !S_ISREG(sb.st_mode)) {
+		close(in);
+		return -EINVAL;
+	}
+	if (w->list) {
+		close(in);
+		return list_source(w, src) ? -EIO : 0;
+	}
+	if (snprintf(path, sizeof(path), "%s%s", w->dir, dest) >= (int)sizeof(path)) {
+		close(in);
+		return write_error(w, "create", dest, ENAMETOOLONG);
+	}
+	ret = make_parents(w, path);
+	if (ret) {
+		close(in);
+		return ret;
+	}
+	out = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+		   (sb.st_mode & 07777) | S_IWUSR);
+	if (out < 0 && errno == EEXIST) {
+		/* met before: one image behind several sample files */
+		close(in);
+		return 0;
+	}
+	if (out < 0) {
+		close(in);
+		return write_error(w, "create", path, errno);
+	}
+	ret = copy_fd(in, out);
+	close(in);
+	if (ret) {
+		close(out);
+		return write_error(w, "copy to", path, -ret);
+	}
+	times[0] = sb.st_atim;
+	times[1] = sb.st_mtim;
+	if (futimens(out, times))
+		op_log(w->lg, OP_LOG_WARN, "cannot keep the mtime of %s: %s", path,
+		       strerror(errno));
+	if (close(out))
+		return write_error(w, "write", path, errno);
+	op_log(w->lg, OP_LOG_INFO, "%s -> %s", src, path);
+	w->nr_files++;
+	return 0;
+}
+
+int pp_archive_put_tree(struct pp_archive_writer *w, const char *src_dir,
+			const char *dest_dir)
+{
+	DIR *d = opendir(src_dir);
+	struct dirent *de;
+	int ret = 0;
+
+	if (!d)
+		return 0;
+	while (!ret && (de = readdir(d))) {
+		char src[PATH_MAX], dest[PATH_MAX];
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (snprintf(src, sizeof(src), "%s/%s", src_dir, de->d_name) >= (int)sizeof(src) ||
+		    snprintf(dest, sizeof(dest), "%s/%s", dest_dir, de->d_name) >= (int)sizeof(dest)) {
+			ret = write_error(w, "create", dest_dir, ENAMETOOLONG);
+			break;
+		}
+		if (de->d_type == DT_DIR)
+			ret = pp_archive_put_tree(w, src, dest);
+		else if (de->d_type == DT_REG || de->d_type == DT_UNKNOWN)
+			ret = pp_archive_put(w, src, dest) == -EIO ? -EIO : 0;
+	}
+	closedir(d);
+	return ret;
+}
+
+int pp_archive_put_binary(struct pp_archive_writer *w, const char *src,
+			  const char *dest, const char *debug_dirs)
+{
+	struct pp_symtab st;
+	const char *debug, *link = NULL, *slash;
+	char path[PATH_MAX], id[2 * 64 + 1];
+	int ret;
+
+	ret = pp_archive_put(w, src, dest);
+	if (ret)
+		return ret;
+	if (pp_symtab_load_elf(&st, src, debug_dirs, w->lg))
+		return 0;	/* not ELF: no debug file to look for */
+	debug = pp_symtab_debug_file(&st, &link);
+	slash = strrchr(dest, '/');
+	if (debug && link && !strchr(link, '/')) {
+		snprintf(path, sizeof(path), "%.*s/.debug/%s",
+			 (int)(slash - dest), dest, link);
+		ret = pp_archive_put(w, debug, path);
+	} else if (debug && pp_symtab_build_id(&st, id, sizeof(id)) > 1) {
+		snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%.2s/%s.debug",
+			 id, id + 2);
+		ret = pp_archive_put(w, debug, path);
+	}
+	pp_symtab_release(&st);
+	return ret == -EIO ? -EIO : 0;
+}
+
+static int note_text(const struct op_ksym_line *l, void *ctx)
+{
+	struct op_ksym_range *r = ctx;
+
+	op_ksym_range_note(r, l);
+	return 0;
+}
+
+/* The kernel's text start as a kallsyms file names it, or 0. */
+static uint64_t kallsyms_text(const char *path)
+{
+	struct op_ksym_range r = { 0 };
+	uint64_t start = 0;
+
+	if (op_kallsyms_each(path, note_text, &r, NULL))
+		return 0;
+	return op_ksym_range_start(&r, &start) ? start : 0;
+}
+
+int pp_archive_put_kallsyms(struct pp_archive_writer *w, const char *saved,
+			    const char *live)
+{
+	uint64_t text = live ? kallsyms_text(live) : 0;
+
+	/* an unprivileged reader sees every address as 0 */
+	if (text && (!saved || kallsyms_text(saved) == text))
+		return pp_archive_put(w, live, "/proc/kallsyms");
+	if (saved)
+		return pp_archive_put(w, saved, "/proc/kallsyms");
+	return -ENOENT;
+}
+
+void pp_archive_writer_release(struct pp_archive_writer *w)
+{
+	for (size_t i = 0; i < w->nr_seen; i++)
+		free(w->seen[i]);
+	free(w->seen);
+	w->seen = NULL;
+	w->nr_seen = 0;
+}
