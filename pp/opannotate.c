@@ -28,6 +28,7 @@ enum {
 	EXIT_SPEC = 2,		/* bad profile specification */
 	EXIT_NO_SESSION = 3,	/* no session directory / session */
 	EXIT_NO_SAMPLES = 4,	/* no sample file or symbol matches */
+	EXIT_NO_BINARY = 5,	/* nothing annotated: binaries not found */
 	EXIT_BAD_FILE = 6,	/* a sample file was unreadable (output printed) */
 	EXIT_OUTPUT = 7,	/* cannot write the output */
 	EXIT_NOMEM = 8,
@@ -40,7 +41,7 @@ static const char exit_help[] =
 	"  [archive:DIR]\n"
 	"\nExit status: 0 ok, 1 bad option or option combination, 2 bad profile\n"
 	"  specification, 3 no session, 4 no matching sample files or symbols,\n"
-	"  6 an unreadable or corrupt sample file (the output covers the others),\n"
+	"  5 nothing annotated because the binaries were not found, 6 an unreadable or corrupt sample file (the output covers the others),\n"
 	"  7 cannot write the output, 8 out of memory\n";
 
 struct cmdline {
@@ -375,7 +376,12 @@ int main(int argc, const char **argv)
 		rc = pp_annotate_assembly(stdout, &annot, &ao, &lg);
 	else
 		rc = pp_annotate_source(stdout, &annot, &ao, &lg);
-	if (rc == -ENODATA) {
+	if (st.nr_missing && (rc == -ENODATA || (!ao.assembly && !annot.have_lines))) {
+		fprintf(stderr, "opannotate: %zu binar%s not found (see the warnings "
+			"above; --root or --image-path?): nothing to annotate\n",
+			st.nr_missing, st.nr_missing == 1 ? "y" : "ies");
+		status = EXIT_NO_BINARY;
+	} else if (rc == -ENODATA) {
 		fprintf(stderr, "opannotate: selected image set doesn't contain any "
 			"of the selected symbols\n");
 		status = EXIT_NO_SAMPLES;
