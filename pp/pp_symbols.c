@@ -722,8 +722,8 @@ const struct pp_sym *pp_symtab_lookup(const struct pp_symtab *st, uint64_t vma)
 	return NULL;
 }
 
-bool pp_symtab_line(const struct pp_symtab *st, uint64_t vma,
-		    const char **file, int *line)
+bool pp_symtab_line_dir(const struct pp_symtab *st, uint64_t vma,
+			const char **file, int *line, const char **comp_dir)
 {
 	Dwfl_Line *l;
 	const char *src;
@@ -739,7 +739,15 @@ bool pp_symtab_line(const struct pp_symtab *st, uint64_t vma,
 		return false;
 	*file = src;
 	*line = lineno;
+	if (comp_dir)
+		*comp_dir = src[0] == '/' ? NULL : dwfl_line_comp_dir(l);
 	return true;
+}
+
+bool pp_symtab_line(const struct pp_symtab *st, uint64_t vma,
+		    const char **file, int *line)
+{
+	return pp_symtab_line_dir(st, vma, file, line, NULL);
 }
 
 size_t pp_symtab_build_id(const struct pp_symtab *st, char *buf, size_t len)

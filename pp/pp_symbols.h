@@ -110,6 +110,13 @@ const struct pp_sym *pp_symtab_lookup(const struct pp_symtab *st, uint64_t vma);
 bool pp_symtab_line(const struct pp_symtab *st, uint64_t vma,
 		    const char **file, int *line);
 
+/* The same, with the compilation directory a relative *file is relative
+ * to in *comp_dir (NULL when *file is absolute or none is recorded):
+ * binutils joins the two, so OProfile names such a file by the whole
+ * path. */
+bool pp_symtab_line_dir(const struct pp_symtab *st, uint64_t vma,
+			const char **file, int *line, const char **comp_dir);
+
 /* The build-id of an ELF table's file as lowercase hex into buf (at least
  * 2 * 20 + 1 bytes for the usual SHA-1 ids; a longer id is cut). Returns
  * its length in bytes, 0 when the file has none or st is not ELF. */

@@ -219,6 +219,42 @@ cell_opreport() {
 	case " $* " in *" -X "*) xml_schema "$cell" "$CELLS/$f.peer" "$CELLS/$f.ours" ;; esac
 }
 
+# OProfile 1.4.0's opannotate --assembly prints an objdump run's block a
+# random number of times (1 to thousands, run to run, on one session): a
+# block identical to one already printed is dropped from its text.
+dedup_objdump_blocks() {
+	awk '{ l[NR] = $0 }
+	function starts(i) { return i < NR && l[i + 1] ~ /:     file format / }
+	END {
+		i = 1
+		while (i <= NR && !starts(i)) print l[i++]
+		while (i <= NR) {
+			b = l[i++]
+			while (i <= NR && !starts(i)) b = b "\n" l[i++]
+			if (!(b in seen)) { seen[b] = 1; print b }
+		}
+	}'
+}
+
+# cell_opannotate CELL SESSION_DIR ARGS...: opannotate ARGS by both tools;
+# an error from OProfile's fails the cell.
+cell_opannotate() {
+	local cell=$1 session=$2 f
+	shift 2
+	f=$(echo "$cell" | tr '/ :,@' '_____')
+	run_tool "$f.peer" "$PEER/opannotate" --session-dir="$session" "$@" || true
+	run_tool "$f.ours" "$OURS/opannotate" --session-dir="$session" "$@" || true
+	if grep -q -i 'error' "$CELLS/$f.peer.e" || grep -q '^== exit' "$CELLS/$f.peer.t"; then
+		nr_failed=$((nr_failed + 1)) nr_cells=$((nr_cells + 1))
+		cell_result "$cell" FAILS "OProfile's opannotate $* did not read the session:"
+		sed 's/^/    /' "$CELLS/$f.peer.e" "$CELLS/$f.peer.t" | head -20
+		return
+	fi
+	dedup_objdump_blocks <"$CELLS/$f.peer.t" >"$CELLS/$f.peer.t.dedup"
+	mv "$CELLS/$f.peer.t.dedup" "$CELLS/$f.peer.t"
+	cell_judge "$cell" "$CELLS/$f.peer" "$CELLS/$f.ours"
+}
+
 # xml_schema CELL PEER_XML OUR_XML: xmllint --schema on both; an error in
 # ours that OProfile's own output does not have fails the cell.
 xml_schema() {

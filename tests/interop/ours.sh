@@ -10,8 +10,10 @@
 #   - on the call-graph session, opreport -c, -c -g and -c -X, and -l,
 #     which must leave the {cg} files alone in both tools;
 #   - ours -X under OProfile's schema: no error OProfile's XML lacks;
-#   - OProfile's opannotate --source and oparchive: exit 0, no error, and
-#     the archive reads back (OProfile's opreport archive:) as the session.
+#   - OProfile's opannotate and ours (--source, --assembly, both) on the
+#     workload: the same text;
+#   - OProfile's oparchive: exit 0, no error, and the archive reads back
+#     (OProfile's opreport archive:) as the session.
 # One line per cell, a diff for each cell that differs.
 . "$top_srcdir/tests/interop/lib.sh"
 
@@ -74,20 +76,11 @@ for k in $KINDS; do
 	fi
 	opreport_cells "$k" "$s" "$LIBCALL"
 
-	# opannotate --source: OProfile reads the session and finds the
-	# workload's source
-	nr_cells=$((nr_cells + 1))
-	out=$E2E_TMP/annotate-$k
-	rc=0
-	"$PEER/opannotate" --session-dir="$s" --source "$LIBCALL" >"$out" 2>"$out.err" || rc=$?
-	if [ $rc -ne 0 ] || grep -q -i error "$out.err" || ! grep -q 'app_burn' "$out"; then
-		nr_failed=$((nr_failed + 1))
-		cell_result "opannotate-source@$k" FAILS "exit $rc, or no app_burn in its output:"
-		sed 's/^/    /' "$out.err" | head -20
-	else
-		nr_identical=$((nr_identical + 1))
-		cell_result "opannotate-source@$k" reads "app_burn annotated, $(wc -l <"$out") lines"
-	fi
+	# opannotate --source and --assembly (with and without --source):
+	# OProfile's and ours on the workload, the same text
+	cell_opannotate "opannotate-source@$k" "$s" --source "$LIBCALL"
+	cell_opannotate "opannotate-assembly@$k" "$s" --assembly "$LIBCALL"
+	cell_opannotate "opannotate-assembly-source@$k" "$s" --assembly --source "$LIBCALL"
 
 	# oparchive: the archive holds the session and its binaries, and
 	# OProfile's opreport reads it back as it reads the session
