@@ -47,7 +47,7 @@ static void annot_percent(char *buf, size_t len, double v)
 }
 
 void pp_annot_counts(char *buf, size_t len, const struct pp_annot *a,
-		     const uint64_t *counts)
+		     const uint64_t *counts, bool pad)
 {
 	size_t used = 0;
 
@@ -64,7 +64,9 @@ void pp_annot_counts(char *buf, size_t len, const struct pp_annot *a,
 			return;
 		used += (size_t)n;
 	}
-	for (size_t c = 1; c < a->nc && used + 2 < len; c++) {
+	/* a line's columns are as wide as the blank ones (pp_annot_fill()),
+	 * two spaces a column after the first; a total's are not padded */
+	for (size_t c = 1; pad && c < a->nc && used + 2 < len; c++) {
 		memcpy(buf + used, "  ", 3);
 		used += 2;
 	}
@@ -331,14 +333,14 @@ static void put_sym_annotation(FILE *out, const struct pp_annot *a,
 	sum = calloc(a->nc, sizeof(*sum));
 	fputs(" /* ", out);
 	for (size_t i = 0; i < n; i++) {
-		pp_annot_counts(buf, len, a, sym_counts(a, syms[i]));
+		pp_annot_counts(buf, len, a, sym_counts(a, syms[i]), false);
 		fprintf(out, "%s%s%s%s", sym_name(a, syms[i]),
 			n == 1 ? " total: " : " ", buf, n == 1 ? "" : ", ");
 		for (size_t c = 0; sum && c < a->nc; c++)
 			sum[c] += sym_counts(a, syms[i])[c];
 	}
 	if (n > 1 && sum) {
-		pp_annot_counts(buf, len, a, sum);
+		pp_annot_counts(buf, len, a, sum, false);
 		fprintf(out, "total: %s", buf);
 	}
 	fputs(" */", out);
@@ -348,7 +350,7 @@ static void put_sym_annotation(FILE *out, const struct pp_annot *a,
 static void put_file_info(FILE *out, const struct pp_annot *a,
 			  const struct annot_file *f, char *buf, size_t len)
 {
-	pp_annot_counts(buf, len, a, f->total);
+	pp_annot_counts(buf, len, a, f->total, false);
 	fprintf(out, "/* \n * Total samples for file : \"%s\"\n * \n * %s\n */\n\n",
 		f->name, buf);
 	/* OProfile's "<credited to line zero>" line: libdw's lines are never
@@ -377,7 +379,7 @@ static void annotate_file(FILE *out, FILE *in, const struct pp_annot *a,
 			while (li < end && a->lines[li].line < line)
 				li++;
 			if (li < end && a->lines[li].line == line) {
-				pp_annot_counts(buf, len, a, a->lines[li].counts);
+				pp_annot_counts(buf, len, a, a->lines[li].counts, true);
 				fprintf(out, "%s :", buf);
 			} else {
 				fputs(fill, out);

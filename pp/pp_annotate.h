@@ -105,10 +105,11 @@ void pp_annot_release(struct pp_annot *a);
 void pp_annot_info(FILE *out, const struct pp_annot *a,
 		   const struct pp_annot_opts *o);
 
-/* "%6llu PERCENT" per class, plus the blanks OProfile puts after several
- * classes (it adds " :" itself). buf must hold 24 bytes per class. */
+/* "%6llu PERCENT" per class; with pad (a line's columns, before " :"),
+ * the blanks OProfile puts after several classes, which a total's have
+ * not. buf must hold 24 bytes per class. */
 void pp_annot_counts(char *buf, size_t len, const struct pp_annot *a,
-		     const uint64_t *counts);
+		     const uint64_t *counts, bool pad);
 
 /* The blanks and " :" of a line without samples. */
 const char *pp_annot_fill(const struct pp_annot *a, char *buf, size_t len);

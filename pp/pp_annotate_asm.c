@@ -304,7 +304,7 @@ static void put_insn(struct asm_ctx *x, const cs_insn *in, const uint8_t *code,
 		snprintf(ops, sizeof(ops), "%s", in->op_str);
 	}
 	if (sampled) {
-		pp_annot_counts(x->buf, x->buf_len, x->a, counts);
+		pp_annot_counts(x->buf, x->buf_len, x->a, counts, true);
 		fprintf(x->out, "%s :", x->buf);
 	} else {
 		fputs(x->fill, x->out);
@@ -413,7 +413,7 @@ static void put_symbol(struct asm_ctx *x, size_t s)
 	if (end > sh.sh_addr + sh.sh_size)
 		end = sh.sh_addr + sh.sh_size;
 	x->addr_width = addr_width(&sh, is64(x->elf));
-	pp_annot_counts(x->buf, x->buf_len, a, e->counts);
+	pp_annot_counts(x->buf, x->buf_len, a, e->counts, false);
 	fprintf(x->out, "%0*" PRIx64 " <%s>: /* %s total: %s */\n",
 		is64(x->elf) ? 16 : 8, start, e->name, e->name, x->buf);
 	insn = cs_malloc(x->cs);
