@@ -22,7 +22,7 @@
  * containers: symbols compared by the order in which their image,
  * application and name strings were first seen, and callers and callees
  * put in order by std::sort, which does not keep equal elements in place
- * beyond 16 of them. Both are reproduced (see pp_callgraph.c) so that the
+ * beyond 16 of them. Both are reproduced (pp_cg_order.c, pp_cg_blocks.c) so that the
  * same session prints the same text.
  */
 #ifndef PP_CALLGRAPH_H
