@@ -185,7 +185,9 @@ int pp_callgraph_print(FILE *out, const struct pp_profile *p,
 		ret = pp_cg_build_graph(&c);
 	if (!ret)
 		ret = pp_cg_make_blocks(&c, &blocks, &nb);
-	if (!ret) {
+	if (!ret && o->xml) {
+		ret = pp_cg_print_xml(out, &c, blocks, nb);
+	} else if (!ret) {
 		if (!o->no_header)
 			pp_report_header(out, p, o);
 		print_blocks(out, &c, blocks, nb);

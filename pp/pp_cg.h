@@ -147,4 +147,11 @@ static inline double pp_cg_ratio(uint64_t n, uint64_t total)
 	return total ? (double)n / (double)total : 0.0;
 }
 
+/* ---- pp_callgraph_xml.c ---- */
+
+/* The blocks as OProfile's call-graph XML. 0, -ENOMEM, or -EOPNOTSUPP
+ * (nothing written) when the columns are threads or processes. */
+int pp_cg_print_xml(FILE *out, const struct cg_ctx *c,
+		    const struct cg_block *blocks, size_t nr);
+
 #endif /* PP_CG_H */

@@ -309,25 +309,29 @@ static int key_cmp(const struct cg_ctx *c, enum pp_sort_key k,
 }
 
 /* The blocks' order: -l's (the --sort keys, then the others), stable over
- * OProfile's symbol order. */
+ * OProfile's symbol order. XML takes no --sort: its keys are application
+ * and image, so that each application's blocks come together. */
 static int block_cmp(const void *a, const void *b, void *vctx)
 {
 	static const enum pp_sort_key all[] = {
 		PP_SORT_SAMPLE, PP_SORT_IMAGE, PP_SORT_APP, PP_SORT_SYMBOL,
 		PP_SORT_DEBUG, PP_SORT_VMA,
 	};
+	static const enum pp_sort_key xml[] = { PP_SORT_APP, PP_SORT_IMAGE };
 	const struct cg_ctx *c = vctx;
 	const struct cg_block *bx = a, *by = b;
 	const struct cg_node *x = &c->nodes[bx->node], *y = &c->nodes[by->node];
+	const enum pp_sort_key *sort = c->o->xml ? xml : c->o->sort;
+	size_t nr_sort = c->o->xml ? 2 : c->o->nr_sort;
 	int r = 0;
 
-	for (size_t k = 0; k < c->o->nr_sort && !r; k++)
-		r = key_cmp(c, c->o->sort[k], x, y);
+	for (size_t k = 0; k < nr_sort && !r; k++)
+		r = key_cmp(c, sort[k], x, y);
 	for (size_t k = 0; k < sizeof(all) / sizeof(all[0]) && !r; k++) {
 		bool given = false;
 
-		for (size_t u = 0; u < c->o->nr_sort; u++)
-			given |= c->o->sort[u] == all[k];
+		for (size_t u = 0; u < nr_sort; u++)
+			given |= sort[u] == all[k];
 		if (!given)
 			r = key_cmp(c, all[k], x, y);
 	}
