@@ -482,13 +482,6 @@ int main(int argc, const char **argv)
 		status = EXIT_SPEC;
 		goto out_popt;
 	}
-	if (cl.callgraph && cl.xml) {
-		/* OProfile writes <callers>/<callees> in its XML; ours does
-		 * not yet, and flat XML would pass for it */
-		fprintf(stderr, "opreport: --callgraph with --xml is not supported yet\n");
-		status = EXIT_USAGE;
-		goto out_popt;
-	}
 	if (is_diff && cl.xml) {
 		fprintf(stderr, "opreport: differential profiles are incompatible "
 			"with --xml\n");
@@ -539,12 +532,17 @@ int main(int argc, const char **argv)
 	}
 	if (is_diff)
 		rc = pp_report_diff(out, &ra.prof, ra.view, &rb.prof, rb.view, &o);
-	else if (o.callgraph && !o.xml)
+	else if (o.callgraph)
 		rc = pp_callgraph_print(out, &ra.prof, ra.view, &o, &merge, &lg,
 					&nr_bad_arcs);
 	else
 		rc = pp_report_print(out, &ra.prof, ra.view, &o);
-	if (rc) {
+	if (rc == -EOPNOTSUPP) {
+		fprintf(stderr, "opreport: --callgraph with --xml is not supported "
+			"yet for threads or processes (--separate=thread, "
+			"--merge=tid, tgid or all)\n");
+		status = EXIT_USAGE;
+	} else if (rc) {
 		fprintf(stderr, "opreport: %s\n", strerror(-rc));
 		status = EXIT_NOMEM;
 	}

@@ -22,7 +22,7 @@
  * containers: symbols compared by the order in which their image,
  * application and name strings were first seen, and callers and callees
  * put in order by std::sort, which does not keep equal elements in place
- * beyond 16 of them. Both are reproduced (see pp_callgraph.c) so that the
+ * beyond 16 of them. Both are reproduced (pp_cg_order.c, pp_cg_blocks.c) so that the
  * same session prints the same text.
  */
 #ifndef PP_CALLGRAPH_H
@@ -38,7 +38,9 @@
  * pp_fileset_select_cg) with the symbols of v. merge is the report's
  * --merge (with lib, an arc's application is its caller's image). Arc
  * files that cannot be read are logged and counted in p's nr_bad_files
- * equivalent *nr_bad. Returns 0 or -ENOMEM. */
+ * equivalent *nr_bad. With opts->xml, the graph is written as OProfile's
+ * call-graph XML (pp_callgraph_xml.c). Returns 0, -ENOMEM, or -EOPNOTSUPP
+ * (XML whose columns are threads or processes; nothing written). */
 int pp_callgraph_print(FILE *out, const struct pp_profile *p,
 		       const struct pp_symview *v,
 		       const struct pp_report_opts *opts,

@@ -78,6 +78,26 @@ int pp_report_print(FILE *out, const struct pp_profile *p,
 		    const struct pp_symview *v,
 		    const struct pp_report_opts *opts);
 
+/* OProfile's XML as other reports write it (opreport -c -X): what comes
+ * before the body (<profile> to <classes>), and the names its <count>
+ * elements give the columns. */
+struct pp_xml_head {
+	bool subclasses;	/* <count class="cN">, else <count> */
+	size_t *sub;		/* per column: its N (owned) */
+	bool by_thread;		/* the body is <process>/<thread> elements */
+};
+
+/* Write the XML up to its body and fill h. 0 or -ENOMEM; release h
+ * either way. */
+int pp_xml_prologue(FILE *out, const struct pp_profile *p,
+		    const struct pp_symview *v, const struct pp_report_opts *o,
+		    struct pp_xml_head *h);
+void pp_xml_head_release(struct pp_xml_head *h);
+
+/* ` name="value"`, value escaped; and an escaped text alone. */
+void pp_xml_attr(FILE *out, const char *name, const char *value);
+void pp_xml_escape(FILE *out, const char *s);
+
 /* Differential report of b against a (`opreport { A } { B }`). */
 int pp_report_diff(FILE *out, const struct pp_profile *a,
 		   const struct pp_symview *va, const struct pp_profile *b,

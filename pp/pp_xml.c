@@ -665,55 +665,31 @@ static long class_cpu(const struct pp_profile *p, size_t c, bool merged)
 	return -1;
 }
 
-int pp_print_xml(FILE *out, const struct pp_profile *p,
-		     const struct pp_symview *v, const struct pp_report_opts *o)
+/* The XML before its body: <profile>, <options>, <setup> and <classes>;
+ * sets x->subclasses and x->sub[] (allocated by the caller) for the
+ * counts that follow, and *by_thread when the body is <process> and
+ * <thread> elements rather than <binary> ones. 0 or -ENOMEM. */
+static int xml_prologue(struct xml_ctx *x, bool *by_thread)
 {
-	struct xml_ctx x = { .out = out, .p = p, .v = v, .o = o, .nc = v->nc };
-	struct xml_sort_ctx sctx = { v, o, NULL };
+	const struct pp_profile *p = x->p;
+	const struct pp_report_opts *o = x->o;
+	FILE *out = x->out;
 	bool timer = p->hdr.cpu_type == ODB_CPU_TIMER_INT;
-	bool by_thread = p->fs.axis == PP_AXIS_TID || p->fs.axis == PP_AXIS_TGID;
 	char tid0[24];
-	long *cpu_of = NULL;		/* per column: class_cpu() */
+	long *cpu_of = calloc(x->nc ? x->nc : 1, sizeof(*cpu_of));	/* per column: class_cpu() */
 	/* per column: its event's index among the distinct event names,
 	 * in column order (its <eventsetup> id) */
-	size_t *ev_of = NULL;
+	size_t *ev_of = calloc(x->nc ? x->nc : 1, sizeof(*ev_of));
 	size_t nr_cpus = 1, nr_events = 0;
 	bool nonzero_masks = false;
 	struct pp_merge merge = { 0 };
-	uint64_t *sum = calloc(x.nc, sizeof(*sum));
-	int ret = 0;
 
-	x.sel = pp_selected_entries(p, v, o, &x.nr);
-	x.rep = malloc((v->nr_entries ? v->nr_entries : 1) * sizeof(*x.rep));
-	x.sub = calloc(x.nc ? x.nc : 1, sizeof(*x.sub));
-	cpu_of = calloc(x.nc ? x.nc : 1, sizeof(*cpu_of));
-	ev_of = calloc(x.nc ? x.nc : 1, sizeof(*ev_of));
-	x.id_of = malloc((v->nr_entries ? v->nr_entries : 1) * sizeof(*x.id_of));
-	x.written = calloc(v->nr_entries ? v->nr_entries : 1, sizeof(*x.written));
-	if (o->details) {
-		size_t n = v->nr_entries ? v->nr_entries : 1;
-
-		x.det = calloc(n, sizeof(*x.det));
-		x.det_text = calloc(n, sizeof(*x.det_text));
-		x.det_len = calloc(n, sizeof(*x.det_len));
-		x.nr_det = calloc(n, sizeof(*x.nr_det));
-		if (!x.det || !x.det_text || !x.det_len || !x.nr_det) {
-			ret = -ENOMEM;
-			goto out;
-		}
+	*by_thread = p->fs.axis == PP_AXIS_TID || p->fs.axis == PP_AXIS_TGID;
+	if (!cpu_of || !ev_of) {
+		free(cpu_of);
+		free(ev_of);
+		return -ENOMEM;
 	}
-	if (!x.sel || !x.rep || !x.sub || !cpu_of || !ev_of || !x.id_of ||
-	    !x.written || !sum) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	for (size_t i = 0; i < v->nr_entries; i++)
-		x.id_of[i] = SIZE_MAX;
-	if (x.nr)
-		qsort_r(x.sel, x.nr, sizeof(*x.sel), xml_entry_cmp, &sctx);
-	ret = xml_share_ids(&x, &sctx);
-	if (ret)
-		goto out;
 	if (o->merge_text)
 		pp_merge_parse(o->merge_text, &merge, NULL);
 	/* as OProfile's identify_xml_classes: the highest CPU of any class
@@ -738,11 +714,11 @@ int pp_print_xml(FILE *out, const struct pp_profile *p,
 		if (ev_of[c] + 1 > nr_events)
 			nr_events = ev_of[c] + 1;
 	}
-	x.subclasses = nr_cpus > 1 || nr_events > 1 || nonzero_masks;
+	x->subclasses = nr_cpus > 1 || nr_events > 1 || nonzero_masks;
 	/* as OProfile's build_subclasses: one "cN" per distinct cpu (when
 	 * separated), event and unit mask, numbered in column order, so
 	 * that the columns of different threads share names */
-	for (size_t c = 0, nr_sub = 0; c < x.nc; c++) {
+	for (size_t c = 0, nr_sub = 0; c < x->nc; c++) {
 		size_t d;
 
 		for (d = 0; d < c; d++)
@@ -750,16 +726,16 @@ int pp_print_xml(FILE *out, const struct pp_profile *p,
 			    ev_of[d] == ev_of[c] &&
 			    p->fs.classes[d].unit_mask == p->fs.classes[c].unit_mask)
 				break;
-		x.sub[c] = d < c ? x.sub[d] : nr_sub++;
+		x->sub[c] = d < c ? x->sub[d] : nr_sub++;
 	}
 	/* across several axes, threads as OProfile decides: when the first
 	 * column's tid is separated (or merged) */
-	if (p->fs.axis == PP_AXIS_MULTI && x.nc) {
+	if (p->fs.axis == PP_AXIS_MULTI && x->nc) {
 		class_field(p, 0, false, tid0, sizeof(tid0));
-		by_thread = merge.tid || strcmp(tid0, "all");
+		*by_thread = merge.tid || strcmp(tid0, "all");
 	}
 
-	xml_header(&x, nr_cpus);
+	xml_header(x, nr_cpus);
 	fputs("<setup>\n", out);
 	for (size_t c = 0, id = 0; c < p->fs.nr_classes; c++) {
 		const struct pp_class *k = &p->fs.classes[c];
@@ -778,15 +754,15 @@ int pp_print_xml(FILE *out, const struct pp_profile *p,
 			k->unit_mask, k->count);
 	}
 	fputs("</setup>\n\n", out);
-	if (x.subclasses) {
+	if (x->subclasses) {
 		fputs("<classes>\n", out);
-		for (size_t c = 0, next = 0; c < x.nc; c++) {
+		for (size_t c = 0, next = 0; c < x->nc; c++) {
 			const struct pp_class *k = &p->fs.classes[c];
 
-			if (x.sub[c] != next)
+			if (x->sub[c] != next)
 				continue;	/* named by an earlier column */
 			next++;
-			fprintf(out, "<class  name=\"c%zu\"", x.sub[c]);
+			fprintf(out, "<class  name=\"c%zu\"", x->sub[c]);
 			if (nr_cpus > 1 && cpu_of[c] >= 0)
 				fprintf(out, " cpu=\"%ld\"", cpu_of[c]);
 			else if (nr_cpus > 1)
@@ -799,6 +775,52 @@ int pp_print_xml(FILE *out, const struct pp_profile *p,
 		}
 		fputs("</classes>\n", out);
 	}
+	free(cpu_of);
+	free(ev_of);
+	return 0;
+}
+
+int pp_print_xml(FILE *out, const struct pp_profile *p,
+		     const struct pp_symview *v, const struct pp_report_opts *o)
+{
+	struct xml_ctx x = { .out = out, .p = p, .v = v, .o = o, .nc = v->nc };
+	struct xml_sort_ctx sctx = { v, o, NULL };
+	bool by_thread = false;
+	uint64_t *sum = calloc(x.nc, sizeof(*sum));
+	int ret = 0;
+
+	x.sel = pp_selected_entries(p, v, o, &x.nr);
+	x.rep = malloc((v->nr_entries ? v->nr_entries : 1) * sizeof(*x.rep));
+	x.sub = calloc(x.nc ? x.nc : 1, sizeof(*x.sub));
+	x.id_of = malloc((v->nr_entries ? v->nr_entries : 1) * sizeof(*x.id_of));
+	x.written = calloc(v->nr_entries ? v->nr_entries : 1, sizeof(*x.written));
+	if (o->details) {
+		size_t n = v->nr_entries ? v->nr_entries : 1;
+
+		x.det = calloc(n, sizeof(*x.det));
+		x.det_text = calloc(n, sizeof(*x.det_text));
+		x.det_len = calloc(n, sizeof(*x.det_len));
+		x.nr_det = calloc(n, sizeof(*x.nr_det));
+		if (!x.det || !x.det_text || !x.det_len || !x.nr_det) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+	if (!x.sel || !x.rep || !x.sub || !x.id_of ||
+	    !x.written || !sum) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < v->nr_entries; i++)
+		x.id_of[i] = SIZE_MAX;
+	if (x.nr)
+		qsort_r(x.sel, x.nr, sizeof(*x.sel), xml_entry_cmp, &sctx);
+	ret = xml_share_ids(&x, &sctx);
+	if (ret)
+		goto out;
+	ret = xml_prologue(&x, &by_thread);
+	if (ret)
+		goto out;
 	if (by_thread)
 		ret = xml_processes(&x, sum);
 	else
@@ -859,8 +881,6 @@ out:
 	free(x.sel);
 	free(x.rep);
 	free(x.sub);
-	free(cpu_of);
-	free(ev_of);
 	free(x.id_of);
 	free(x.written);
 	for (size_t i = 0; x.det && i < v->nr_entries; i++) {
@@ -876,3 +896,39 @@ out:
 	return ret;
 }
 
+int pp_xml_prologue(FILE *out, const struct pp_profile *p,
+		    const struct pp_symview *v, const struct pp_report_opts *o,
+		    struct pp_xml_head *h)
+{
+	struct xml_ctx x = { .out = out, .p = p, .v = v, .o = o, .nc = v->nc };
+	int ret;
+
+	memset(h, 0, sizeof(*h));
+	x.sub = calloc(x.nc ? x.nc : 1, sizeof(*x.sub));
+	if (!x.sub)
+		return -ENOMEM;
+	ret = xml_prologue(&x, &h->by_thread);
+	if (ret) {
+		free(x.sub);
+		return ret;
+	}
+	h->subclasses = x.subclasses;
+	h->sub = x.sub;
+	return 0;
+}
+
+void pp_xml_head_release(struct pp_xml_head *h)
+{
+	free(h->sub);
+	h->sub = NULL;
+}
+
+void pp_xml_attr(FILE *out, const char *name, const char *value)
+{
+	xml_attr(out, name, value);
+}
+
+void pp_xml_escape(FILE *out, const char *s)
+{
+	xml_escape(out, s);
+}

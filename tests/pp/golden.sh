@@ -136,6 +136,25 @@ cgfile f:$T f:$T k:/proc/kallsyms TIMER 1000000 0 all all all
 arc $T:func_c15+2 k:$KALLSYMS:pid_task+0x10 3
 EOF
 
+# S14's application on two CPUs (--separate=cpu): a column per CPU,
+# named as <class> elements
+S16=$E2E_TMP/callgraph-cpus
+"$MKS" "$S16" <<EOF
+header 4 2596.13
+file f:$T f:$T TIMER 1000000 0 all all 0
+sym $T func_a50 0 300
+sym $T func_b30 2 20
+file f:$T f:$T TIMER 1000000 0 all all 1
+sym $T func_b30 2 180
+sym $T main 0 10
+cgfile f:$T f:$T f:$T TIMER 1000000 0 all all 0
+arc $T:main+8 $T:func_a50 30
+arc $T:main+12 $T:func_b30 20
+cgfile f:$T f:$T f:$T TIMER 1000000 0 all all 1
+arc $T:main+12 $T:func_b30 4
+arc $T:func_b30+4 $T:func_d05+3 2
+EOF
+
 # Files that differ along several axes, which only XML takes: threads on
 # two CPUs (--separate=thread,cpu), and two events on two CPUs.
 S11=$E2E_TMP/threads-cpus
@@ -382,6 +401,13 @@ check callgraph "$S14" -c
 check callgraph-threshold "$S14" -c -t 5 -%
 check callgraph-x "$S14" -c -x
 check callgraph-flat "$S14" -l
+# -c -X: <callers> and <callees> in each <symbol>, a callee "[self]" as
+# self="true", the library's block in a <module> whose callers and
+# callees name their own modules (checked against OProfile 1.4's opreport
+# on this session, as are the per-CPU columns of S16)
+check callgraph-xml "$S14" -c -X
+check callgraph-xml-cpus "$S16" -c -X
+check callgraph-xml-lines "$S14" -c -X -g -t 5
 
 [ $nr_fail -eq 0 ] || fail "$nr_fail golden check(s) failed"
 echo "PASS: golden reports"
