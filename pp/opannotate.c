@@ -16,6 +16,7 @@
 
 #include "op_config.h"
 #include "op_log.h"
+#include "pp_cmdline.h"
 #include "pp_annotate.h"
 #include "pp_profile.h"
 #include "pp_report.h"
@@ -254,7 +255,7 @@ int main(int argc, const char **argv)
 	struct pp_profile prof = { 0 };
 	struct pp_symview *view = NULL;
 	struct pp_annot annot = { 0 };
-	const char **args, *empty[] = { NULL }, *bad = NULL;
+	const char **args, *bad = NULL;
 	char *session_dir = NULL, *cmdline = NULL, *root_debug = NULL;
 	bool usage_help = true, annot_built = false;
 	poptContext pc;
@@ -262,29 +263,14 @@ int main(int argc, const char **argv)
 
 	pc = poptGetContext("opannotate", argc, argv, options, 0);
 	poptSetOtherOptionHelp(pc, "[options] [profile specification]");
-	while ((rc = poptGetNextOpt(pc)) > 0)
-		;
-	if (rc < -1) {
-		fprintf(stderr, "opannotate: %s: %s\n",
-			poptBadOption(pc, POPT_BADOPTION_NOALIAS), poptStrerror(rc));
+	rc = pp_cmdline_parse(pc, "opannotate", argv[0], &cl.version, &cl.help,
+			      exit_help, &args, &nargs);
+	if (rc < 0) {
 		status = EXIT_USAGE;
 		goto out_popt;
 	}
-	args = poptGetArgs(pc);
-	if (!args)
-		args = empty;
-	while (args[nargs])
-		nargs++;
-	if (cl.version) {
-		printf("%s: " PACKAGE " " VERSION " compiled on " __DATE__ " "
-		       __TIME__ "\n", argv[0]);
+	if (rc > 0)
 		goto out_popt;
-	}
-	if (cl.help) {
-		poptPrintHelp(pc, stdout, 0);
-		fputs(exit_help, stdout);
-		goto out_popt;
-	}
 	if (cl.verbose)
 		lg.max = OP_LOG_DEBUG;
 	if (cl.merge && pp_merge_parse(cl.merge, &merge, &bad)) {

@@ -22,6 +22,7 @@
 #include "op_config.h"
 #include "op_log.h"
 #include "op_names.h"
+#include "pp_cmdline.h"
 #include "pp_archive.h"
 #include "pp_profile.h"
 #include "pp_report.h"
@@ -334,7 +335,7 @@ int main(int argc, const char **argv)
 	struct pp_archive arch = { 0 };
 	struct pp_spec spec = { 0 };
 	struct pp_fileset fs = { 0 };
-	const char **args, *empty[] = { NULL };
+	const char **args;
 	char *session_dir = NULL, *root_debug = NULL, err[512];
 	int nargs = 0, rc, status = EXIT_OK;
 	bool usage_help = true, have_fs = false;
@@ -342,29 +343,14 @@ int main(int argc, const char **argv)
 
 	pc = poptGetContext("oparchive", argc, argv, options, 0);
 	poptSetOtherOptionHelp(pc, "-o DIR [options] [profile specification]");
-	while ((rc = poptGetNextOpt(pc)) > 0)
-		;
-	if (rc < -1) {
-		fprintf(stderr, "oparchive: %s: %s\n",
-			poptBadOption(pc, POPT_BADOPTION_NOALIAS), poptStrerror(rc));
+	rc = pp_cmdline_parse(pc, "oparchive", argv[0], &cl.version, &cl.help,
+			      exit_help, &args, &nargs);
+	if (rc < 0) {
 		status = EXIT_USAGE;
 		goto out;
 	}
-	args = poptGetArgs(pc);
-	if (!args)
-		args = empty;
-	while (args[nargs])
-		nargs++;
-	if (cl.version) {
-		printf("%s: " PACKAGE " " VERSION " compiled on " __DATE__ " "
-		       __TIME__ "\n", argv[0]);
+	if (rc > 0)
 		goto out;
-	}
-	if (cl.help) {
-		poptPrintHelp(pc, stdout, 0);
-		fputs(exit_help, stdout);
-		goto out;
-	}
 	if (cl.verbose)
 		lg.max = OP_LOG_INFO;
 	usage_help = false;

@@ -14,6 +14,7 @@
 
 #include "op_config.h"
 #include "op_log.h"
+#include "pp_cmdline.h"
 #include "pp_archive.h"
 #include "pp_export.h"
 #include "pp_profile.h"
@@ -167,7 +168,7 @@ int main(int argc, const char **argv)
 	struct pp_spec spec = { 0 };
 	struct pp_archive arch = { 0 };
 	struct pp_export x;
-	const char **args, *empty[] = { NULL }, *bad = NULL;
+	const char **args, *bad = NULL;
 	char *session_dir = NULL, *root_debug = NULL;
 	enum format fmt = FMT_PPROF;
 	FILE *out = stdout;
@@ -178,28 +179,14 @@ int main(int argc, const char **argv)
 	pc = poptGetContext("opexport", argc, argv, options, 0);
 	poptSetOtherOptionHelp(pc, "--format=pprof|folded|flamegraph [-o FILE] "
 			       "[options] [profile specification]");
-	while ((rc = poptGetNextOpt(pc)) > 0)
-		;
-	if (rc < -1) {
-		fprintf(stderr, "opexport: %s: %s\n",
-			poptBadOption(pc, POPT_BADOPTION_NOALIAS), poptStrerror(rc));
+	rc = pp_cmdline_parse(pc, "opexport", argv[0], &cl.version, &cl.help,
+			      exit_help, &args, &nargs);
+	if (rc < 0) {
 		status = EXIT_USAGE;
 		goto out;
 	}
-	args = poptGetArgs(pc);
-	if (!args)
-		args = empty;
-	while (args[nargs])
-		nargs++;
-	if (cl.version) {
-		printf("%s: " PACKAGE " " VERSION "\n", argv[0]);
+	if (rc > 0)
 		goto out;
-	}
-	if (cl.help) {
-		poptPrintHelp(pc, stdout, 0);
-		fputs(exit_help, stdout);
-		goto out;
-	}
 	if (cl.verbose)
 		lg.max = OP_LOG_DEBUG;
 	if (parse_format(cl.format, &fmt)) {

@@ -13,6 +13,7 @@
 
 #include "op_config.h"
 #include "op_log.h"
+#include "pp_cmdline.h"
 #include "pp_archive.h"
 #include "pp_callgraph.h"
 #include "pp_profile.h"
@@ -333,7 +334,7 @@ int main(int argc, const char **argv)
 	struct pp_merge merge = { 0 };
 	struct pp_report_status st = { .err = stderr };
 	struct one_report ra = { 0 }, rb = { 0 };
-	const char **args, *empty[] = { NULL };
+	const char **args;
 	char **incl = NULL, **excl = NULL, *session_dir = NULL, *title = NULL;
 	char *root_debug = NULL;
 	size_t title_len = 1, nr_bad_arcs = 0;
@@ -349,32 +350,16 @@ int main(int argc, const char **argv)
 
 	pc = poptGetContext("opreport", argc, argv, options, 0);
 	poptSetOtherOptionHelp(pc, "[options] [profile specification]");
-	while ((rc = poptGetNextOpt(pc)) > 0)
-		;
-	if (rc < -1) {
-		fprintf(stderr, "opreport: %s: %s\n",
-			poptBadOption(pc, POPT_BADOPTION_NOALIAS), poptStrerror(rc));
+	rc = pp_cmdline_parse(pc, "opreport", argv[0], &cl.version, &cl.help,
+			      exit_help, &args, &nargs);
+	if (rc < 0) {
 		poptFreeContext(pc);
 		return EXIT_USAGE;
 	}
-	args = poptGetArgs(pc);
-	if (!args)
-		args = empty;
-	while (args[nargs])
-		nargs++;
-	if (cl.version) {
-		/* OProfile's shape, which its manual documents */
-		printf("%s: " PACKAGE " " VERSION " compiled on " __DATE__ " "
-		       __TIME__ "\n", argv[0]);
+	if (rc > 0)
 		goto out_popt;
-	}
 	if (cl.verbose)
 		lg.max = OP_LOG_DEBUG;
-	if (cl.help) {
-		poptPrintHelp(pc, stdout, 0);
-		fputs(exit_help, stdout);
-		goto out_popt;
-	}
 	if (cl.merge && pp_merge_parse(cl.merge, &merge, &bad)) {
 		fprintf(stderr, "opreport: unknown --merge value at '%s' "
 			"(use lib,cpu,tid,tgid,unitmask,all)\n", bad);
