@@ -269,29 +269,17 @@ int opc_apply_settings(const struct opc_opts *o, struct op_settings *s)
 	return 0;
 }
 
-int opc_check_save_name(const char *name)
+int opc_check_save_name(const char *opt, const char *name)
 {
+	char err[256];
+
 	if (!*name) {
-		opc_err("--save needs a session name");
+		opc_err("--%s needs a session name", opt);
 		return -EINVAL;
 	}
-	if (strchr(name, '/') || strstr(name, "..") || !strcmp(name, ".")) {
-		opc_err("--save=%s: a session name cannot contain '/' or '..'", name);
+	if (op_session_name_check(name, err, sizeof(err))) {
+		opc_err("--%s=%s: %s", opt, name, err);
 		return -EINVAL;
-	}
-	if (!strcmp(name, "current")) {
-		opc_err("--save=current: \"current\" is the live session");
-		return -EINVAL;
-	}
-	if (strlen(name) > NAME_MAX) {
-		opc_err("--save: the session name is longer than %d bytes", NAME_MAX);
-		return -EINVAL;
-	}
-	for (const char *p = name; *p; p++) {
-		if ((unsigned char)*p < 0x20 || *p == 0x7f) {
-			opc_err("--save: the session name contains a control character");
-			return -EINVAL;
-		}
 	}
 	return 0;
 }

@@ -245,7 +245,7 @@ int main(int argc, const char **argv)
 		ret = OPC_EXIT_USAGE;
 		goto out;
 	}
-	if (o.save && opc_check_save_name(o.save)) {
+	if (o.save && opc_check_save_name("save", o.save)) {
 		ret = OPC_EXIT_USAGE;
 		goto out;
 	}

@@ -83,8 +83,8 @@ bool opc_setup_opts_given(const struct opc_opts *o);
 bool opc_actions_given(const struct opc_opts *o);
 /* Fold the command line's settings into s; every error is a usage error. */
 int opc_apply_settings(const struct opc_opts *o, struct op_settings *s);
-/* A name --save can give a session under samples/. */
-int opc_check_save_name(const char *name);
+/* A name --save or --snapshot (opt) can give a session under samples/. */
+int opc_check_save_name(const char *opt, const char *name);
 
 /* ---- opc_daemon.c ---------------------------------------------------- */
 
