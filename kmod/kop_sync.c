@@ -257,10 +257,18 @@ static void do_sample(struct kop_sync *s, const struct kop_ring *r,
 		s->hot_task = k;
 		s->hot_tgid = tgid;
 	}
-	if ((!k || k->since > rec->time) && s->tasks.retired) {
-		/* taken before an exec or exit we have already applied */
+	if ((!k || k->unknown || k->since > rec->time) && s->tasks.retired) {
+		/* taken before an exec or exit we have already applied; or
+		 * in the kernel after the exit (its last steps, which the
+		 * EXIT record precedes): the application it exited as. An
+		 * unknown entry is a guess at /proc made for a sample after
+		 * the exit that another CPU's ring gave first: the tables
+		 * retired are better for every sample before it */
 		struct kop_task *old = kop_task_retired_at(&s->tasks, tgid,
 							   rec->time);
+
+		if (!old && kernel && (!k || k->unknown))
+			old = kop_task_retired_last(&s->tasks, tgid, rec->time);
 		if (old)
 			k = old;
 	}

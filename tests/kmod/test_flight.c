@@ -334,6 +334,34 @@ static void test_snapshot_window(void **state)
 	assert_int_equal(snap.nr_samples, 3);
 }
 
+/* The rings are read one after the other: a kernel sample of a process
+ * after its exit, on cpu 0, comes before its user samples on cpu 1. It
+ * goes to the application the process exited as, and the user samples
+ * still find the table it exited with. */
+static void test_after_exit_first(void **state)
+{
+	struct fixture *fx = *state;
+	struct kop_snapshot snap;
+	unsigned char buf[4096];
+	struct fake_ring *r = fake_find(&fx->src, 0, 0);
+	struct seen v;
+
+	side(fx, 0, buf, fake_comm(buf, true, 800, "prog", fx->t0 - 5 * S));
+	side(fx, 0, buf, map(buf, 800, 5 * S - 1, fx));
+	side(fx, 1, buf, fake_task(buf, false, 950, 800, fx->t0 - S / 2));
+	sample(fx, 1, 950, S / 3, 0x400050);
+	side(fx, 1, buf, fake_task(buf, true, 950, 800, fx->t0 - S / 4));
+	assert_true(fake_write_backward(r, buf, fake_sample(buf, true, 950, 950,
+							     fx->t0 - S / 5,
+							     0xffffffff81000100ULL)));
+	snap_walk(fx, &v, &snap);
+	assert_int_equal(v.nr, 2);
+	assert_int_equal(v.tgid[0], 950);	/* the kernel sample, cpu 0 */
+	assert_int_equal(v.tgid[1], 950);
+	assert_int_equal(v.pc[1], 0x50);
+	assert_string_equal(v.path[1], "/bin/prog");
+}
+
 /* Tables retired by exit stay for a window after the exit and no
  * longer: a sync frees those retired before now minus the window. */
 static void test_retired_by_window(void **state)
@@ -406,6 +434,7 @@ int main(void)
 		cmocka_unit_test(test_bwd_cut_at_boundary),
 		cmocka_unit_test(test_bwd_bad_header),
 		cmocka_unit_test_setup_teardown(test_snapshot_window, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_after_exit_first, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_retired_by_window, fx_setup, fx_teardown),
 		cmocka_unit_test(test_not_flight),
 		cmocka_unit_test_setup_teardown(test_fill, fx_setup, fx_teardown),
