@@ -125,9 +125,12 @@ static int kop_new(struct opd_session *s)
 	};
 
 	if (s->cfg.flight_seconds) {
-		/* only the side-band is synced: mappings, execs and exits,
-		 * which wake the sync thread at once anyway */
-		cfg.sync_interval_ms = 1000;
+		/* only the side-band is synced, when its ring is half full
+		 * and at half the window: often enough to free the tables
+		 * a window has passed, rarely enough to cost nothing */
+		unsigned int ms = s->cfg.flight_seconds * 500;
+
+		cfg.sync_interval_ms = ms < 1000 ? 1000 : ms > 10000 ? 10000 : ms;
 		cfg.cpu_buffer_size = s->flight_ring_bytes;
 		cfg.evbuf_words = s->flight_evbuf_words;
 		cfg.evbuf_watershed = 0;

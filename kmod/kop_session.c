@@ -102,6 +102,22 @@ err_session:
 	return err;
 }
 
+/* Side-band is light: a quarter of the sample ring, at least a page; a
+ * flight recorder's sample ring is sized for its window, and its
+ * side-band to take a burst of process starts (a thousand records or
+ * more each second) between two of its rare syncs. */
+static size_t ring_bytes(const struct kop_session *s, bool sideband)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t data = s->cfg.cpu_buffer_size;
+
+	if (sideband && s->cfg.flight_window_ns)
+		data = 4 * OP_DEFAULT_CPU_BUFFER_BYTES;	/* 512 KiB after the / 4 */
+	if (sideband)
+		data = data / 4 >= page ? data / 4 : page;
+	return page + data;
+}
+
 static void fill_attr(const struct kop_session *s, struct perf_event_attr *a,
 		      unsigned int ev, bool build_id, bool clock, bool lost_fmt)
 {
@@ -131,9 +147,14 @@ static void fill_attr(const struct kop_session *s, struct perf_event_attr *a,
 	if (ev == KOP_SIDEBAND) {
 		/* every record wakes the sync thread, which syncs at once
 		 * when one is an exit or an exec. wakeup_events would count
-		 * samples only; a one-byte watermark counts every record */
+		 * samples only; a one-byte watermark counts every record.
+		 * A flight recorder resolves nothing until a snapshot, which
+		 * merges the side-band first: it wakes at half a ring, so a
+		 * busy machine's execs and mmaps cost it a wakeup per
+		 * thousands of records, not one each */
 		a->watermark = 1;
-		a->wakeup_watermark = 1;
+		a->wakeup_watermark = s->cfg.flight_window_ns ?
+			(uint32_t)((ring_bytes(s, true) - (size_t)sysconf(_SC_PAGESIZE)) / 2) : 1;
 		a->mmap = 1;
 		a->mmap2 = 1;
 		a->comm = 1;
@@ -185,21 +206,6 @@ static int open_one(struct kop_session *s, unsigned int ev, int cpu,
 		h = s->ops->open(s->ops_ctx, &a, s->cfg.pid, cpu);
 	}
 	return h;
-}
-
-/* Side-band is light: a quarter of the sample ring, at least a page; a
- * flight recorder's sample ring is sized for its window, and its
- * side-band for the normal mode's rate of mappings and tasks. */
-static size_t ring_bytes(const struct kop_session *s, bool sideband)
-{
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	size_t data = s->cfg.cpu_buffer_size;
-
-	if (sideband && s->cfg.flight_window_ns)
-		data = OP_DEFAULT_CPU_BUFFER_BYTES;
-	if (sideband)
-		data = data / 4 >= page ? data / 4 : page;
-	return page + data;
 }
 
 static void close_ring_array(struct kop_session *s, struct kop_ring **rings,

@@ -208,8 +208,11 @@ static void kernel_ranges(struct kop_sync *s, uint64_t pc, uint64_t time,
 	if (!s->have_kmap || op_kernel_map_in_text(&s->kmap, pc) ||
 	    op_kernel_map_find_module(&s->kmap, pc))
 		return;
+	/* either way: a flight recorder's snapshot goes back in time from
+	 * one ring to the next, and from one snapshot to the next */
 	if (s->last_module_reread &&
-	    time - s->last_module_reread < MODULE_REREAD_NS)
+	    (time > s->last_module_reread ? time - s->last_module_reread :
+					    s->last_module_reread - time) < MODULE_REREAD_NS)
 		return;
 	s->last_module_reread = time ? time : 1;
 	changed = op_kernel_map_reread_modules(&s->kmap, s->cfg->proc_root,
@@ -742,7 +745,10 @@ static void *sync_thread(void *arg)
 					fds[i].fd = -1;
 					want = true;
 				} else if (fds[i].revents & POLLIN) {
+					/* a flight recorder's side-band wakes
+					 * at half a ring: sync it */
 					want = want || !r->sideband ||
+					       s->cfg->flight_window_ns ||
 					       kop_ring_any(r, urgent);
 				}
 			}
