@@ -19,7 +19,7 @@
 . "$(dirname "$0")/benchlib.sh"
 
 SECS=${BENCH_FLIGHT_SECONDS:-30}
-FORKER=$WORKLOADS/forker
+FORKER=$(realpath "$WORKLOADS/forker")
 bench_have_op || bench_die "opcontrol/opreport not built"
 
 # op_flight_start PERIOD WINDOW: a fresh session, started; 0: normal mode
