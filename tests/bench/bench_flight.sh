@@ -103,7 +103,8 @@ nomap=$(( $(cat "$SESSION_DIR/samples/burst/stats/lost_no_task") + $(cat "$SESSI
 bench_line flight_shortlived_op "$(calc "100 * $burn / ($user - $calib + $nomap)")" %
 bench_note "ours: child_burn $burn of $user user-mode forker samples less $calib calib_burn, + $nomap lost for want of a mapping"
 
-perf_overwrite_start 100000 "$BENCH_TMP/sw.data" --switch-output=signal
+# perf's ring per CPU as large as ours (4 MiB: a 10 s window at 10 kHz)
+perf_overwrite_start 100000 "$BENCH_TMP/sw.data" --switch-output=signal -m 1024
 "$FORKER" 1500 2 >/dev/null || bench_die "forker failed"
 kill -USR2 "$PERF_PID"
 for _ in $(seq 100); do
@@ -115,13 +116,12 @@ sleep 1
 perf_stop
 f=$(compgen -G "$BENCH_TMP/sw.data.*" | head -1 || true)
 [ -n "$f" ] || bench_die "perf --switch-output=signal wrote nothing"
-# user-mode samples of the forker's processes, by symbol (unresolved ones
-# show as addresses in [unknown] or another dso)
-perf report -i "$f" --stdio --comm forker --sort dso,sym --show-nr-samples \
+# the forker's user-mode samples ([.]) by symbol: those perf could not
+# resolve (their process's mappings gone) show as addresses
+perf report -i "$f" --stdio --sort comm,dso,sym --show-nr-samples \
 	2>/dev/null >"$BENCH_TMP/perf.sym" || true
-read -r pburn pcalib puser < <(awk '$0 !~ /^#/ && NF >= 4 && $1 ~ /%$/ {
-		n = $2; if ($0 ~ /\[k\]/) next
-		u += n; if ($NF == "child_burn") b += n; if ($NF == "calib_burn") c += n }
+read -r pburn pcalib puser < <(awk '$0 !~ /^#/ && $1 ~ /%$/ && $3 == "forker" && $5 == "[.]" {
+		u += $2; if ($NF == "child_burn") b += $2; if ($NF == "calib_burn") c += $2 }
 	END { print b + 0, c + 0, u + 0 }' "$BENCH_TMP/perf.sym")
-bench_line flight_shortlived_perf "$(calc "100 * $pburn / ($puser - $pcalib)")" %
+bench_line flight_shortlived_perf "$(calc "$puser > $pcalib ? 100 * $pburn / ($puser - $pcalib) : 0")" %
 bench_note "perf: child_burn $pburn of $puser user-mode forker samples less $pcalib calib_burn"
