@@ -220,6 +220,8 @@ static int opc_daemon_argv(const struct opc *c, const char *prog, char **argv)
 		ARG("--pid=%d", (int)s->pid);
 	if (s->cpus[0])
 		ARG("--cpus=%s", s->cpus);
+	if (s->flight_seconds)
+		ARG("--flight-recorder=%u", s->flight_seconds);
 	if (s->verbose)
 		ARG("--verbose");
 #undef ARG
@@ -388,6 +390,38 @@ int opc_simple(struct opc *c, const char *cmd, const char *done)
 		return opc_not_running(c);
 	if (!ret && done)
 		printf("%s\n", done);
+	return ret;
+}
+
+int opc_snapshot(struct opc *c, const char *name)
+{
+	char cmd[PATH_MAX + 16], *reply = NULL, val[64];
+	int ret;
+
+	if (!opc_daemon_pid(c))
+		return opc_not_running(c);
+	/* refused before the request when the daemon says it is no flight
+	 * recorder: the daemon's own words would name its option */
+	ret = opc_request(c, "status", &reply);
+	if (ret == -ENOTCONN)
+		return opc_not_running(c);
+	if (ret)
+		return ret;
+	if (!opc_status_value(reply, "flight_seconds", val, sizeof(val))) {
+		free(reply);
+		opc_err("--snapshot: oprofiled on %s is not a flight recorder "
+			"(opcontrol --setup --flight-recorder=SECONDS, then --shutdown and --start); "
+			"--dump writes its samples", c->paths.session_dir);
+		return -EINVAL;
+	}
+	free(reply);
+	snprintf(cmd, sizeof(cmd), "snapshot %s", name);
+	ret = opc_request(c, cmd, NULL);
+	if (ret == -ENOTCONN)
+		return opc_not_running(c);
+	if (!ret)
+		printf("snapshot of the last %s s saved as %s/%s\n", val,
+		       c->paths.samples_dir, name);
 	return ret;
 }
 

@@ -22,14 +22,14 @@ bool opc_setup_opts_given(const struct opc_opts *o)
 	return o->nr_events || o->separate || o->callgraph || o->image ||
 	       o->vmlinux || o->no_vmlinux || o->buffer_size ||
 	       o->buffer_watershed || o->cpu_buffer_size || o->verbose ||
-	       o->pid || o->cpus;
+	       o->pid || o->cpus || o->flight;
 }
 
 bool opc_actions_given(const struct opc_opts *o)
 {
 	return o->init || o->setup || o->status || o->start_daemon || o->start ||
 	       o->dump || o->stop || o->shutdown || o->reset || o->deinit ||
-	       o->save || opc_setup_opts_given(o);
+	       o->save || o->snapshot_given || opc_setup_opts_given(o);
 }
 
 /* A positive decimal (or 0x hex) number with nothing after it. */
@@ -145,6 +145,32 @@ static int opc_apply_cpus(const char *text, struct op_settings *s)
 		return -EINVAL;
 	}
 	snprintf(s->cpus, sizeof(s->cpus), "%s", text);
+	return 0;
+}
+
+/* The flight recorder's window at the settings' events: refused here,
+ * with what it would need, when its rings would pass the limit (the
+ * daemon sizes them by the same function). */
+static int opc_check_flight(const struct op_settings *s)
+{
+	char err[512];
+	size_t bytes, rec = op_flight_record_bytes(s->callgraph_depth);
+
+	for (unsigned int i = 0; i < (s->nr_events ? s->nr_events : 1); i++) {
+		struct op_event_spec spec;
+		struct op_event ev;
+		const char *bad;
+
+		if (op_event_spec_parse(s->nr_events ? s->events[i] : "default", &spec, &bad) ||
+		    op_event_resolve(&spec, &ev, err, sizeof(err)))
+			continue;	/* the daemon says what is wrong with it */
+		if (op_flight_ring_bytes(s->flight_seconds,
+					 op_event_max_rate(&ev, "/proc"), rec,
+					 &bytes, err, sizeof(err))) {
+			opc_err("%s (event %s)", err, s->nr_events ? s->events[i] : "default");
+			return -E2BIG;
+		}
+	}
 	return 0;
 }
 
@@ -266,32 +292,35 @@ int opc_apply_settings(const struct opc_opts *o, struct op_settings *s)
 	}
 	if (o->verbose)
 		s->verbose = true;
+	if (o->flight) {
+		ret = opc_parse_ulong("flight-recorder", o->flight, 0,
+				      OP_FLIGHT_MAX_SECONDS, &v);
+		if (ret)
+			return ret;
+		s->flight_seconds = (unsigned int)v;
+		/* the window sizes the rings: an explicit size cannot hold */
+		if (v && o->cpu_buffer_size) {
+			opc_err("--flight-recorder sizes each CPU's ring for its window; "
+				"--cpu-buffer-size cannot be given with it");
+			return -EINVAL;
+		}
+	}
+	if (s->flight_seconds)
+		return opc_check_flight(s);
 	return 0;
 }
 
-int opc_check_save_name(const char *name)
+int opc_check_save_name(const char *opt, const char *name)
 {
+	char err[256];
+
 	if (!*name) {
-		opc_err("--save needs a session name");
+		opc_err("--%s needs a session name", opt);
 		return -EINVAL;
 	}
-	if (strchr(name, '/') || strstr(name, "..") || !strcmp(name, ".")) {
-		opc_err("--save=%s: a session name cannot contain '/' or '..'", name);
+	if (op_session_name_check(name, err, sizeof(err))) {
+		opc_err("--%s=%s: %s", opt, name, err);
 		return -EINVAL;
-	}
-	if (!strcmp(name, "current")) {
-		opc_err("--save=current: \"current\" is the live session");
-		return -EINVAL;
-	}
-	if (strlen(name) > NAME_MAX) {
-		opc_err("--save: the session name is longer than %d bytes", NAME_MAX);
-		return -EINVAL;
-	}
-	for (const char *p = name; *p; p++) {
-		if ((unsigned char)*p < 0x20 || *p == 0x7f) {
-			opc_err("--save: the session name contains a control character");
-			return -EINVAL;
-		}
 	}
 	return 0;
 }

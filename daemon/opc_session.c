@@ -172,6 +172,7 @@ static const char *const opc_plain_keys[] = {
 	"total_samples", "kernel_samples", "anon_samples", "samples_written",
 	"throttled", "filtered_by_image", "callgraph", "callgraph_chains",
 	"callgraph_arcs", "callgraph_depth", "profile_pid", "profile_cpus",
+	"flight_seconds", "flight_ring_bytes", "flight_fill",
 };
 
 static bool opc_is_plain_key(const char *key, size_t len)
@@ -206,6 +207,15 @@ int opc_status(struct opc *c)
 			opc_print_events(val);
 		printf("Separate: %s\n",
 		       opc_status_value(reply, "separate", val, sizeof(val)) ? val : "unknown");
+		if (opc_status_value(reply, "flight_seconds", val, sizeof(val))) {
+			char bytes[64] = "", fill[OP_CTL_LINE_MAX];
+
+			opc_status_value(reply, "flight_ring_bytes", bytes, sizeof(bytes));
+			printf("Mode: flight recorder, last %s s (rings of %llu KiB per CPU)\n",
+			       val, strtoull(bytes, NULL, 10) >> 10);
+			if (opc_status_value(reply, "flight_fill", fill, sizeof(fill)))
+				printf("Ring fill (cpu:written): %s\n", fill);
+		}
 		printf("Session dir: %s\n",
 		       opc_status_value(reply, "session_dir", val, sizeof(val))
 		       ? val : c->paths.session_dir);
@@ -270,6 +280,8 @@ int opc_status(struct opc *c)
 	}
 	op_separate_format(c->settings.separate, sep, sizeof(sep));
 	printf("Separate: %s\n", sep);
+	if (c->settings.flight_seconds)
+		printf("Mode: flight recorder, last %u s\n", c->settings.flight_seconds);
 	printf("Session dir: %s\n", c->paths.session_dir);
 	if (c->settings.pid)
 		printf("Process: %d and its children\n", (int)c->settings.pid);

@@ -78,6 +78,8 @@ static const char opc_epilog[] =
 	"  opcontrol --setup --event=cpu-clock:1000000 --separate=cpu\n"
 	"  opcontrol --start; (your work); opcontrol --dump; opreport\n"
 	"  opcontrol --stop --save=run1; opcontrol --shutdown\n"
+	"  opcontrol --setup --flight-recorder=30; opcontrol --start;\n"
+	"    (when something happens) opcontrol --snapshot=incident\n"
 	"Events are NAME:COUNT:UNITMASK:KERNEL:USER (ophelp lists them); \"default\"\n"
 	"is CPU_CLK_UNHALTED with a hardware PMU, else TIMER (cpu-clock, timer mode).\n"
 	"Settings persist in SESSION_DIR/daemonrc (default " OP_DEFAULT_SESSION_DIR ").\n"
@@ -119,6 +121,16 @@ static int opc_run(struct opc *c, const struct opc_opts *o)
 		return OPC_EXIT_FAIL;
 	if (o->stop && (ret = opc_simple(c, "stop", "profiler stopped")))
 		return OPC_EXIT_FAIL;
+	if (o->snapshot_given) {
+		char name[96];
+
+		if (o->snapshot && *o->snapshot)
+			snprintf(name, sizeof(name), "%s", o->snapshot);
+		else
+			op_snapshot_default_name(time(NULL), name, sizeof(name));
+		if ((ret = opc_snapshot(c, name)))
+			return OPC_EXIT_FAIL;
+	}
 	if (o->save && (ret = opc_save(c, o->save)))
 		return OPC_EXIT_FAIL;
 	if ((o->shutdown || o->deinit) && (ret = opc_shutdown(c, false)))
@@ -133,7 +145,7 @@ int main(int argc, const char **argv)
 	struct opc_opts o;
 	struct opc c;
 	char *event_arg = NULL;
-	enum { OPT_EVENT = 1 };
+	enum { OPT_EVENT = 1, OPT_SNAPSHOT };
 	struct poptOption options[] = {
 		{ "init", 0, POPT_ARG_NONE, &o.init, 0,
 		  "create the session directory", NULL },
@@ -155,6 +167,9 @@ int main(int argc, const char **argv)
 		  "clear the current session's samples", NULL },
 		{ "save", 0, POPT_ARG_STRING, &o.save, 0,
 		  "move the current session to samples/NAME", "NAME" },
+		{ "snapshot", 0, POPT_ARG_STRING | POPT_ARGFLAG_OPTIONAL, &o.snapshot, OPT_SNAPSHOT,
+		  "flight recorder: write the last window as session NAME "
+		  "(default snapshot-YYYYmmdd-HHMMSS) and go on recording", "NAME" },
 		{ "deinit", 0, POPT_ARG_NONE, &o.deinit, 0,
 		  "end the daemon and everything it holds", NULL },
 		{ "session-dir", 0, POPT_ARG_STRING, &o.session_dir, 0,
@@ -182,6 +197,9 @@ int main(int argc, const char **argv)
 		  "profile only this process and its children (perf's -p; all: every process)", "PID" },
 		{ "cpu", 0, POPT_ARG_STRING, &o.cpus, 0,
 		  "profile only these CPUs (perf's -C; all: every CPU)", "LIST" },
+		{ "flight-recorder", 0, POPT_ARG_STRING, &o.flight, 0,
+		  "keep only the last SECONDS of samples, in rings the kernel "
+		  "overwrites, until --snapshot (0, the default: off)", "SECONDS" },
 		{ "verbose", 'V', POPT_ARG_NONE, &o.verbose, 0,
 		  "say more, here and in the daemon's log", NULL },
 		{ "list-events", 'l', POPT_ARG_NONE, &o.list_events, 0,
@@ -199,7 +217,9 @@ int main(int argc, const char **argv)
 	c.lock_fd = -1;
 	ctx = poptGetContext("opcontrol", argc, argv, options, 0);
 	while ((rc = poptGetNextOpt(ctx)) > 0) {
-		if (rc == OPT_EVENT) {
+		if (rc == OPT_SNAPSHOT) {
+			o.snapshot_given = 1;
+		} else if (rc == OPT_EVENT) {
 			if (o.nr_events == OP_MAX_EVENTS) {
 				o.too_many_events = true;
 				free(event_arg);
@@ -245,7 +265,16 @@ int main(int argc, const char **argv)
 		ret = OPC_EXIT_USAGE;
 		goto out;
 	}
-	if (o.save && opc_check_save_name(o.save)) {
+	if (o.save && opc_check_save_name("save", o.save)) {
+		ret = OPC_EXIT_USAGE;
+		goto out;
+	}
+	if (o.snapshot && *o.snapshot && opc_check_save_name("snapshot", o.snapshot)) {
+		ret = OPC_EXIT_USAGE;
+		goto out;
+	}
+	if (o.snapshot_given && o.save) {
+		opc_err("--snapshot and --save both name a session: give one");
 		ret = OPC_EXIT_USAGE;
 		goto out;
 	}
@@ -300,6 +329,8 @@ out:
 	for (unsigned int i = 0; i < o.nr_events; i++)
 		free(o.events[i]);
 	free(o.save);
+	free(o.snapshot);
+	free(o.flight);
 	free(o.session_dir);
 	free(o.separate);
 	free(o.callgraph);

@@ -43,6 +43,8 @@ struct opc_opts {
 	int init, setup, status, start_daemon, start, dump, stop, shutdown;
 	int reset, deinit, list_events, version, help, verbose;
 	char *save;
+	char *snapshot;		/* --snapshot[=NAME]: "" for the default name */
+	int snapshot_given;
 	char *session_dir;
 	/* settings */
 	char *events[OP_MAX_EVENTS];
@@ -58,6 +60,7 @@ struct opc_opts {
 	char *cpu_buffer_size;
 	char *pid;
 	char *cpus;
+	char *flight;		/* --flight-recorder=SECONDS */
 };
 
 /* One run's context: the session and the lock held on it. */
@@ -83,8 +86,8 @@ bool opc_setup_opts_given(const struct opc_opts *o);
 bool opc_actions_given(const struct opc_opts *o);
 /* Fold the command line's settings into s; every error is a usage error. */
 int opc_apply_settings(const struct opc_opts *o, struct op_settings *s);
-/* A name --save can give a session under samples/. */
-int opc_check_save_name(const char *name);
+/* A name --save or --snapshot (opt) can give a session under samples/. */
+int opc_check_save_name(const char *opt, const char *name);
 
 /* ---- opc_daemon.c ---------------------------------------------------- */
 
@@ -105,6 +108,9 @@ int opc_start_daemon(struct opc *c);
 int opc_start(struct opc *c);
 /* --dump, --stop: cmd to a running daemon, done printed on success. */
 int opc_simple(struct opc *c, const char *cmd, const char *done);
+/* --snapshot=NAME: a flight recorder's last window as session NAME;
+ * returns when it is on disk. */
+int opc_snapshot(struct opc *c, const char *name);
 /* --shutdown: ask, or signal, and wait for the daemon to exit. */
 int opc_shutdown(struct opc *c, bool quiet);
 

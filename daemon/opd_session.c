@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "opd_ksyms.h"
 
@@ -118,11 +119,57 @@ static int kop_new(struct opd_session *s)
 		.evbuf_watershed = s->cfg.buffer_watershed,
 		.sync_interval_ms = 250,
 		.callgraph_depth = s->cfg.callgraph,
+		.flight_window_ns = (uint64_t)s->cfg.flight_seconds * 1000000000ULL,
 		.proc_root = "/proc",
 		.log = s->cfg.log,
 	};
 
+	if (s->cfg.flight_seconds) {
+		/* only the side-band is synced, when its ring is half full
+		 * and at half the window: often enough to free the tables
+		 * a window has passed, rarely enough to cost nothing */
+		unsigned int ms = s->cfg.flight_seconds * 500;
+
+		cfg.sync_interval_ms = ms < 1000 ? 1000 : ms > 10000 ? 10000 : ms;
+		cfg.cpu_buffer_size = s->flight_ring_bytes;
+		cfg.evbuf_words = s->flight_evbuf_words;
+		cfg.evbuf_watershed = 0;
+	}
 	return kop_session_new(&cfg, &s->kop);
+}
+
+/* The flight recorder's rings: each CPU's sized for the window at the
+ * fastest of the events' rates; the event buffer for a whole snapshot,
+ * a word of stream for each 8 bytes of ring (a sample record of 32 bytes
+ * becomes two words, four with its context restated; a call chain, two
+ * a frame), as the daemon reads it only once the snapshot is written. */
+static int flight_sizes(struct opd_session *s, char *err, size_t errlen)
+{
+	size_t rec = op_flight_record_bytes(s->cfg.callgraph), words;
+	long nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
+	int ret;
+
+	s->flight_ring_bytes = 0;
+	for (unsigned int i = 0; i < s->nr_events; i++) {
+		double rate = op_event_max_rate(&s->events[i], "/proc");
+		size_t bytes;
+
+		ret = op_flight_ring_bytes(s->cfg.flight_seconds, rate, rec,
+					   &bytes, err, errlen);
+		if (ret)
+			return ret;
+		if (bytes > s->flight_ring_bytes)
+			s->flight_ring_bytes = bytes;
+	}
+	if (nr_cpus < 1)
+		nr_cpus = 1;
+	words = (size_t)nr_cpus * s->nr_events * (s->flight_ring_bytes / 8);
+	if (words < (s->cfg.buffer_size ? s->cfg.buffer_size : OP_DEFAULT_BUFFER_WORDS))
+		words = s->cfg.buffer_size ? s->cfg.buffer_size : OP_DEFAULT_BUFFER_WORDS;
+	if (words > OP_MAX_BUFFER_WORDS)
+		words = OP_MAX_BUFFER_WORDS;
+	s->flight_evbuf_words = words;
+	return 0;
 }
 
 static int lookup_cookie(void *ctx, uint64_t cookie, struct kop_dcookie_info *info)
@@ -156,6 +203,11 @@ int opd_session_open(struct opd_session *s, char *err, size_t errlen)
 		s->sampler.chains = &s->chains;
 	opd_decoder_init(s->dec, &opd_sampler_ops, &s->sampler, s->nr_events, &s->cfg.log);
 
+	if (s->cfg.flight_seconds) {
+		ret = flight_sizes(s, err, errlen);
+		if (ret)
+			return ret;
+	}
 	ret = kop_new(s);
 	if (ret)
 		snprintf(err, errlen, "cannot create the collection session: %s",
@@ -219,8 +271,7 @@ ssize_t opd_session_pump(struct opd_session *s, int timeout_ms)
 	return got;
 }
 
-/* Decode whatever the event buffer holds now, without waiting. */
-static void drain(struct opd_session *s)
+void opd_session_drain(struct opd_session *s)
 {
 	/* bounded: a producer faster than the decoder cannot hold us here */
 	for (int i = 0; i < 4096; i++) {
@@ -261,7 +312,8 @@ void opd_session_stats(struct opd_session *s, struct opd_stats *st)
 		st->v[OPD_BT_TRUNCATED] = ks.nr_bt_truncated;
 		st->v[OPD_BT_ABORTED] = ks.nr_bt_aborted;
 		st->v[OPD_LOST_BT_NO_MAPPING] += ks.nr_bt_lost_no_mapping;
-		st->v[OPD_LOST_RECORDS_BY_KERNEL] = ks.nr_lost_ring;
+		/* and those a flight recorder's snapshot lost by pausing */
+		st->v[OPD_LOST_RECORDS_BY_KERNEL] = ks.nr_lost_ring + ks.nr_lost_paused;
 		nr_cpus = ks.nr_cpus;
 		if (ks.throttled) {
 			size_t off = 0;
@@ -316,7 +368,7 @@ int opd_session_dump(struct opd_session *s, const char *why, bool ending)
 			op_log(&s->cfg.log, OP_LOG_WARN, "%s: sync failed: %s", why, strerror(-r));
 			ret = r;
 		}
-		drain(s);
+		opd_session_drain(s);
 	}
 	r = opd_sfiles_sync(&s->sfiles);
 	if (!r)
@@ -367,7 +419,9 @@ void opd_session_finish(struct opd_session *s)
 		/* the stream is read to its end: nothing is left to sync */
 		s->kop_started = false;
 	}
-	if (s->dec)
+	/* a flight recorder's profile is what its snapshots wrote: its
+	 * cumulative counters would only overwrite current's */
+	if (s->dec && !s->cfg.flight_seconds)
 		opd_session_dump(s, "exit", true);
 }
 

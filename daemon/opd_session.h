@@ -50,6 +50,7 @@ struct opd_session_config {
 	unsigned int callgraph;		/* call-chain depth, 0: none */
 	pid_t pid;			/* -1: system-wide; else this process tree */
 	const cpu_set_t *cpus;		/* NULL: every online CPU; copied */
+	unsigned int flight_seconds;	/* flight recorder's window; 0: off */
 	struct op_logger log;
 };
 
@@ -74,6 +75,10 @@ struct opd_session {
 	struct opd_decoder *dec;	/* large (per-CPU saved contexts): heap */
 	uint64_t *buf;
 	bool opened;
+	/* flight recorder: each CPU ring's bytes (op_flight_ring_bytes()),
+	 * and the event buffer sized to take a whole snapshot at once */
+	size_t flight_ring_bytes;
+	size_t flight_evbuf_words;
 };
 
 /* Copy cfg and resolve its events; nothing is created. Returns 0, or
@@ -104,6 +109,22 @@ ssize_t opd_session_pump(struct opd_session *s, int timeout_ms);
  * the occasion); ending: collection is over, so save the kernel symbols
  * too. 0 or the first -errno (each logged). */
 int opd_session_dump(struct opd_session *s, const char *why, bool ending);
+
+/* Decode whatever the event buffer holds now, without waiting. */
+void opd_session_drain(struct opd_session *s);
+
+/* ---- opd_snapshot.c: the flight recorder's snapshots ---- */
+
+/* Write the flight recorder's last window as the saved session
+ * samples_dir/name, readable by every tool as any saved session; name
+ * "current" replaces samples/current. The session is written under a
+ * temporary name beside it and renamed into place whole, so a reader
+ * never sees half a snapshot. Recording goes on. snap (may be NULL) gets
+ * kmod's figures. 0, or -errno with the reason in err: -EEXIST (the name
+ * is taken), -EINVAL (not a flight recorder, or not started). */
+int opd_session_snapshot(struct opd_session *s, const char *samples_dir,
+			 const char *name, struct kop_snapshot *snap,
+			 char *err, size_t errlen);
 
 /* The end of collection: kmod's threads stop, the stream is read to its
  * end, and a last dump ("exit"). */

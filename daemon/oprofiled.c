@@ -28,6 +28,7 @@
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kop.h"
@@ -54,6 +55,7 @@ struct opd_options {
 	int callgraph;
 	int pid;		/* 0: every process */
 	char *cpus;		/* NULL: every CPU */
+	int flight;		/* flight recorder's window, s; 0: off */
 	int verbose;
 	int foreground;
 	int version;
@@ -184,6 +186,9 @@ static int parse_options(struct opd_daemon *d, int argc, const char **argv)
 		  "only this process and its children (0: every process)", "PID" },
 		{ "cpus", 0, POPT_ARG_STRING, &o->cpus, 0,
 		  "only these CPUs", "LIST" },
+		{ "flight-recorder", 0, POPT_ARG_INT, &o->flight, 0,
+		  "keep only the last SECONDS of samples in the rings, written out "
+		  "by the snapshot command or SIGUSR2 (0: off)", "SECONDS" },
 		{ "verbose", 0, POPT_ARG_NONE, &o->verbose, 0,
 		  "log debugging detail", NULL },
 		{ "foreground", 0, POPT_ARG_NONE, &o->foreground, 0,
@@ -256,6 +261,11 @@ static int parse_options(struct opd_daemon *d, int argc, const char **argv)
 		fprintf(stderr, "oprofiled: --pid=%d is not a process id\n", o->pid);
 		return -EINVAL;
 	}
+	if (o->flight < 0 || o->flight > (int)OP_FLIGHT_MAX_SECONDS) {
+		fprintf(stderr, "oprofiled: --flight-recorder=%d: the window is 1 to %u seconds (0: off)\n",
+			o->flight, OP_FLIGHT_MAX_SECONDS);
+		return -EINVAL;
+	}
 	if (o->cpus) {
 		const char *bad;
 
@@ -287,6 +297,10 @@ static void log_start(struct opd_daemon *d)
 	       d->opt.buffer_size, d->opt.buffer_watershed,
 	       d->opt.cpu_buffer_size, d->opt.callgraph, d->opt.pid,
 	       d->opt.cpus ? d->opt.cpus : "(all)");
+	if (d->opt.flight)
+		op_log(&d->log, OP_LOG_INFO,
+		       "flight recorder: the last %d s, rings of %zu KiB per CPU and event, event buffer %zu words",
+		       d->opt.flight, s->flight_ring_bytes >> 10, s->flight_evbuf_words);
 	for (unsigned int i = 0; i < s->nr_events; i++) {
 		if (s->events[i].timer) {
 			op_log(&d->log, OP_LOG_INFO,
@@ -313,6 +327,7 @@ static int startup(struct opd_daemon *d)
 		.callgraph = (unsigned int)d->opt.callgraph,
 		.pid = d->opt.pid ? d->opt.pid : -1,
 		.cpus = d->opt.cpus ? &d->cpus : NULL,
+		.flight_seconds = (unsigned int)d->opt.flight,
 		.log = d->log,
 	};
 	char err[512];
@@ -359,7 +374,6 @@ static int startup(struct opd_daemon *d)
 		startup_error(d, "cannot open the log %s: %s", d->paths.log_file, strerror(-ret));
 		return ret;
 	}
-	log_start(d);
 
 	/* signals become readable events; blocked before kmod starts threads
 	 * so that they inherit the mask and never take them */
@@ -367,6 +381,7 @@ static int startup(struct opd_daemon *d)
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGUSR2);
 	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0) {
 		ret = -errno;
 		startup_error(d, "cannot block signals: %s", strerror(errno));
@@ -385,6 +400,7 @@ static int startup(struct opd_daemon *d)
 		startup_error(d, "%s%s%s", err, d->last_error[0] ? ": " : "", d->last_error);
 		return ret;
 	}
+	log_start(d);
 
 	d->listen_fd = opd_ctl_listen(d->paths.ctl_socket);
 	if (d->listen_fd < 0) {
@@ -412,6 +428,39 @@ static int cmd_start(struct opd_daemon *d)
 	return ret;
 }
 
+/* A flight recorder's snapshot as session name; NULL: the default name,
+ * made unique with -2, -3... if two come within a second. The reason of
+ * a failure is logged (and so in the reply). */
+static int cmd_snapshot(struct opd_daemon *d, const char *name)
+{
+	char err[PATH_MAX + 256], def[96];
+	int ret;
+
+	if (name && op_session_name_check(name, err, sizeof(err)) &&
+	    strcmp(name, "current")) {
+		op_log(&d->log, OP_LOG_ERR, "snapshot: %s", err);
+		return -EINVAL;
+	}
+	if (name)
+		ret = opd_session_snapshot(&d->session, d->paths.samples_dir,
+					   name, NULL, err, sizeof(err));
+	else {
+		char base[64];
+
+		op_snapshot_default_name(time(NULL), base, sizeof(base));
+		snprintf(def, sizeof(def), "%s", base);
+		ret = -EEXIST;
+		for (int i = 2; ret == -EEXIST && i < 100; i++) {
+			ret = opd_session_snapshot(&d->session, d->paths.samples_dir,
+						   def, NULL, err, sizeof(err));
+			snprintf(def, sizeof(def), "%s-%d", base, i);
+		}
+	}
+	if (ret)
+		op_log(&d->log, OP_LOG_ERR, "snapshot: %s", err);
+	return ret;
+}
+
 static int cmd_stop(struct opd_daemon *d)
 {
 	bool was_running = d->session.running;
@@ -419,8 +468,21 @@ static int cmd_stop(struct opd_daemon *d)
 
 	if (was_running)
 		op_log(&d->log, OP_LOG_INFO, "profiling stopped");
-	r = opd_session_dump(&d->session, "stop", true);
+	/* a flight recorder's profile is its last window, up to the stop */
+	if (d->opt.flight)
+		r = d->session.kop_started ? cmd_snapshot(d, "current") : 0;
+	else
+		r = opd_session_dump(&d->session, "stop", true);
 	return r ? r : ret;
+}
+
+/* The end: a running flight recorder leaves its last window in current,
+ * as a normal session leaves everything. */
+static void finish(struct opd_daemon *d)
+{
+	if (d->opt.flight && d->session.running)
+		cmd_snapshot(d, "current");
+	opd_session_finish(&d->session);
 }
 
 static char *status_reply(struct opd_daemon *d)
@@ -441,6 +503,18 @@ static char *status_reply(struct opd_daemon *d)
 		d->opt.callgraph, d->paths.session_dir, d->opt.pid,
 		d->opt.cpus ? d->opt.cpus : "all",
 		(unsigned long long)st.v[OPD_TOTAL_SAMPLES]);
+	if (d->opt.flight) {
+		uint64_t fill[OPD_MAX_CPUS], size = 0;
+		int n = s->kop ? kop_session_flight_fill(s->kop, fill, OPD_MAX_CPUS, &size) : -EINVAL;
+
+		/* flight_fill: cpu:percent of each ring written, comma list */
+		fprintf(f, "flight_seconds %d\nflight_ring_bytes %zu\nflight_fill ",
+			d->opt.flight, s->flight_ring_bytes);
+		for (int c = 0; c < n; c++)
+			fprintf(f, "%s%d:%.0f%%", c ? "," : "", c,
+				size ? 100.0 * (double)fill[c] / (double)size : 0.0);
+		fprintf(f, "%s\n", n > 0 ? "" : "-");
+	}
 	opd_stats_print(&st, f);
 	opd_session_stats_release(&st);
 	fclose(f);
@@ -471,7 +545,11 @@ static void handle_command(struct opd_daemon *d, int conn, const char *cmd)
 	} else if (!strcmp(cmd, "stop")) {
 		reply_result(conn, d, cmd_stop(d));
 	} else if (!strcmp(cmd, "dump")) {
-		reply_result(conn, d, opd_session_dump(&d->session, "dump", false));
+		/* a flight recorder's dump is its last window, into current */
+		reply_result(conn, d, d->opt.flight ? cmd_snapshot(d, "current") :
+				      opd_session_dump(&d->session, "dump", false));
+	} else if (!strcmp(cmd, "snapshot") || !strncmp(cmd, "snapshot ", 9)) {
+		reply_result(conn, d, cmd_snapshot(d, cmd[8] ? cmd + 9 : NULL));
 	} else if (!strcmp(cmd, "status")) {
 		char *text = status_reply(d);
 
@@ -479,7 +557,7 @@ static void handle_command(struct opd_daemon *d, int conn, const char *cmd)
 		free(text);
 	} else if (!strcmp(cmd, "shutdown")) {
 		op_log(&d->log, OP_LOG_INFO, "shutdown requested");
-		opd_session_finish(&d->session);
+		finish(d);
 		d->quit = true;
 		opd_ctl_reply(conn, "ok\n");
 	} else {
@@ -503,9 +581,15 @@ static void handle_signals(struct opd_daemon *d)
 				       strerror(-ret));
 			else
 				op_log(&d->log, OP_LOG_INFO, "log reopened (SIGHUP)");
+		} else if (si.ssi_signo == SIGUSR2) {
+			if (d->opt.flight)
+				cmd_snapshot(d, NULL);
+			else
+				op_log(&d->log, OP_LOG_WARN,
+				       "SIGUSR2 takes a flight recorder's snapshot, and this daemon is not one");
 		} else if (!d->quit) {
 			op_log(&d->log, OP_LOG_INFO, "signal %u: shutting down", si.ssi_signo);
-			opd_session_finish(&d->session);
+			finish(d);
 			d->quit = true;
 		}
 	}
@@ -520,7 +604,10 @@ static void main_loop(struct opd_daemon *d)
 			{ .fd = d->listen_fd, .events = POLLIN },
 			{ .fd = d->sig_fd, .events = POLLIN },
 		};
-		int n = poll(pfd, 2, d->session.running ? 0 : -1);
+		/* a flight recorder reads nothing while recording: its
+		 * samples stay in the rings until a snapshot */
+		bool pump = d->session.running && !d->opt.flight;
+		int n = poll(pfd, 2, pump ? 0 : -1);
 
 		if (n < 0 && errno != EINTR) {
 			op_log(&d->log, OP_LOG_ERR, "poll failed: %s", strerror(errno));
@@ -538,7 +625,7 @@ static void main_loop(struct opd_daemon *d)
 					break;
 			}
 		}
-		if (!d->quit && d->session.running) {
+		if (!d->quit && pump) {
 			ssize_t got = opd_session_pump(&d->session, OPD_READ_TIMEOUT_MS);
 
 			if (got < 0 && got != -EPIPE && got != -EINTR)

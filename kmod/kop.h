@@ -31,8 +31,10 @@
 struct kop_source_ops {
 	/* open an event; returns an fd-like handle */
 	int (*open)(void *ctx, struct perf_event_attr *attr, pid_t pid, int cpu);
-	/* map the ring of handle: 1 + 2^n pages; returns the base or NULL */
-	void *(*map)(void *ctx, int handle, size_t len);
+	/* map the ring of handle: 1 + 2^n pages; returns the base or NULL.
+	 * Read-only (!writable) makes the kernel overwrite: the flight
+	 * recorder's rings */
+	void *(*map)(void *ctx, int handle, size_t len, bool writable);
 	void (*unmap)(void *ctx, int handle, void *base, size_t len);
 	int (*enable)(void *ctx, int handle);
 	int (*disable)(void *ctx, int handle);
@@ -40,6 +42,13 @@ struct kop_source_ops {
 	/* number of possible CPUs, and whether cpu is online */
 	int (*nr_cpus)(void *ctx);
 	bool (*cpu_online)(void *ctx, int cpu);
+	/* flight recorder: stop (pause) or restart the ring's output, the
+	 * event staying enabled (PERF_EVENT_IOC_PAUSE_OUTPUT); samples
+	 * taken meanwhile are lost and counted by the kernel */
+	int (*pause_output)(void *ctx, int handle, bool pause);
+	/* the samples the event has lost so far (PERF_FORMAT_LOST); NULL
+	 * or -EOPNOTSUPP: the kernel cannot say, its LOST records do */
+	int (*read_lost)(void *ctx, int handle, uint64_t *lost);
 };
 
 /* The kernel's own bound on a chain (sample_max_stack is 16 bits; the
@@ -62,6 +71,12 @@ struct kop_config {
 	unsigned int callgraph_depth;	/* 0: no call chains; else callers
 					 * kept per sample (frame pointers),
 					 * at most KOP_MAX_CALLGRAPH_DEPTH */
+	/* Flight recorder: 0, off; else the window, in ns. Each (event, CPU)
+	 * ring is then written backward and overwritten, cpu_buffer_size
+	 * bytes (sized for the window by op_flight_ring_bytes()), and nothing
+	 * is read from it until kop_session_snapshot(); the side-band rings
+	 * are synced as ever. */
+	uint64_t flight_window_ns;
 	const char *proc_root;		/* "/proc"; kallsyms, modules, PID/maps */
 	const struct kop_source_ops *ops;	/* NULL: the real kernel */
 	void *ops_ctx;
@@ -94,6 +109,8 @@ struct kop_stats {
 	uint64_t *nr_samples_cpu;	/* nr_cpus entries; owned by the session */
 	uint64_t throttled;		/* kop_event_bit(i): PERF_RECORD_THROTTLE
 					 * on event i */
+	uint64_t nr_lost_paused;	/* flight recorder: samples the kernel
+					 * lost while a snapshot paused the rings */
 };
 
 /* Event i's bit in a mask of events (the last bit stands for every event
@@ -149,6 +166,31 @@ int kop_session_resume(struct kop_session *s);
  * it returns, every sample taken before the call is in the event buffer (or
  * counted as lost). */
 int kop_session_sync(struct kop_session *s);
+
+/* Flight recorder: write the last window into the event buffer. The
+ * rings' output is paused, the side-band synced up to now, each ring read
+ * from its newest record back to the first older than now minus the
+ * window, each sample resolved against its task's mappings at its own
+ * time (retired tables are kept for a window), the samples written as a
+ * sync writes them (the stream above), and the output resumed. When it
+ * returns, the event buffer holds the whole window. A paused session's
+ * (kop_session_pause()) window ends when it was paused. 0, or -EINVAL
+ * when the session is not a started, unstopped flight recorder. */
+struct kop_snapshot {
+	uint64_t from_ns, to_ns;	/* the window, CLOCK_MONOTONIC */
+	uint64_t nr_samples;		/* samples in it */
+	uint64_t nr_lost_paused;	/* samples lost while paused */
+	uint64_t nr_bad_records;	/* records the walk stopped at */
+	uint64_t paused_ns;		/* how long the output was paused */
+};
+int kop_session_snapshot(struct kop_session *s, struct kop_snapshot *snap);
+
+/* Flight recorder: how full each CPU's ring is (of the first event),
+ * into fill[cpu] in bytes, and its size in *size; CPUs without a ring get
+ * 0. Returns the number of CPUs filled (at most max), or -EINVAL when the
+ * session is not a started flight recorder. Any thread. */
+int kop_session_flight_fill(struct kop_session *s, uint64_t *fill, int max,
+			    uint64_t *size);
 
 /* Disable, final sync, stop the sync thread and wake the reader (which then
  * sees end of stream once the buffer is drained). */

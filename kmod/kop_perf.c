@@ -21,9 +21,10 @@ static int perf_open(void *ctx, struct perf_event_attr *attr, pid_t pid,
 	return op_perf_open(attr, pid, cpu, PERF_FLAG_FD_CLOEXEC);
 }
 
-static void *perf_map(void *ctx, int handle, size_t len)
+static void *perf_map(void *ctx, int handle, size_t len, bool writable)
 {
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, handle, 0);
+	void *p = mmap(NULL, len, PROT_READ | (writable ? PROT_WRITE : 0),
+		       MAP_SHARED, handle, 0);
 
 	return p == MAP_FAILED ? NULL : p;
 }
@@ -46,6 +47,25 @@ static int perf_disable(void *ctx, int handle)
 static void perf_close(void *ctx, int handle)
 {
 	close(handle);
+}
+
+static int perf_pause_output(void *ctx, int handle, bool pause)
+{
+	return ioctl(handle, PERF_EVENT_IOC_PAUSE_OUTPUT, pause ? 1 : 0) ? -errno : 0;
+}
+
+/* read_format is PERF_FORMAT_LOST alone: { value, lost } */
+static int perf_read_lost(void *ctx, int handle, uint64_t *lost)
+{
+	uint64_t v[2];
+	ssize_t n = read(handle, v, sizeof(v));
+
+	if (n < 0)
+		return -errno;
+	if (n != (ssize_t)sizeof(v))
+		return -EOPNOTSUPP;
+	*lost = v[1];
+	return 0;
 }
 
 static int perf_nr_cpus(void *ctx)
@@ -79,4 +99,6 @@ const struct kop_source_ops kop_perf_ops = {
 	.close = perf_close,
 	.nr_cpus = perf_nr_cpus,
 	.cpu_online = perf_cpu_online,
+	.pause_output = perf_pause_output,
+	.read_lost = perf_read_lost,
 };

@@ -7,7 +7,11 @@
  *     smp_mb()/READ_ONCE of it before it overwrites: we are done reading
  *     the bytes below tail before the kernel may reuse them.
  * Records are 8-byte aligned and the data area is a power of two, so a
- * header never wraps; a record's body may, and is then copied out. */
+ * header never wraps; a record's body may, and is then copied out.
+ *
+ * A backward ring (the flight recorder's) has no tail: it is mapped
+ * read-only, so the kernel overwrites, and only data_head is loaded, with
+ * the same acquire. */
 #include "config.h"
 #include "kop_ring.h"
 
@@ -116,4 +120,66 @@ void kop_ring_publish_tail(struct kop_ring *r)
 	/* pairs with the kernel's read of data_tail before it writes: every
 	 * byte below tail has been read */
 	__atomic_store_n(&r->pg->data_tail, r->tail, __ATOMIC_RELEASE);
+}
+
+/* A record at off that runs past the data area's end, copied out whole. */
+static const struct perf_event_header *unwrap(struct kop_ring *r, uint64_t off,
+					      uint16_t size)
+{
+	uint64_t first = r->size - off;
+
+	memcpy(r->copy, r->data + off, first);
+	memcpy(r->copy + first, r->data, size - first);
+	return (const void *)r->copy;
+}
+
+void kop_ring_bwd_begin(struct kop_bwd *it, struct kop_ring *r)
+{
+	it->r = r;
+	it->start = load_head(r);
+	it->pos = it->start;
+}
+
+const struct perf_event_header *kop_ring_bwd_next(struct kop_bwd *it,
+						  uint64_t *pos, bool *bad)
+{
+	struct kop_ring *r = it->r;
+	uint64_t done = it->pos - it->start, off = it->pos & (r->size - 1);
+	const struct perf_event_header *h;
+
+	*bad = false;
+	if (done >= r->size)
+		return NULL;	/* a whole ring's worth read */
+	h = (const void *)(r->data + off);
+	if (!h->size)
+		return NULL;	/* never written: the ring is not full yet */
+	if (h->size < sizeof(*h) || (h->size & 7) || (off & 7)) {
+		*bad = true;
+		return NULL;
+	}
+	if (done + h->size > r->size)
+		return NULL;	/* the oldest, its end overwritten */
+	*pos = it->pos;
+	it->pos += h->size;
+	if (off + h->size > r->size)
+		return unwrap(r, off, h->size);
+	return h;
+}
+
+const struct perf_event_header *kop_ring_bwd_at(struct kop_ring *r, uint64_t pos)
+{
+	uint64_t off = pos & (r->size - 1);
+	const struct perf_event_header *h = (const void *)(r->data + off);
+
+	if (off + h->size > r->size)
+		return unwrap(r, off, h->size);
+	return h;
+}
+
+uint64_t kop_ring_bwd_used(const struct kop_ring *r)
+{
+	/* data_head starts at 0 and goes down: -head bytes written */
+	uint64_t written = -load_head(r);
+
+	return written < r->size ? written : r->size;
 }

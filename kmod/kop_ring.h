@@ -48,6 +48,8 @@ struct kop_ring {
 	int cpu;
 	unsigned int event;	/* index in kop_config.events; KOP_SIDEBAND */
 	bool sideband;		/* the per-CPU dummy event's ring */
+	bool backward;		/* flight recorder: mapped read-only, the
+				 * kernel writes backward and overwrites */
 	int handle;
 	void *base;
 	size_t len;
@@ -91,5 +93,33 @@ static inline void kop_ring_consume(struct kop_ring *r, uint16_t size)
 void kop_ring_skip_all(struct kop_ring *r);
 /* Hand consumed space back to the kernel (store-release of data_tail). */
 void kop_ring_publish_tail(struct kop_ring *r);
+
+/* Reading a backward ring (write_backward, mapped read-only: the flight
+ * recorder). The kernel writes each record below the previous one and
+ * moves data_head down, so from data_head upward the records run newest
+ * first. It wraps over the oldest ones without asking; a reader must
+ * pause the ring's output first (PERF_EVENT_IOC_PAUSE_OUTPUT) for what it
+ * reads to hold still. The walk ends at the first never-written byte (the
+ * data area starts zeroed, and no record has size 0), after a whole
+ * ring's worth of bytes, or before a record that runs past that: the
+ * oldest record, partly overwritten by the newest. */
+struct kop_bwd {
+	struct kop_ring *r;
+	uint64_t start;		/* data_head when the walk began */
+	uint64_t pos;		/* the next record */
+};
+/* Start a walk at data_head (load-acquire). */
+void kop_ring_bwd_begin(struct kop_bwd *it, struct kop_ring *r);
+/* The next record, newest first, its position in *pos (for
+ * kop_ring_bwd_at()); NULL at the end. *bad when a header is impossible:
+ * the walk ends there. A record that wraps the data area's end is copied
+ * out (valid until the next call). */
+const struct perf_event_header *kop_ring_bwd_next(struct kop_bwd *it,
+						  uint64_t *pos, bool *bad);
+/* The record at pos that an earlier kop_ring_bwd_next() returned, again. */
+const struct perf_event_header *kop_ring_bwd_at(struct kop_ring *r, uint64_t pos);
+/* Bytes the kernel has written into a backward ring, at most its size:
+ * how full it is. Any thread (reads data_head only). */
+uint64_t kop_ring_bwd_used(const struct kop_ring *r);
 
 #endif /* KOP_RING_H */

@@ -102,8 +102,24 @@ err_session:
 	return err;
 }
 
+/* Side-band is light: a quarter of the sample ring, at least a page; a
+ * flight recorder's sample ring is sized for its window, and its
+ * side-band to take a burst of process starts (a thousand records or
+ * more each second) between two of its rare syncs. */
+static size_t ring_bytes(const struct kop_session *s, bool sideband)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t data = s->cfg.cpu_buffer_size;
+
+	if (sideband && s->cfg.flight_window_ns)
+		data = 4 * OP_DEFAULT_CPU_BUFFER_BYTES;	/* 512 KiB after the / 4 */
+	if (sideband)
+		data = data / 4 >= page ? data / 4 : page;
+	return page + data;
+}
+
 static void fill_attr(const struct kop_session *s, struct perf_event_attr *a,
-		      unsigned int ev, bool build_id, bool clock)
+		      unsigned int ev, bool build_id, bool clock, bool lost_fmt)
 {
 	if (ev == KOP_SIDEBAND) {
 		memset(a, 0, sizeof(*a));
@@ -131,15 +147,29 @@ static void fill_attr(const struct kop_session *s, struct perf_event_attr *a,
 	if (ev == KOP_SIDEBAND) {
 		/* every record wakes the sync thread, which syncs at once
 		 * when one is an exit or an exec. wakeup_events would count
-		 * samples only; a one-byte watermark counts every record */
+		 * samples only; a one-byte watermark counts every record.
+		 * A flight recorder resolves nothing until a snapshot, which
+		 * merges the side-band first: it wakes at half a ring, so a
+		 * busy machine's execs and mmaps cost it a wakeup per
+		 * thousands of records, not one each */
 		a->watermark = 1;
-		a->wakeup_watermark = 1;
+		a->wakeup_watermark = s->cfg.flight_window_ns ?
+			(uint32_t)((ring_bytes(s, true) - (size_t)sysconf(_SC_PAGESIZE)) / 2) : 1;
 		a->mmap = 1;
 		a->mmap2 = 1;
 		a->comm = 1;
 		a->comm_exec = 1;
 		a->task = 1;
 		a->build_id = build_id;
+	} else if (s->cfg.flight_window_ns) {
+		/* written backward into a read-only mapping: the kernel keeps
+		 * the newest records and nobody reads until a snapshot. No
+		 * wakeups asked for: nobody polls these */
+		a->write_backward = 1;
+		a->watermark = 0;
+		a->wakeup_events = 0;
+		if (lost_fmt)
+			a->read_format = PERF_FORMAT_LOST;
 	} else {
 		a->watermark = 1;
 		a->wakeup_watermark = (uint32_t)(s->cfg.cpu_buffer_size / 4);
@@ -150,42 +180,39 @@ static void fill_attr(const struct kop_session *s, struct perf_event_attr *a,
 }
 
 /* Open one (event, cpu), falling back from features the kernel lacks:
- * build-id in MMAP2 (5.12), then the clock (4.1). */
+ * build-id in MMAP2 (5.12), PERF_FORMAT_LOST (6.0), then the clock (4.1). */
 static int open_one(struct kop_session *s, unsigned int ev, int cpu,
 		    bool *clock_ok)
 {
 	struct perf_event_attr a;
+	bool lost = s->lost_fmt;
 	int h;
 
-	fill_attr(s, &a, ev, true, *clock_ok);
+	fill_attr(s, &a, ev, true, *clock_ok, lost);
 	h = s->ops->open(s->ops_ctx, &a, s->cfg.pid, cpu);
 	if (h == -EINVAL && ev == KOP_SIDEBAND) {
-		fill_attr(s, &a, ev, false, *clock_ok);
+		fill_attr(s, &a, ev, false, *clock_ok, lost);
+		h = s->ops->open(s->ops_ctx, &a, s->cfg.pid, cpu);
+	}
+	if (h == -EINVAL && lost && ev != KOP_SIDEBAND &&
+	    s->cfg.flight_window_ns) {
+		s->lost_fmt = lost = false;
+		fill_attr(s, &a, ev, false, *clock_ok, false);
 		h = s->ops->open(s->ops_ctx, &a, s->cfg.pid, cpu);
 	}
 	if (h == -EINVAL && *clock_ok) {
 		*clock_ok = false;
-		fill_attr(s, &a, ev, false, false);
+		fill_attr(s, &a, ev, false, false, lost);
 		h = s->ops->open(s->ops_ctx, &a, s->cfg.pid, cpu);
 	}
 	return h;
 }
 
-/* Side-band is light: a quarter of the sample ring, at least a page. */
-static size_t ring_bytes(const struct kop_session *s, bool sideband)
+static void close_ring_array(struct kop_session *s, struct kop_ring **rings,
+			     size_t *nr)
 {
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	size_t data = s->cfg.cpu_buffer_size;
-
-	if (sideband)
-		data = data / 4 >= page ? data / 4 : page;
-	return page + data;
-}
-
-static void close_rings(struct kop_session *s)
-{
-	for (size_t i = 0; i < s->nr_rings; i++) {
-		struct kop_ring *r = &s->rings[i];
+	for (size_t i = 0; i < *nr; i++) {
+		struct kop_ring *r = &(*rings)[i];
 
 		kop_ring_release(r);
 		if (r->base)
@@ -193,16 +220,24 @@ static void close_rings(struct kop_session *s)
 				      ring_bytes(s, r->sideband));
 		s->ops->close(s->ops_ctx, r->handle);
 	}
-	free(s->rings);
-	s->rings = NULL;
-	s->nr_rings = 0;
+	free(*rings);
+	*rings = NULL;
+	*nr = 0;
+}
+
+static void close_rings(struct kop_session *s)
+{
+	close_ring_array(s, &s->rings, &s->nr_rings);
+	close_ring_array(s, &s->flight, &s->nr_flight);
 }
 
 static int open_ring(struct kop_session *s, unsigned int ev, int cpu,
 		     bool *clock_ok)
 {
-	struct kop_ring *r = &s->rings[s->nr_rings];
 	bool sideband = ev == KOP_SIDEBAND;
+	bool backward = !sideband && s->cfg.flight_window_ns;
+	struct kop_ring *r = backward ? &s->flight[s->nr_flight] :
+					&s->rings[s->nr_rings];
 	size_t len = ring_bytes(s, sideband);
 	int h = open_one(s, ev, cpu, clock_ok), err;
 
@@ -225,9 +260,13 @@ static int open_ring(struct kop_session *s, unsigned int ev, int cpu,
 	r->cpu = cpu;
 	r->event = ev;
 	r->sideband = sideband;
-	s->nr_rings++;
+	r->backward = backward;
+	if (backward)
+		s->nr_flight++;
+	else
+		s->nr_rings++;
 	errno = 0;
-	r->base = s->ops->map(s->ops_ctx, h, len);
+	r->base = s->ops->map(s->ops_ctx, h, len, !backward);
 	if (!r->base) {
 		err = errno ? -errno : -ENOMEM;
 		op_log(&s->cfg.log, OP_LOG_ERR,
@@ -251,8 +290,10 @@ static int open_rings(struct kop_session *s, bool *clock_ok)
 	int err;
 
 	*clock_ok = true;
+	s->lost_fmt = s->cfg.flight_window_ns && s->ops->read_lost;
 	s->rings = calloc(max, sizeof(*s->rings));
-	if (!s->rings)
+	s->flight = calloc(max, sizeof(*s->flight));
+	if (!s->rings || !s->flight)
 		return -ENOMEM;
 	for (int cpu = 0; cpu < s->nr_cpus; cpu++) {
 		if (s->cfg.cpus && !CPU_ISSET(cpu, s->cfg.cpus))
@@ -272,18 +313,24 @@ static int open_rings(struct kop_session *s, bool *clock_ok)
 		op_log(&s->cfg.log, OP_LOG_ERR, "kmod: none of the chosen cpus is online");
 		return -ENODEV;
 	}
+	if (!*clock_ok && s->cfg.flight_window_ns) {
+		op_log(&s->cfg.log, OP_LOG_ERR,
+		       "kmod: the flight recorder cuts its window by sample time, and this kernel cannot stamp records with CLOCK_MONOTONIC (Linux 4.1)");
+		return -EOPNOTSUPP;
+	}
 	if (!*clock_ok)
 		op_log(&s->cfg.log, OP_LOG_WARN,
 		       "kmod: kernel cannot stamp records with CLOCK_MONOTONIC; cross-CPU order holds within each sync only");
 	return 0;
 }
 
-static int enable_all(struct kop_session *s, bool on)
+static int enable_array(struct kop_session *s, struct kop_ring *rings,
+			size_t nr, bool on)
 {
 	int first = 0;
 
-	for (size_t i = 0; i < s->nr_rings; i++) {
-		int h = s->rings[i].handle;
+	for (size_t i = 0; i < nr; i++) {
+		int h = rings[i].handle;
 		int err = on ? s->ops->enable(s->ops_ctx, h) :
 			       s->ops->disable(s->ops_ctx, h);
 
@@ -291,11 +338,19 @@ static int enable_all(struct kop_session *s, bool on)
 			first = err;
 			op_log(&s->cfg.log, OP_LOG_ERR,
 			       "kmod: cannot %s event %u on cpu %d: %s",
-			       on ? "enable" : "disable", s->rings[i].event,
-			       s->rings[i].cpu, strerror(-err));
+			       on ? "enable" : "disable", rings[i].event,
+			       rings[i].cpu, strerror(-err));
 		}
 	}
 	return first;
+}
+
+static int enable_all(struct kop_session *s, bool on)
+{
+	int a = enable_array(s, s->flight, s->nr_flight, on);
+	int b = enable_array(s, s->rings, s->nr_rings, on);
+
+	return a ? a : b;
 }
 
 int kop_session_start(struct kop_session *s)
@@ -313,6 +368,9 @@ int kop_session_start(struct kop_session *s)
 	err = enable_all(s, true);
 	if (err)
 		goto err_rings;
+	s->sync.flight = s->flight;
+	s->sync.nr_flight = s->nr_flight;
+	s->sync.lost_fmt = s->lost_fmt;
 	err = kop_sync_start(&s->sync, s->rings, s->nr_rings,
 			     s->ops == &kop_perf_ops, clock_ok);
 	if (err)
@@ -331,6 +389,8 @@ int kop_session_pause(struct kop_session *s)
 {
 	if (!s->started || s->stopped)
 		return -EINVAL;
+	if (!s->paused_at)
+		s->paused_at = kop_now_ns();
 	return enable_all(s, false);
 }
 
@@ -338,7 +398,82 @@ int kop_session_resume(struct kop_session *s)
 {
 	if (!s->started || s->stopped)
 		return -EINVAL;
+	s->paused_at = 0;
 	return enable_all(s, true);
+}
+
+/* Pause (or resume) every flight ring's output; the first error. */
+static int pause_flight(struct kop_session *s, bool pause)
+{
+	int first = 0;
+
+	if (!s->ops->pause_output)
+		return 0;	/* a source that cannot: its rings hold still */
+	for (size_t i = 0; i < s->nr_flight; i++) {
+		int err = s->ops->pause_output(s->ops_ctx, s->flight[i].handle, pause);
+
+		if (err && !first) {
+			first = err;
+			op_log(&s->cfg.log, OP_LOG_ERR,
+			       "kmod: cannot %s the ring of event %u on cpu %d: %s",
+			       pause ? "pause" : "resume", s->flight[i].event,
+			       s->flight[i].cpu, strerror(-err));
+		}
+	}
+	return first;
+}
+
+/* The samples every flight ring's event has lost so far. */
+static uint64_t flight_lost(struct kop_session *s)
+{
+	uint64_t sum = 0, v;
+
+	for (size_t i = 0; s->lost_fmt && i < s->nr_flight; i++)
+		if (!s->ops->read_lost(s->ops_ctx, s->flight[i].handle, &v))
+			sum += v;
+	return sum;
+}
+
+int kop_session_snapshot(struct kop_session *s, struct kop_snapshot *snap)
+{
+	uint64_t lost0, t0, now;
+	int err, r;
+
+	memset(snap, 0, sizeof(*snap));
+	if (!s->cfg.flight_window_ns || !s->started || s->stopped)
+		return -EINVAL;
+	lost0 = flight_lost(s);
+	t0 = kop_now_ns();
+	err = pause_flight(s, true);
+	/* paused: every sample in the rings is older than now */
+	now = s->paused_at ? s->paused_at : kop_now_ns();
+	snap->to_ns = now;
+	snap->from_ns = now > s->cfg.flight_window_ns ?
+			now - s->cfg.flight_window_ns : 0;
+	kop_sync_snapshot(&s->sync, snap);
+	r = pause_flight(s, false);
+	snap->paused_ns = kop_now_ns() - t0;
+	snap->nr_lost_paused = flight_lost(s) - lost0;
+	pthread_mutex_lock(&s->sync.stats_lock);
+	s->nr_lost_paused += snap->nr_lost_paused;
+	pthread_mutex_unlock(&s->sync.stats_lock);
+	return err ? err : r;
+}
+
+int kop_session_flight_fill(struct kop_session *s, uint64_t *fill, int max,
+			    uint64_t *size)
+{
+	int n = s->nr_cpus < max ? s->nr_cpus : max;
+
+	if (!s->cfg.flight_window_ns || !s->started)
+		return -EINVAL;
+	memset(fill, 0, (size_t)n * sizeof(*fill));
+	*size = s->cfg.cpu_buffer_size;
+	/* cpu-major: the first of a CPU's rings is its first event's */
+	for (size_t i = s->nr_flight; i-- > 0; )
+		if (s->flight[i].cpu < n)
+			fill[s->flight[i].cpu] = kop_ring_bwd_used(&s->flight[i]);
+	return n;
 }
 
 int kop_session_sync(struct kop_session *s)
@@ -400,6 +535,9 @@ int kop_stats_get(struct kop_session *s, struct kop_stats *st)
 		return -ENOMEM;
 	}
 	kop_sync_read_stats(&s->sync, st);
+	pthread_mutex_lock(&s->sync.stats_lock);
+	st->nr_lost_paused = s->nr_lost_paused;
+	pthread_mutex_unlock(&s->sync.stats_lock);
 	st->nr_cpus = (unsigned int)s->nr_cpus;
 	return 0;
 }

@@ -7,6 +7,7 @@
  *   kop_ring.c     reading one perf ring (head acquire / tail release)
  *   kop_sync.c     the sync thread: rings -> task table -> resolved samples
  *   kop_emit.c     the sync thread's stream writer -> event buffer
+ *   kop_flight.c   the flight recorder's snapshot: backward rings -> samples
  *   kop_task.c     per-process mapping tables, retired at exit/exec
  *   kop_dcookie.c  session-stable ids of images
  *   kop_evbuf.c    the event buffer the daemon reads
@@ -46,6 +47,15 @@ struct kop_session {
 	 * sync thread's while it runs */
 	struct kop_ring *rings;		/* nr_rings, cpu-major */
 	size_t nr_rings;
+	/* flight recorder: the backward sample rings, cpu-major, apart from
+	 * rings (which then holds the side-band rings alone, all the sync
+	 * thread polls and merges); read by the sync thread during a
+	 * snapshot only, paused and resumed around it by this thread */
+	struct kop_ring *flight;
+	size_t nr_flight;
+	bool lost_fmt;			/* their read_format has PERF_FORMAT_LOST */
+	uint64_t paused_at;		/* kop_session_pause()'s time; 0: running */
+	uint64_t nr_lost_paused;	/* protected by sync.stats_lock */
 	bool started, stopped;
 
 	struct kop_dcookies dcookies;	/* shared: its own lock */

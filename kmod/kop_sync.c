@@ -71,7 +71,7 @@ static void bad_record(struct kop_sync *s, const struct kop_ring *r,
 }
 
 /* The timestamp a record sorts by; false when it is too short to have one. */
-static bool record_time(const struct perf_event_header *h, uint64_t *time)
+bool kop_sync_record_time(const struct perf_event_header *h, uint64_t *time)
 {
 	const struct kop_sample_id *id;
 
@@ -208,8 +208,11 @@ static void kernel_ranges(struct kop_sync *s, uint64_t pc, uint64_t time,
 	if (!s->have_kmap || op_kernel_map_in_text(&s->kmap, pc) ||
 	    op_kernel_map_find_module(&s->kmap, pc))
 		return;
+	/* either way: a flight recorder's snapshot goes back in time from
+	 * one ring to the next, and from one snapshot to the next */
 	if (s->last_module_reread &&
-	    time - s->last_module_reread < MODULE_REREAD_NS)
+	    (time > s->last_module_reread ? time - s->last_module_reread :
+					    s->last_module_reread - time) < MODULE_REREAD_NS)
 		return;
 	s->last_module_reread = time ? time : 1;
 	changed = op_kernel_map_reread_modules(&s->kmap, s->cfg->proc_root,
@@ -257,10 +260,18 @@ static void do_sample(struct kop_sync *s, const struct kop_ring *r,
 		s->hot_task = k;
 		s->hot_tgid = tgid;
 	}
-	if ((!k || k->since > rec->time) && s->tasks.retired) {
-		/* taken before an exec or exit we have already applied */
+	if ((!k || k->unknown || k->since > rec->time) && s->tasks.retired) {
+		/* taken before an exec or exit we have already applied; or
+		 * in the kernel after the exit (its last steps, which the
+		 * EXIT record precedes): the application it exited as. An
+		 * unknown entry is a guess at /proc made for a sample after
+		 * the exit that another CPU's ring gave first: the tables
+		 * retired are better for every sample before it */
 		struct kop_task *old = kop_task_retired_at(&s->tasks, tgid,
 							   rec->time);
+
+		if (!old && kernel && (!k || k->unknown))
+			old = kop_task_retired_last(&s->tasks, tgid, rec->time);
 		if (old)
 			k = old;
 	}
@@ -479,8 +490,8 @@ static bool in_sideband(struct kop_sync *s, const struct kop_ring *r,
 	return false;
 }
 
-static void do_record(struct kop_sync *s, struct kop_ring *r,
-		      const struct perf_event_header *h, uint64_t time)
+void kop_sync_record(struct kop_sync *s, struct kop_ring *r,
+		     const struct perf_event_header *h, uint64_t time)
 {
 	const uint64_t *p = (const void *)(h + 1);
 
@@ -572,7 +583,7 @@ static inline const struct perf_event_header *next_record(struct kop_sync *s,
 	}
 	if (!h)
 		return NULL;
-	if (!record_time(h, time)) {
+	if (!kop_sync_record_time(h, time)) {
 		/* too short for its trailer: count, skip, sort it first */
 		*time = 0;
 	} else if (*time > s->cutoff &&
@@ -588,7 +599,7 @@ static inline const struct perf_event_header *next_record(struct kop_sync *s,
 	return h;
 }
 
-static void merge(struct kop_sync *s, uint64_t cutoff)
+void kop_sync_merge(struct kop_sync *s, uint64_t cutoff)
 {
 	size_t n = s->nr_rings;
 	const struct perf_event_header **hs = s->merge_h;
@@ -632,7 +643,7 @@ static void merge(struct kop_sync *s, uint64_t cutoff)
 			      h->type <= PERF_RECORD_TEXT_POKE)
 				bad_record(s, r, "record too short", h->type);
 			else
-				do_record(s, r, h, bt);
+				kop_sync_record(s, r, h, bt);
 			kop_ring_consume(r, h->size);
 			h = next_record(s, r, &bt);
 		} while (h && bt <= limit);
@@ -654,9 +665,10 @@ static void publish_stats(struct kop_sync *s)
 	pthread_mutex_unlock(&s->stats_lock);
 }
 
-void kop_sync_once(struct kop_sync *s, uint64_t cutoff)
+void kop_sync_finish(struct kop_sync *s, uint64_t cutoff)
 {
-	merge(s, cutoff);
+	uint64_t window = s->cfg->flight_window_ns;
+
 	for (int cpu = 0; cpu < s->nr_cpus; cpu++) {
 		pthread_mutex_lock(&s->evbuf->lock);
 		kop_emit_cpu(s, cpu);
@@ -666,10 +678,21 @@ void kop_sync_once(struct kop_sync *s, uint64_t cutoff)
 	kop_evbuf_sync_end(s->evbuf);
 	pthread_mutex_unlock(&s->evbuf->lock);
 	/* every ring is consumed up to the previous cutoff and this one:
-	 * tables retired before the previous one can have nothing left */
-	kop_tasks_free_retired(&s->tasks, s->prev_cutoff);
+	 * tables retired before the previous one can have nothing left. A
+	 * flight recorder's samples wait in its rings for a window: its
+	 * tables stay until the window has passed them */
+	if (!window)
+		kop_tasks_free_retired(&s->tasks, s->prev_cutoff);
+	else if (cutoff > window)
+		kop_tasks_free_retired(&s->tasks, cutoff - window);
 	s->prev_cutoff = cutoff;
 	publish_stats(s);
+}
+
+void kop_sync_once(struct kop_sync *s, uint64_t cutoff)
+{
+	kop_sync_merge(s, cutoff);
+	kop_sync_finish(s, cutoff);
 }
 
 /* A side-band record to sync at once: an exit or an exec, whose retired
@@ -694,6 +717,8 @@ static void *sync_thread(void *arg)
 	struct pollfd *fds = calloc(nfds, sizeof(*fds));
 	uint64_t interval = (uint64_t)s->cfg->sync_interval_ms * 1000000ULL;
 	uint64_t due = kop_now_ns() + interval;
+	uint64_t snap_req, snap_seen = 0;
+	struct kop_snapshot snap = { 0 };
 
 	if (!fds)
 		nfds = 0;
@@ -720,7 +745,10 @@ static void *sync_thread(void *arg)
 					fds[i].fd = -1;
 					want = true;
 				} else if (fds[i].revents & POLLIN) {
+					/* a flight recorder's side-band wakes
+					 * at half a ring: sync it */
 					want = want || !r->sideband ||
+					       s->cfg->flight_window_ns ||
 					       kop_ring_any(r, urgent);
 				}
 			}
@@ -732,7 +760,19 @@ static void *sync_thread(void *arg)
 		req = s->req;
 		stop = s->stop_req;
 		want = want || stop || req != s->seen;
+		snap_req = s->snap_req;
+		if (snap_req != s->snap_seen)
+			snap = s->snap;
 		pthread_mutex_unlock(&s->lock);
+		if (snap_req != snap_seen) {
+			kop_flight_snapshot(s, &snap);
+			snap_seen = snap_req;
+			pthread_mutex_lock(&s->lock);
+			s->snap = snap;
+			s->snap_seen = snap_req;
+			pthread_cond_broadcast(&s->done);
+			pthread_mutex_unlock(&s->lock);
+		}
 		if (!want && kop_now_ns() < due)
 			continue;
 		kop_sync_once(s, stop || !s->clock_ok ? UINT64_MAX : kop_now_ns());
@@ -874,6 +914,22 @@ int kop_sync_request(struct kop_sync *s)
 	return 0;
 }
 
+void kop_sync_snapshot(struct kop_sync *s, struct kop_snapshot *snap)
+{
+	uint64_t mine;
+
+	if (!s->thread_running)
+		return;
+	pthread_mutex_lock(&s->lock);
+	s->snap = *snap;
+	mine = ++s->snap_req;
+	wake(s);
+	while (s->snap_seen < mine)
+		pthread_cond_wait(&s->done, &s->lock);
+	*snap = s->snap;
+	pthread_mutex_unlock(&s->lock);
+}
+
 void kop_sync_stop(struct kop_sync *s)
 {
 	if (!s->thread_running)
@@ -897,6 +953,7 @@ void kop_sync_release(struct kop_sync *s)
 	free(s->out);
 	free(s->merge_h);
 	free(s->merge_t);
+	free(s->snap_pos);
 	op_kernel_map_release(&s->kmap);
 	kop_tasks_release(&s->tasks);
 	if (s->wake_fd >= 0) {

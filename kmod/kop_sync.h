@@ -94,8 +94,16 @@ struct kop_sync {
 	bool clock_ok;			/* records stamped with CLOCK_MONOTONIC */
 	struct kop_dcookies *dcookies;	/* shared: its own lock */
 	struct kop_evbuf *evbuf;	/* shared: evbuf->lock */
+	/* flight recorder (cfg->flight_window_ns): the backward rings, read
+	 * during a snapshot only, while the control thread has them paused */
+	struct kop_ring *flight;
+	size_t nr_flight;
+	bool lost_fmt;			/* losses counted by PERF_FORMAT_LOST,
+					 * not by the rings' LOST records */
 
 	/* owner: sync thread */
+	uint64_t *snap_pos;		/* a snapshot's record positions in one ring */
+	size_t nr_snap_pos, cap_snap_pos;
 	struct kop_tasks tasks;
 	struct kop_cpu_out *out;	/* nr_cpus */
 	const struct perf_event_header **merge_h;	/* nr_rings */
@@ -123,6 +131,10 @@ struct kop_sync {
 	uint64_t req;			/* protected by lock */
 	uint64_t seen;			/* protected by lock */
 	bool stop_req;			/* protected by lock */
+	/* a snapshot asked for: the control thread fills snap's window and
+	 * bumps snap_req; the thread answers in snap and moves snap_seen */
+	uint64_t snap_req, snap_seen;	/* protected by lock */
+	struct kop_snapshot snap;	/* protected by lock */
 
 	/* What kop_stats_get() reads, copied from counts at each sync end. */
 	pthread_mutex_t stats_lock;
@@ -153,6 +165,28 @@ void kop_sync_read_stats(struct kop_sync *s, struct kop_stats *st);
  * Called by the sync thread only (or a test with no thread running). */
 void kop_sync_once(struct kop_sync *s, uint64_t cutoff);
 uint64_t kop_now_ns(void);
+/* Control thread: have the thread write the flight rings' window
+ * (snap->from_ns, to_ns) into the event buffer; wait until it has, and
+ * take its counts into snap. */
+void kop_sync_snapshot(struct kop_sync *s, struct kop_snapshot *snap);
+
+/* The sync thread's pieces kop_flight.c shares: the side-band merge up
+ * to cutoff (kop_sync_once()'s first pass), one record applied or
+ * resolved at its time, and the end of a sync (emit every CPU's block,
+ * free the retired tables no window can need, publish the counters). */
+void kop_sync_merge(struct kop_sync *s, uint64_t cutoff);
+void kop_sync_record(struct kop_sync *s, struct kop_ring *r,
+		     const struct perf_event_header *h, uint64_t time);
+bool kop_sync_record_time(const struct perf_event_header *h, uint64_t *time);
+void kop_sync_finish(struct kop_sync *s, uint64_t cutoff);
+
+/* ---- kop_flight.c -------------------------------------------------- */
+
+/* The snapshot itself, on the sync thread: side-band merged up to
+ * snap->to_ns, then every flight ring read newest first down to
+ * snap->from_ns, its samples resolved oldest first, the blocks written.
+ * Fills snap's counts. */
+void kop_flight_snapshot(struct kop_sync *s, struct kop_snapshot *snap);
 
 /* Sync thread: true the first time bit is asked for. */
 static inline bool kop_sync_log_once(struct kop_sync *s, unsigned int bit)

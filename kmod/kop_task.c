@@ -243,6 +243,16 @@ struct kop_task *kop_task_retired_at(struct kop_tasks *t, pid_t tgid,
 	return NULL;
 }
 
+struct kop_task *kop_task_retired_last(struct kop_tasks *t, pid_t tgid,
+				       uint64_t time)
+{
+	/* newest first: the first that started in time is the last one */
+	for (struct kop_task *r = t->retired; r; r = r->next)
+		if (r->tgid == tgid && r->since <= time)
+			return r;
+	return NULL;
+}
+
 void kop_tasks_free_retired(struct kop_tasks *t, uint64_t time)
 {
 	struct kop_task **p = &t->retired;

@@ -89,6 +89,10 @@ void kop_task_exit(struct kop_tasks *t, struct kop_task *k, uint64_t time);
 /* The retired table of tgid that was live at time, or NULL. */
 struct kop_task *kop_task_retired_at(struct kop_tasks *t, pid_t tgid,
 				     uint64_t time);
+/* The newest retired table of tgid that started at or before time, or
+ * NULL: for a sample after the exit of a process that has no live table. */
+struct kop_task *kop_task_retired_last(struct kop_tasks *t, pid_t tgid,
+				       uint64_t time);
 /* Free retired tables retired at or before time. */
 void kop_tasks_free_retired(struct kop_tasks *t, uint64_t time);
 /* Copy parent's mappings into child (fork). 0 or -ENOMEM. */

@@ -11,6 +11,7 @@
  *   IMAGE_FILTER=           CALLGRAPH=0  VERBOSE=0
  *   BUF_SIZE=1048576  BUF_WATERSHED=262144  CPU_BUFFER_SIZE=524288
  *   PROFILE_PID=0  PROFILE_CPUS=     (ours: opcontrol --pid and --cpu)
+ *   FLIGHT_RECORDER=0                (ours: opcontrol --flight-recorder)
  * BUF_WATERSHED=0 (as OProfile's opcontrol may write it) means the default.
  * Keys OProfile writes that mean nothing here (SESSION_DIR, KERNEL_RANGE,
  * XENIMAGE, ...) are accepted silently; anything else is reported through
@@ -204,6 +205,81 @@ int op_buffers_check(unsigned long words, unsigned long watershed,
 		return -EINVAL;
 	}
 	return op_cpu_buffer_check(cpu_bytes, err, errlen);
+}
+
+size_t op_flight_record_bytes(unsigned int callgraph_depth)
+{
+	/* header, ip, pid/tid, time: kop_ring.h's kop_sample_rec */
+	size_t bytes = 32;
+
+	if (callgraph_depth)
+		bytes += 8 * (1 + 1 + (size_t)callgraph_depth + 2);
+	return bytes;
+}
+
+int op_flight_ring_bytes(unsigned int seconds, double rate_hz,
+			 size_t record_bytes, size_t *bytes, char *err,
+			 size_t errlen)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	double need;
+	size_t ring = page > 0 ? (size_t)page : 4096;
+
+	if (!seconds || seconds > OP_FLIGHT_MAX_SECONDS) {
+		snprintf(err, errlen, "--flight-recorder=%u: the window is 1 to %u seconds (0 turns the recorder off)",
+			 seconds, OP_FLIGHT_MAX_SECONDS);
+		return -EINVAL;
+	}
+	need = (double)seconds * rate_hz * (double)record_bytes *
+	       (100 + OP_FLIGHT_SLACK_PCT) / 100;
+	while ((double)ring < need && ring <= OP_FLIGHT_MAX_RING_BYTES)
+		ring *= 2;
+	if (ring > OP_FLIGHT_MAX_RING_BYTES) {
+		snprintf(err, errlen, "--flight-recorder=%u: at %.0f samples a second per CPU of %zu bytes each, "
+			 "the window needs %.1f MiB per CPU ring (%zu MiB as a power of two), more than the "
+			 "limit of %lu MiB per CPU: shorten the window or lower the event's rate",
+			 seconds, rate_hz, record_bytes, need / (1 << 20),
+			 ring >> 20, OP_FLIGHT_MAX_RING_BYTES >> 20);
+		return -E2BIG;
+	}
+	*bytes = ring;
+	return 0;
+}
+
+int op_session_name_check(const char *name, char *err, size_t errlen)
+{
+	if (!*name) {
+		snprintf(err, errlen, "a session needs a name");
+		return -EINVAL;
+	}
+	if (strchr(name, '/') || strstr(name, "..") || !strcmp(name, ".")) {
+		snprintf(err, errlen, "a session name cannot contain '/' or '..'");
+		return -EINVAL;
+	}
+	if (!strcmp(name, "current")) {
+		snprintf(err, errlen, "\"current\" is the live session");
+		return -EINVAL;
+	}
+	if (strlen(name) > NAME_MAX) {
+		snprintf(err, errlen, "the session name is longer than %d bytes", NAME_MAX);
+		return -EINVAL;
+	}
+	for (const char *p = name; *p; p++) {
+		if ((unsigned char)*p < 0x20 || *p == 0x7f) {
+			snprintf(err, errlen, "the session name contains a control character");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+void op_snapshot_default_name(time_t t, char *buf, size_t len)
+{
+	struct tm tm;
+
+	localtime_r(&t, &tm);
+	if (!strftime(buf, len, "snapshot-%Y%m%d-%H%M%S", &tm) && len)
+		buf[0] = '\0';
 }
 
 int op_cpu_list_parse(const char *text, cpu_set_t *set, const char **bad)
@@ -407,6 +483,11 @@ static void apply(struct op_settings *s, struct rc_state *st,
 			rc_warn(at, "bad value for %s '%s'", key, v);
 		else if (!copy_value(s->cpus, sizeof(s->cpus), v))
 			rc_warn(at, "value too long for %s", key);
+	} else if (!strcmp(key, "FLIGHT_RECORDER")) {
+		if (!parse_num(v, 0, OP_FLIGHT_MAX_SECONDS, &n))
+			rc_warn(at, "bad value for %s '%s'", key, v);
+		else
+			s->flight_seconds = (unsigned int)n;
 	} else if (!strcmp(key, "VERBOSE")) {
 		if (!parse_num(v, 0, 1, &n))
 			rc_warn(at, "bad value for %s '%s'", key, v);
@@ -561,6 +642,7 @@ int op_settings_save(const struct op_settings *s, const char *path)
 	fprintf(f, "VERBOSE=%d\n", s->verbose ? 1 : 0);
 	fprintf(f, "PROFILE_PID=%d\n", (int)s->pid);
 	fprintf(f, "PROFILE_CPUS=%s\n", s->cpus);
+	fprintf(f, "FLIGHT_RECORDER=%u\n", s->flight_seconds);
 	if (fflush(f) || fsync(fileno(f)))
 		ret = -errno;
 	if (fclose(f) && !ret)

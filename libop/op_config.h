@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "op_log.h"
 
@@ -76,6 +77,7 @@ struct op_settings {
 	pid_t pid;			/* only this process tree (perf's -p); 0: all */
 	char cpus[256];			/* only these CPUs (perf's -C), a list
 					 * for op_cpu_list_parse(); empty: all */
+	unsigned int flight_seconds;	/* flight recorder's window; 0: off */
 };
 
 /* The buffer settings: their defaults and their limits live here and
@@ -117,6 +119,41 @@ int op_buffers_check(unsigned long buffer_words, unsigned long watershed,
 /* The cpu buffer part of op_buffers_check(), for kmod, whose event buffer
  * has no floor beyond what holds one sequence. 0 or -EINVAL with err. */
 int op_cpu_buffer_check(unsigned long cpu_buffer_bytes, char *err, size_t errlen);
+
+/* Flight-recorder mode (opcontrol --flight-recorder=SECONDS): each CPU's
+ * sample ring is written backward and overwritten, and holds the last
+ * SECONDS of samples. Its size follows from the window and the event's
+ * rate, rounded up to a power of two pages, and is capped: a window that
+ * would need more is refused, saying how much it would take.
+ *
+ * OP_FLIGHT_SLACK_PCT: room above rate * window for records that are not
+ * samples (LOST, THROTTLE) and for a rate the kernel overshoots. */
+#define OP_FLIGHT_MAX_SECONDS 3600u
+#define OP_FLIGHT_MAX_RING_BYTES (256UL << 20)
+#define OP_FLIGHT_SLACK_PCT 25
+
+/* The bytes one sample record takes in a ring: the fixed fields, and with
+ * call chains (depth callers) the chain: its count, the sampled pc, the
+ * callers and up to two context markers. */
+size_t op_flight_record_bytes(unsigned int callgraph_depth);
+
+/* The data area of one CPU's flight ring for a window of seconds at
+ * rate_hz samples a second of record_bytes each: *bytes, a power of two
+ * pages. Returns 0, or -EINVAL (seconds out of 1..OP_FLIGHT_MAX_SECONDS)
+ * or -E2BIG (more than OP_FLIGHT_MAX_RING_BYTES) with the reason in err,
+ * naming the window, the rate and the memory it would need. */
+int op_flight_ring_bytes(unsigned int seconds, double rate_hz,
+			 size_t record_bytes, size_t *bytes, char *err,
+			 size_t errlen);
+
+/* A name a session can be saved under in samples/ (--save, --snapshot):
+ * not empty, no '/', no "..", not "." or "current", no control character,
+ * at most NAME_MAX bytes. 0 or -EINVAL with the reason in err. */
+int op_session_name_check(const char *name, char *err, size_t errlen);
+
+/* The default name of a snapshot taken at t (local time):
+ * "snapshot-YYYYmmdd-HHMMSS". */
+void op_snapshot_default_name(time_t t, char *buf, size_t len);
 
 /* A CPU list as perf's -C and opcontrol's --cpu take it: "2", "0-3",
  * "0,2-3". Returns 0 with set filled, or -EINVAL (not a list, or a range

@@ -238,6 +238,35 @@ static void op_event_fill_attr(struct op_event *ev)
 	a->freq = 0;
 }
 
+double op_event_max_rate(const struct op_event *ev, const char *proc_root)
+{
+	const struct perf_event_attr *a = &ev->attr;
+	double cap = 100000;
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/sys/kernel/perf_event_max_sample_rate",
+		 proc_root ? proc_root : "/proc");
+	f = fopen(path, "re");
+	if (f) {
+		unsigned long v;
+
+		if (fscanf(f, "%lu", &v) == 1 && v)
+			cap = (double)v;
+		fclose(f);
+	}
+	if (a->freq)
+		return a->sample_freq < cap ? (double)a->sample_freq : cap;
+	if (a->type == PERF_TYPE_SOFTWARE && a->sample_period &&
+	    (a->config == PERF_COUNT_SW_CPU_CLOCK ||
+	     a->config == PERF_COUNT_SW_TASK_CLOCK)) {
+		double rate = 1e9 / (double)a->sample_period;
+
+		return rate < cap ? rate : cap;
+	}
+	return cap;
+}
+
 static int op_event_resolve_timer(const struct op_event_spec *spec,
 				  struct op_event *ev, char *err, size_t errlen)
 {

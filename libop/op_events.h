@@ -67,6 +67,13 @@ int op_event_describe(uint32_t cpu_type, const char *name, char *buf, size_t len
 const char *op_cpu_type_name(uint32_t cpu_type);
 const char *op_cpu_type_id(uint32_t cpu_type);
 
+/* The most samples a second one CPU can take of ev, for sizing the flight
+ * recorder's rings: a clock event's 1e9 / period; any other event as fast
+ * as the kernel lets an event sample (kernel.perf_event_max_sample_rate,
+ * read from proc_root/sys/..., 100000 when it cannot be read), since a
+ * count of cycles or misses says nothing of how often it is reached. */
+double op_event_max_rate(const struct op_event *ev, const char *proc_root);
+
 /* Format a resolved event back as a spec string for --events/daemonrc. */
 void op_event_format(const struct op_event *ev, char *buf, size_t len);
 

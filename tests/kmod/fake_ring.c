@@ -29,7 +29,7 @@ static int fake_open(void *ctx, struct perf_event_attr *attr, pid_t pid,
 	return f->nr_rings++;
 }
 
-static void *fake_map(void *ctx, int handle, size_t len)
+static void *fake_map(void *ctx, int handle, size_t len, bool writable)
 {
 	struct fake_src *f = ctx;
 	struct fake_ring *r = &f->rings[handle];
@@ -44,6 +44,7 @@ static void *fake_map(void *ctx, int handle, size_t len)
 	pg->data_offset = page;
 	pg->data_size = len - page;
 	r->len = len;
+	r->backward = !writable;
 	return r->mem;
 }
 
@@ -81,11 +82,47 @@ static bool fake_cpu_online(void *ctx, int cpu)
 	return !(((struct fake_src *)ctx)->offline & (1UL << cpu));
 }
 
+static int fake_pause_output(void *ctx, int handle, bool pause)
+{
+	((struct fake_src *)ctx)->rings[handle].paused = pause;
+	return 0;
+}
+
+static int fake_read_lost(void *ctx, int handle, uint64_t *lost)
+{
+	*lost = ((struct fake_src *)ctx)->rings[handle].nr_lost_paused;
+	return 0;
+}
+
 const struct kop_source_ops fake_ops = {
 	.open = fake_open, .map = fake_map, .unmap = fake_unmap,
 	.enable = fake_enable, .disable = fake_disable, .close = fake_close,
 	.nr_cpus = fake_nr_cpus, .cpu_online = fake_cpu_online,
+	.pause_output = fake_pause_output, .read_lost = fake_read_lost,
 };
+
+bool fake_write_backward(struct fake_ring *r, const void *rec, size_t size)
+{
+	struct perf_event_mmap_page *pg = (void *)r->mem;
+	unsigned char *data = r->mem + pg->data_offset;
+	uint64_t mask = pg->data_size - 1;
+	uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_RELAXED) - size;
+	uint64_t off = head & mask, first = pg->data_size - off;
+
+	if (r->paused) {
+		r->nr_lost_paused++;
+		return false;
+	}
+	if (first >= size) {
+		memcpy(data + off, rec, size);
+	} else {
+		memcpy(data + off, rec, first);
+		memcpy(data, (const unsigned char *)rec + first, size - first);
+	}
+	/* publish the record; pairs with the reader's load-acquire */
+	__atomic_store_n(&pg->data_head, head, __ATOMIC_RELEASE);
+	return true;
+}
 
 struct fake_ring *fake_find(struct fake_src *f, int cpu, unsigned int event)
 {

@@ -23,6 +23,9 @@ struct fake_ring {
 	size_t len;
 	bool enabled;
 	uint64_t nr_dropped;	/* records that did not fit: for LOST */
+	bool backward;		/* mapped read-only: a flight ring */
+	bool paused;		/* its output paused */
+	uint64_t nr_lost_paused;	/* records written while paused */
 };
 
 struct fake_src {
@@ -39,6 +42,10 @@ extern const struct kop_source_ops fake_ops;
 struct fake_ring *fake_find(struct fake_src *f, int cpu, unsigned int event);
 /* Append one record; false when the ring has no room. */
 bool fake_write(struct fake_ring *r, const void *rec, size_t size);
+/* Write one record into a backward ring below the last, as the kernel
+ * does with write_backward, overwriting the oldest; false (and counted in
+ * nr_lost_paused) while the ring is paused. */
+bool fake_write_backward(struct fake_ring *r, const void *rec, size_t size);
 /* Bytes free in the ring. */
 size_t fake_room(struct fake_ring *r);
 

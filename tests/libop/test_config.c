@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -229,6 +230,7 @@ static void test_save_load(void **state)
 	s.verbose = true;
 	s.pid = 4242;
 	strcpy(s.cpus, "0,2-3");
+	s.flight_seconds = 30;
 	assert_int_equal(op_settings_save(&s, f->rc), 0);
 	assert_int_equal(stat(f->rc, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0644);
@@ -505,6 +507,49 @@ static void test_unreadable(void **state)
 	assert_non_null(strstr(lb.text, ":2: NUL byte in line"));
 }
 
+/* The flight ring: rate * window * record, plus the slack, rounded up to
+ * a power of two pages; a window past the cap is refused with what it
+ * would need. */
+static void test_flight_ring_bytes(void **state)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char err[512] = "";
+	size_t bytes = 0;
+
+	(void)state;
+	/* 10 s at 10 kHz of 32 bytes: 3.2 MB, 4 MB with the slack: 4 MiB */
+	assert_int_equal(op_flight_ring_bytes(10, 10000, 32, &bytes, err, sizeof(err)), 0);
+	assert_int_equal(bytes, 4UL << 20);
+	/* a tiny window still takes a page */
+	assert_int_equal(op_flight_ring_bytes(1, 1, 32, &bytes, err, sizeof(err)), 0);
+	assert_int_equal(bytes, (size_t)page);
+	/* an hour at 100 kHz: refused, saying what it needs and the limit */
+	assert_int_equal(op_flight_ring_bytes(3600, 100000, 32, &bytes, err, sizeof(err)), -E2BIG);
+	assert_non_null(strstr(err, "13732.9 MiB per CPU ring"));
+	assert_non_null(strstr(err, "limit of 256 MiB"));
+	assert_int_equal(op_flight_ring_bytes(0, 1000, 32, &bytes, err, sizeof(err)), -EINVAL);
+	assert_int_equal(op_flight_ring_bytes(3601, 1000, 32, &bytes, err, sizeof(err)), -EINVAL);
+	/* call chains make records longer */
+	assert_int_equal(op_flight_record_bytes(0), 32);
+	assert_int_equal(op_flight_record_bytes(16), 32 + 8 * 20);
+}
+
+static void test_session_names(void **state)
+{
+	char err[256], name[64];
+
+	(void)state;
+	assert_int_equal(op_session_name_check("run1", err, sizeof(err)), 0);
+	assert_int_equal(op_session_name_check("", err, sizeof(err)), -EINVAL);
+	assert_int_equal(op_session_name_check("a/b", err, sizeof(err)), -EINVAL);
+	assert_int_equal(op_session_name_check("current", err, sizeof(err)), -EINVAL);
+	assert_int_equal(op_session_name_check("a\tb", err, sizeof(err)), -EINVAL);
+	op_snapshot_default_name(0, name, sizeof(name));
+	assert_int_equal(strlen(name), strlen("snapshot-19700101-000000"));
+	assert_int_equal(strncmp(name, "snapshot-19", 11), 0);
+	assert_int_equal(op_session_name_check(name, err, sizeof(err)), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -516,6 +561,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_save_load, setup, teardown),
 		cmocka_unit_test(test_buffers_check),
 		cmocka_unit_test(test_cpu_list),
+		cmocka_unit_test(test_flight_ring_bytes),
+		cmocka_unit_test(test_session_names),
 		cmocka_unit_test_setup_teardown(test_oprofile_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_lines, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event_count_mismatch, setup, teardown),

@@ -1,0 +1,190 @@
+/* The flight recorder's snapshot, as a saved session: kmod writes the
+ * last window into the event buffer (kop_session_snapshot()), and this
+ * file points the session's writer (sample files, chain store) at a fresh
+ * directory for the time it takes to decode it, writes the snapshot's own
+ * counters and kernel symbols there, and renames the directory into
+ * place. The writer goes back to samples/current afterwards, which a
+ * flight recorder leaves alone unless asked ("current": --dump).
+ *
+ * Counters: a snapshot's stats are its own, the session's counters after
+ * it less those before, so total_samples is the window's samples, and
+ * lost_records_by_kernel counts what this snapshot's pause cost.
+ */
+#include "config.h"
+#include "opd_session.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "opd_fs.h"
+#include "opd_ksyms.h"
+
+/* Point the sample files and the chain store at dir. */
+static int retarget(struct opd_session *s, const char *dir)
+{
+	double mhz = s->sfiles.cpu_speed;
+	int ret;
+
+	opd_sampler_invalidate(&s->sampler);
+	opd_sfiles_release(&s->sfiles);
+	opd_chains_release(&s->chains);
+	ret = opd_sfiles_init(&s->sfiles, dir, s->einfo, s->nr_events, mhz, 0,
+			      &s->cfg.log);
+	if (!ret)
+		ret = opd_chains_init(&s->chains, dir, &s->cfg.log);
+	return ret;
+}
+
+/* after - before, for the counters (the callgraph depth is a setting) */
+static void stats_since(struct opd_stats *after, const struct opd_stats *before)
+{
+	for (int i = 0; i < OPD_NR_COUNTERS; i++)
+		if (i != OPD_CALLGRAPH_DEPTH)
+			after->v[i] -= before->v[i];
+	for (unsigned int c = 0; c < after->nr_cpus && c < before->nr_cpus; c++) {
+		after->cpu_lost_overflow[c] -= before->cpu_lost_overflow[c];
+		after->cpu_received[c] -= before->cpu_received[c];
+	}
+}
+
+/* The window decoded into dir, with its counters and kernel symbols. */
+static int write_window(struct opd_session *s, const char *dir,
+			struct kop_snapshot *snap)
+{
+	struct opd_stats before, after;
+	char why[64];
+	int ret, r;
+
+	opd_session_stats(s, &before);
+	ret = kop_session_snapshot(s->kop, snap);
+	opd_session_drain(s);
+	r = opd_sfiles_sync(&s->sfiles);
+	if (!r)
+		r = opd_chains_sync(&s->chains);
+	ret = ret ? ret : r;
+	opd_session_stats(s, &after);
+	stats_since(&after, &before);
+	r = opd_stats_write(&after, dir);
+	ret = ret ? ret : r;
+	snprintf(why, sizeof(why), "snapshot of %.3f s",
+		 (double)(snap->to_ns - snap->from_ns) / 1e9);
+	opd_stats_log(&after, &s->cfg.log, why);
+	opd_session_stats_release(&before);
+	opd_session_stats_release(&after);
+	r = opd_ksyms_save(dir, "/proc");
+	if (r && r != -ENODATA)
+		op_log(&s->cfg.log, OP_LOG_WARN,
+		       "snapshot: cannot save the kernel symbols in %s/stats: %s",
+		       dir, strerror(-r));
+	return ret;
+}
+
+/* Put tmp where target is: beside it, so a rename; current is swapped
+ * (it is a directory with contents), a saved session must not exist. */
+static int put_in_place(const char *samples_dir, const char *tmp,
+			const char *target, bool replace, char *err,
+			size_t errlen)
+{
+	char old[PATH_MAX];
+	int ret;
+
+	if (!replace) {
+		if (renameat2(AT_FDCWD, tmp, AT_FDCWD, target, RENAME_NOREPLACE)) {
+			ret = -errno;
+			snprintf(err, errlen, "cannot move %s to %s: %s", tmp,
+				 target, strerror(-ret));
+			return ret;
+		}
+		return 0;
+	}
+	if ((size_t)snprintf(old, sizeof(old), "%s/.current-old-%d", samples_dir,
+			     (int)getpid()) >= sizeof(old))
+		return -ENAMETOOLONG;
+	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, target, RENAME_EXCHANGE)) {
+		ret = -errno;
+		if (ret != -ENOENT) {
+			snprintf(err, errlen, "cannot swap %s and %s: %s", tmp,
+				 target, strerror(-ret));
+			return ret;
+		}
+		/* no current/ at all: the snapshot becomes it */
+		return put_in_place(samples_dir, tmp, target, false, err, errlen);
+	}
+	/* tmp holds the old current now */
+	if (rename(tmp, old) == 0)
+		opd_rm_rf_at(AT_FDCWD, old);
+	else
+		opd_rm_rf_at(AT_FDCWD, tmp);
+	return 0;
+}
+
+int opd_session_snapshot(struct opd_session *s, const char *samples_dir,
+			 const char *name, struct kop_snapshot *snap,
+			 char *err, size_t errlen)
+{
+	bool replace = !strcmp(name, "current");
+	char target[PATH_MAX], tmp[PATH_MAX];
+	struct kop_snapshot mine;
+	struct stat st;
+	int ret, r;
+
+	if (!snap)
+		snap = &mine;
+	memset(snap, 0, sizeof(*snap));
+	if (!s->cfg.flight_seconds) {
+		snprintf(err, errlen, "not a flight recorder (opcontrol --setup --flight-recorder=SECONDS)");
+		return -EINVAL;
+	}
+	if (!s->kop || !s->kop_started) {
+		snprintf(err, errlen, "the flight recorder has not been started (opcontrol --start)");
+		return -EINVAL;
+	}
+	if ((size_t)snprintf(target, sizeof(target), "%s/%s", samples_dir, name) >= sizeof(target) ||
+	    (size_t)snprintf(tmp, sizeof(tmp), "%s/.%s.snapshot-%d", samples_dir, name,
+			     (int)getpid()) >= sizeof(tmp)) {
+		snprintf(err, errlen, "session name too long");
+		return -ENAMETOOLONG;
+	}
+	if (!replace && !lstat(target, &st)) {
+		snprintf(err, errlen, "session %s already exists", target);
+		return -EEXIST;
+	}
+	opd_rm_rf_at(AT_FDCWD, tmp);	/* a crashed snapshot's leftovers */
+	ret = opd_mkdir_p(tmp);
+	if (ret) {
+		snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(-ret));
+		return ret;
+	}
+	ret = retarget(s, tmp);
+	if (!ret)
+		ret = write_window(s, tmp, snap);
+	r = retarget(s, s->cfg.current_dir);
+	if (ret) {
+		snprintf(err, errlen, "cannot write the snapshot in %s: %s", tmp,
+			 strerror(-ret));
+		opd_rm_rf_at(AT_FDCWD, tmp);
+		return ret;
+	}
+	if (r)
+		op_log(&s->cfg.log, OP_LOG_WARN,
+		       "snapshot: cannot reopen the sample files in %s: %s",
+		       s->cfg.current_dir, strerror(-r));
+	ret = put_in_place(samples_dir, tmp, target, replace, err, errlen);
+	if (ret) {
+		opd_rm_rf_at(AT_FDCWD, tmp);
+		return ret;
+	}
+	op_log(&s->cfg.log, OP_LOG_INFO,
+	       "snapshot: %llu samples of the last %.3f s in %s (output paused %.1f ms, %llu samples lost meanwhile)",
+	       (unsigned long long)snap->nr_samples,
+	       (double)(snap->to_ns - snap->from_ns) / 1e9, target,
+	       (double)snap->paused_ns / 1e6,
+	       (unsigned long long)snap->nr_lost_paused);
+	return 0;
+}

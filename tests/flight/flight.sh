@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The flight recorder on this kernel (opcontrol --flight-recorder):
+#  - a workload that ended before the window has none of its samples in
+#    the snapshot;
+#  - a burst of 1,500 short-lived processes (tests/workloads/forker), all
+#    exited, then a snapshot: at least 95 % of their samples attributed to
+#    child_burn in the forker image (acclib.sh's shortlived_judge, on the
+#    window --dump writes into current);
+#  - a second snapshot (--snapshot=NAME) holds its own last window: a
+#    workload run between the two is in it and not in the first;
+#  - SIGUSR2 to oprofiled writes a snapshot under the default name, and
+#    --status says the mode and how full the rings are.
+. "$top_srcdir/tests/e2e/lib.sh"
+. "$top_srcdir/tests/accuracy/acclib.sh"
+e2e_need_perf
+
+WINDOW=6
+op --setup --no-vmlinux --event="cpu-clock:$ACC_PERIOD" --separate=lib,kernel \
+	--flight-recorder=$WINDOW || fail "opcontrol --setup --flight-recorder failed"
+op --start || fail "opcontrol --start failed"
+op --status >"$E2E_TMP/status" || fail "opcontrol --status failed"
+cat "$E2E_TMP/status"
+grep -q "^Mode: flight recorder, last $WINDOW s" "$E2E_TMP/status" || fail "--status does not say the mode"
+grep -q "^Ring fill (cpu:written): 0:" "$E2E_TMP/status" || fail "--status does not say how full the rings are"
+
+# before the window: burn, then more than a window of quiet
+"$WORKLOADS/burn" -t 1 1 >/dev/null || fail "burn workload failed"
+sleep $((WINDOW + 1))
+"$WORKLOADS/forker" 1500 2 >"$E2E_TMP/forker.out" || fail "forker workload failed"
+cat "$E2E_TMP/forker.out"
+op --dump || fail "opcontrol --dump (a snapshot into current) failed"
+
+acc_report "$E2E_TMP/summary"
+acc_report "$E2E_TMP/symbols" -l "image:$WORKLOADS/forker"
+head -12 "$E2E_TMP/summary"
+shortlived_judge "$E2E_TMP/summary" "$E2E_TMP/symbols" "$E2E_TMP/forker.out"
+n=$(app_count "$E2E_TMP/summary" burn)
+check "$n == 0" "burn, ended $((WINDOW + 1)) s before the snapshot: $n samples in it"
+
+# between the two snapshots: exec_b, in the second alone
+"$WORKLOADS/exec_b" 1 >/dev/null || fail "exec_b workload failed"
+op --snapshot=second || fail "opcontrol --snapshot=second failed"
+acc_report "$E2E_TMP/second" session:second
+n=$(app_count "$E2E_TMP/second" exec_b)
+check "$n >= 0.5 * 1e9 / $ACC_PERIOD" "exec_b: $n samples in the second snapshot"
+n=$(app_count "$E2E_TMP/summary" exec_b)
+check "$n == 0" "exec_b, run after the first snapshot: $n samples in it"
+n=$(app_count "$E2E_TMP/second" burn)
+check "$n == 0" "burn: $n samples in the second snapshot"
+op --snapshot=second 2>"$E2E_TMP/again.err" && fail "a snapshot over a saved session was not refused"
+grep -q "already exists" "$E2E_TMP/again.err" || fail "no reason for the refusal: $(cat "$E2E_TMP/again.err")"
+
+# SIGUSR2: the default name
+kill -USR2 "$(cat "$SESSION_DIR/lock")"
+for _ in $(seq 100); do
+	compgen -G "$SESSION_DIR/samples/snapshot-*" >/dev/null && break
+	sleep 0.1
+done
+snap=$(compgen -G "$SESSION_DIR/samples/snapshot-*" | head -1)
+[ -n "$snap" ] || fail "SIGUSR2 wrote no snapshot-* session"
+# renamed into place whole: its stats are there as soon as it is
+[ -f "$snap/stats/total_samples" ] || fail "$snap has no stats"
+acc_report "$E2E_TMP/usr2" "session:${snap##*/}"
+echo "ok: SIGUSR2 wrote ${snap##*/}"
+op --shutdown || fail "opcontrol --shutdown failed"
