@@ -134,9 +134,15 @@ static int open_file(struct opd_sfiles *sf, struct opd_sfile *f)
 		return -ENOMEM;
 	}
 	sprintf(path, "%s/%s", sf->dir, rel);
-	ret = make_parents(path);
-	if (!ret)
-		ret = odb_open(&f->db, path, ODB_RDWR);
+	/* the directories exist but for a file's first open: an evicted
+	 * file (arc files outnumber the cache with call graphs) comes back
+	 * without a mkdir for every component of its long name */
+	ret = odb_open(&f->db, path, ODB_RDWR);
+	if (ret == -ENOENT) {
+		ret = make_parents(path);
+		if (!ret)
+			ret = odb_open(&f->db, path, ODB_RDWR);
+	}
 	if (ret) {
 		if (!f->logged)
 			op_log(sf->log, OP_LOG_WARN,
