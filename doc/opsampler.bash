@@ -1,0 +1,17 @@
+# bash completion for opsampler's commands: the long options each command
+# lists in its --help (so they never fall behind the programs), and file
+# names elsewhere. Installed under every command's name in
+# share/bash-completion/completions/.
+_opsampler() {
+	local cur=${COMP_WORDS[COMP_CWORD]} opts
+	if [[ $cur == -* ]]; then
+		opts=$("${COMP_WORDS[0]}" --help 2>/dev/null |
+			grep -o -- '--[a-z][a-z-]*=\{0,1\}' | sort -u)
+		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+		[[ ${#COMPREPLY[@]} -eq 1 && ${COMPREPLY[0]} == *= ]] && compopt -o nospace 2>/dev/null
+	else
+		COMPREPLY=($(compgen -f -- "$cur"))
+	fi
+}
+complete -F _opsampler opcontrol oprofiled operf ophelp opreport opexport \
+	opannotate oparchive opgprof
