@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Our sessions read by OProfile 1.4.0. Records one short system-wide
-# session per kind of separation (none, cpu, lib,kernel, thread, and
+# Our sessions read by OProfile 1.4.0. Records one short session of the
+# test's own workloads (opcontrol --pid) per kind of separation (none, cpu, lib,kernel, thread, and
 # lib,kernel with --callgraph=16: "callgraph") while the
 # test workloads run (libcall: an application, its library and the kernel;
 # percpu: two threads pinned to two CPUs), then, on each session:
@@ -34,23 +34,36 @@ cleanup_sessions() {
 }
 trap cleanup_sessions EXIT
 
-# record KIND: one session, the workloads for two seconds
+# record KIND: one session, the workloads for two seconds. They run under
+# one parent that waits for the session to start: opcontrol --pid keeps
+# the session to that process tree (and the kernel on its behalf), so it
+# holds what this test ran, not whatever else the machine runs meanwhile,
+# whose binaries may be rebuilt or deleted before the comparisons read
+# them.
 record() {
-	local s
+	local s go holder
 	s=$(session_of "$1")
+	go=$E2E_TMP/go-$(echo "$1" | tr , -)
+	mkfifo "$go"
+	(
+		read -r _ <"$go"
+		"$WORKLOADS/libcall" "$WORKLOADS/libopwl.so" 2 >/dev/null &
+		wl=$!
+		"$WORKLOADS/percpu" 2 >/dev/null || [ $? -eq 77 ] || exit 1
+		wait "$wl"
+	) &
+	holder=$!
 	if [ "$1" = callgraph ]; then
 		# (--callgraph implies --separate=lib,kernel)
-		op "$s" --setup --event=default --callgraph=16 >/dev/null ||
+		op "$s" --setup --event=default --callgraph=16 --pid="$holder" >/dev/null ||
 			fail "opcontrol --setup --callgraph=16 failed"
 	else
-		op "$s" --setup --event=default --separate="$1" >/dev/null ||
+		op "$s" --setup --event=default --separate="$1" --pid="$holder" >/dev/null ||
 			fail "opcontrol --setup --separate=$1 failed"
 	fi
 	op "$s" --start >/dev/null || fail "opcontrol --start ($1) failed"
-	"$WORKLOADS/libcall" "$WORKLOADS/libopwl.so" 2 >/dev/null &
-	local wl=$!
-	"$WORKLOADS/percpu" 2 >/dev/null || [ $? -eq 77 ] || fail "percpu failed"
-	wait "$wl" || fail "libcall failed"
+	echo go >"$go"
+	wait "$holder" || fail "the workloads failed ($1)"
 	op "$s" --stop >/dev/null || fail "opcontrol --stop ($1) failed"
 	op "$s" --shutdown >/dev/null || fail "opcontrol --shutdown ($1) failed"
 }
