@@ -18,6 +18,7 @@
 #include "op_log.h"
 #include "pp_cmdline.h"
 #include "pp_annotate.h"
+#include "pp_archive.h"
 #include "pp_profile.h"
 #include "pp_report.h"
 #include "pp_spec.h"
@@ -118,10 +119,12 @@ static bool options_conflict(const struct cmdline *cl)
  * opreport reads one. Returns an exit status. */
 static int load(const char *session_dir, bool dir_given, int argc,
 		const char *const *argv, const struct pp_merge *merge,
-		const struct pp_report_opts *o, const struct op_logger *lg,
-		struct pp_spec *spec, struct pp_profile *prof,
-		struct pp_symview **view, struct pp_report_status *st)
+		struct pp_report_opts *o, struct pp_archive *arch,
+		const struct op_logger *lg, struct pp_spec *spec,
+		struct pp_profile *prof, struct pp_symview **view,
+		struct pp_report_status *st)
 {
+	struct pp_report_opts given = *o;
 	struct pp_fileset fs;
 	char err[512];
 	int ret;
@@ -132,10 +135,12 @@ static int load(const char *session_dir, bool dir_given, int argc,
 		return ret == -ENOMEM ? EXIT_NOMEM : EXIT_SPEC;
 	}
 	if (spec->archive) {
-		/* oparchive's layout is read by opreport; here only refused
-		 * clearly until the two share it */
-		fprintf(stderr, "opannotate: archive: is not supported yet\n");
-		return EXIT_SPEC;
+		/* the session and binaries of an oparchive directory, read as
+		 * opreport and opexport read them (o points into arch) */
+		if (pp_archive_opts(arch, spec->archive, &given, o))
+			return EXIT_NOMEM;
+		session_dir = arch->session_dir;
+		dir_given = true;
 	}
 	if (!dir_given)
 		fprintf(stderr, "Using %s/samples/ for session-dir\n", session_dir);
@@ -251,6 +256,7 @@ int main(int argc, const char **argv)
 	struct pp_annot_opts ao = { 0 };
 	struct pp_merge merge = { .lib = true };	/* OProfile's: always */
 	struct pp_report_status st = { 0 };
+	struct pp_archive arch = { 0 };
 	struct pp_spec spec = { 0 };
 	struct pp_profile prof = { 0 };
 	struct pp_symview *view = NULL;
@@ -347,7 +353,7 @@ int main(int argc, const char **argv)
 	ao.command_line = cmdline;
 	usage_help = false;
 	status = load(session_dir, cl.session_dir != NULL, nargs, args, &merge,
-		      &ro, &lg, &spec, &prof, &view, &st);
+		      &ro, &arch, &lg, &spec, &prof, &view, &st);
 	if (status)
 		goto out_report;
 	if (pp_annot_build(&annot, &prof, view, &ao)) {
@@ -394,6 +400,7 @@ out_report:
 	pp_profile_release(&prof);
 	pp_spec_release(&spec);
 	pp_report_status_release(&st);
+	pp_archive_release(&arch);
 out_popt:
 	if (status == EXIT_USAGE && usage_help)
 		fputs(exit_help, stderr);

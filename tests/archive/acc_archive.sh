@@ -12,6 +12,7 @@
 e2e_need_perf
 OPARCHIVE=$top_builddir/pp/oparchive
 OPEXPORT=$top_builddir/pp/opexport
+OPANNOTATE=$top_builddir/pp/opannotate
 BIN=$E2E_TMP/bin
 A=$E2E_TMP/archive
 mkdir -p "$BIN"
@@ -25,6 +26,8 @@ acc_stop
 
 acc_report "$E2E_TMP/before.l" -l
 acc_report "$E2E_TMP/before.c" -c "image:$BIN/cgleaf"
+"$OPANNOTATE" --session-dir="$SESSION_DIR" --assembly -x "image:$BIN/cgleaf" \
+	>"$E2E_TMP/before.a" 2>/dev/null || fail "opannotate --assembly of the session failed"
 grep -q " cg_leaf\$" "$E2E_TMP/before.l" || fail "the session's report lacks cg_leaf"
 if [ -n "$PEER" ]; then
 	"$PEER/opreport" --session-dir="$SESSION_DIR" -l >"$E2E_TMP/peer.before" 2>/dev/null ||
@@ -59,6 +62,14 @@ echo "ok: opreport -c archive: prints the session's call graph"
 	{ cat "$E2E_TMP/folded.err" >&2; fail "opexport archive: failed"; }
 grep -q ";cg_via_a;cg_leaf " "$E2E_TMP/folded" || fail "opexport archive: lacks main's cg_via_a;cg_leaf stacks"
 echo "ok: opexport archive: names the archived binary's stacks"
+"$OPANNOTATE" --assembly -x "archive:$A" "image:$BIN/cgleaf" >"$E2E_TMP/after.a" \
+	2>"$E2E_TMP/after.a.err" || { cat "$E2E_TMP/after.a.err" >&2; fail "opannotate archive: failed"; }
+# the same disassembly, the command line and the binary's path (under the
+# archive, as objdump names the file it reads) aside
+diff -u <(grep -v "Command line\|file format" "$E2E_TMP/before.a") \
+	<(grep -v "Command line\|file format" "$E2E_TMP/after.a") ||
+	fail "opannotate --assembly archive: differs from the session's"
+echo "ok: opannotate --assembly archive: disassembles the archived binary"
 if [ -n "$PEER" ]; then
 	"$PEER/opreport" -l "archive:$A" >"$E2E_TMP/peer.after" 2>/dev/null ||
 		fail "OProfile's opreport cannot read the archive"
