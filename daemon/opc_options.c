@@ -32,6 +32,13 @@ bool opc_actions_given(const struct opc_opts *o)
 	       o->save || o->snapshot_given || opc_setup_opts_given(o);
 }
 
+bool opc_observes_only(const struct opc_opts *o)
+{
+	return !(o->init || o->setup || o->start_daemon || o->start || o->reset ||
+		 o->deinit || o->save || o->snapshot_given ||
+		 opc_setup_opts_given(o));
+}
+
 /* A positive decimal (or 0x hex) number with nothing after it. */
 static int opc_parse_ulong(const char *opt, const char *text, unsigned long min,
 			   unsigned long max, unsigned long *out)

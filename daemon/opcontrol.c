@@ -311,6 +311,12 @@ int main(int argc, const char **argv)
 		ret = OPC_EXIT_FAIL;
 		goto out;
 	}
+	if (opc_observes_only(&o) && access(c.paths.session_dir, F_OK)) {
+		/* no session there: nothing to look at or stop, and nothing
+		 * (no directory, no lock file) left behind for asking */
+		ret = opc_run(&c, &o);
+		goto out;
+	}
 	ret = opd_mkdir_p(c.paths.session_dir);
 	if (ret) {
 		opc_err("cannot create %s: %s", c.paths.session_dir, strerror(-ret));

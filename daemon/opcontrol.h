@@ -84,6 +84,9 @@ void opc_sleep_ms(long ms);
 bool opc_setup_opts_given(const struct opc_opts *o);
 /* Anything to do besides --help, --version and --list-events. */
 bool opc_actions_given(const struct opc_opts *o);
+/* Only --status, --dump, --stop or --shutdown: actions that look at a
+ * session or end its daemon, and need not create it. */
+bool opc_observes_only(const struct opc_opts *o);
 /* Fold the command line's settings into s; every error is a usage error. */
 int opc_apply_settings(const struct opc_opts *o, struct op_settings *s);
 /* A name --save or --snapshot (opt) can give a session under samples/. */

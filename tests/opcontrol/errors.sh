@@ -94,4 +94,10 @@ printf '#!/bin/sh\nexec sleep 30\n' > "$E2E_TMP/stuck-oprofiled"
 chmod +x "$E2E_TMP/stuck-oprofiled"
 OPROFILED=$E2E_TMP/stuck-oprofiled OPCONTROL_START_WAIT_MS=300 \
 	expect 1 "oprofiled was not ready within 300 ms and was stopped" opc --start
+# asking about (or stopping) a session that does not exist leaves no
+# directory and no lock file behind
+for action in --status --shutdown --stop --dump; do
+	"$OPCONTROL" --session-dir="$E2E_TMP/none" $action >/dev/null 2>&1 || true
+	[ ! -e "$E2E_TMP/none" ] || fail "opcontrol $action made $E2E_TMP/none"
+done
 echo "errors: all cases passed"
