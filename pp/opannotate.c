@@ -148,9 +148,7 @@ static int load(const char *session_dir, bool dir_given, int argc,
 	for (size_t i = 0; !ret && i < fs.nr_sessions; i++)
 		pp_session_warnings(stderr, fs.sessions[i], session_dir);
 	if (ret == -ENOENT) {
-		fprintf(stderr, "opannotate: no session found in %s/samples\n"
-			"  profile with opcontrol --start/--stop first, or give "
-			"--session-dir\n", session_dir);
+		pp_say_no_session("opannotate", session_dir, spec);
 		return EXIT_NO_SESSION;
 	}
 	if (ret) {

@@ -285,10 +285,7 @@ static int select_files(struct pp_fileset *fs, const char *session_dir,
 	/* the {cg} files too: the archive's call graph is the session's */
 	ret = pp_fileset_select_cg(fs, session_dir, spec, lg);
 	if (ret == -ENOENT) {
-		fprintf(stderr, "oparchive: no session found in %s/samples%s\n"
-			"  profile with opcontrol --start/--stop first, or give "
-			"--session-dir\n", session_dir,
-			spec->session.given ? " matching the session: tag" : "");
+		pp_say_no_session("oparchive", session_dir, spec);
 		return EXIT_NO_SESSION;
 	}
 	if (ret) {

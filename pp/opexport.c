@@ -95,10 +95,7 @@ static int build(struct pp_export *x, struct pp_spec *spec,
 	for (size_t i = 0; !ret && i < fs.nr_sessions; i++)
 		pp_session_warnings(stderr, fs.sessions[i], session_dir);
 	if (ret == -ENOENT) {
-		fprintf(stderr, "opexport: no session found in %s/samples%s\n"
-			"  profile with opcontrol --start/--stop first, or give "
-			"--session-dir\n", session_dir,
-			spec->session.given ? " matching the session: tag" : "");
+		pp_say_no_session("opexport", session_dir, spec);
 		return EXIT_NO_SESSION;
 	}
 	if (ret) {

@@ -79,10 +79,7 @@ static int load(struct gprof_sel *g, const char *session_dir,
 	*nr_images = 0;
 	ret = pp_fileset_select_cg(&fs, session_dir, spec, lg);
 	if (ret == -ENOENT) {
-		fprintf(stderr, "opgprof: no session found in %s/samples%s\n"
-			"  profile with opcontrol --start/--stop first, or give "
-			"--session-dir\n", session_dir,
-			spec->session.given ? " matching the session: tag" : "");
+		pp_say_no_session("opgprof", session_dir, spec);
 		return EXIT_NO_SESSION;
 	}
 	if (ret) {

@@ -215,11 +215,7 @@ static int build_report(struct one_report *r, const struct session_names *sn,
 	for (size_t i = 0; !ret && i < fs.nr_sessions; i++)
 		pp_session_warnings(stderr, fs.sessions[i], op_dir);
 	if (ret == -ENOENT) {
-		fprintf(stderr, "opreport: no session found in %s/samples%s%s\n"
-			"  profile with opcontrol --start/--stop first, or give "
-			"--session-dir\n", session_dir,
-			r->spec.session.given ? " matching " : "",
-			r->spec.session.given ? "the session: tag" : "");
+		pp_say_no_session("opreport", session_dir, &r->spec);
 		return EXIT_NO_SESSION;
 	}
 	if (ret) {

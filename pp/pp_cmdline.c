@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "op_version.h"
+#include "pp_spec.h"
 
 int pp_cmdline_parse(poptContext pc, const char *name, const char *argv0,
 		     const int *version, const int *help,
@@ -40,4 +41,18 @@ int pp_cmdline_parse(poptContext pc, const char *name, const char *argv0,
 		return 1;
 	}
 	return 0;
+}
+
+void pp_say_no_session(const char *name, const char *session_dir,
+		       const struct pp_spec *spec)
+{
+	fprintf(stderr, "%s: no session found in %s/samples", name, session_dir);
+	if (spec && spec->session.given) {
+		fputs(" named", stderr);
+		for (size_t i = 0; i < spec->session.n; i++)
+			fprintf(stderr, "%s %s", i ? "," : "", spec->session.v[i]);
+		fputs(" (session:)", stderr);
+	}
+	fputs("\n  profile with opcontrol --start/--stop first, or give "
+	      "--session-dir\n", stderr);
 }

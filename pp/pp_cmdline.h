@@ -16,4 +16,12 @@ int pp_cmdline_parse(poptContext pc, const char *name, const char *argv0,
 		     const int *version, const int *help,
 		     const char *exit_help, const char ***args, int *nargs);
 
+struct pp_spec;
+
+/* "NAME: no session found in DIR/samples", with the session: names the
+ * specification asked for when it named some, and how to get a session:
+ * what every command says when the selection found no session. */
+void pp_say_no_session(const char *name, const char *session_dir,
+		       const struct pp_spec *spec);
+
 #endif /* PP_CMDLINE_H */

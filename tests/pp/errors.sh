@@ -74,6 +74,7 @@ expect 1 -x --merge=lib
 err_has "^--merge=lib is meaningless with --exclude-dependent$"
 expect 0 -x --merge=all
 expect 3 session:nosuchsession
+err_has "no session found in .*/samples named nosuchsession (session:)"
 expect 4 image:/no/such/program
 err_has "no sample file matches image:/no/such/program"
 
