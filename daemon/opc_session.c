@@ -15,8 +15,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "odb.h"
 #include "op_ctl.h"
 #include "op_events.h"
+#include "op_names.h"
 #include "opd_fs.h"
 
 /* Waits up to OPC_LOCK_WAIT_MS (or $OPCONTROL_LOCK_WAIT_MS). The fd is close-on-exec so oprofiled does not
@@ -137,6 +139,33 @@ err_resume:
 }
 
 /* Read a stats file of current/ (0 when absent). */
+/* The samples the session's files hold: what survives a daemon that died
+ * without writing its stats (kill -9), whose last stats are older. */
+static int opc_add_file(const char *rel, const char *full, void *ctx)
+{
+	unsigned long long *sum = ctx;
+	struct op_sfname n;
+	odb_t db;
+
+	if (op_sfname_parse(rel, &n))
+		return 0;		/* not a sample file (the chain store...) */
+	if (!n.cg.path && !odb_open(&db, full, ODB_RDONLY)) {
+		for (uint32_t i = 1; i <= odb_nr_nodes(&db); i++)
+			*sum += db.nodes[i].value;
+		odb_close(&db);
+	}
+	op_sfname_release(&n);
+	return 0;
+}
+
+static unsigned long long opc_count_samples(const struct opc *c)
+{
+	unsigned long long sum = 0;
+
+	op_sfname_walk(c->paths.current_dir, opc_add_file, &sum);
+	return sum;
+}
+
 static unsigned long long opc_read_stat(const struct opc *c, const char *name)
 {
 	char path[PATH_MAX + 64];
@@ -287,7 +316,18 @@ int opc_status(struct opc *c)
 		printf("Process: %d and its children\n", (int)c->settings.pid);
 	if (c->settings.cpus[0])
 		printf("CPUs: %s\n", c->settings.cpus);
-	printf("Samples in current: %llu\n", opc_read_stat(c, "total_samples"));
+	{
+		/* from the files: the daemon's last stats may be older (a
+		 * daemon killed after its last dump) */
+		unsigned long long in_files = opc_count_samples(c);
+		unsigned long long said = opc_read_stat(c, "total_samples");
+
+		printf("Samples in current: %llu\n", in_files);
+		if (said > in_files || (said && said < in_files))
+			printf("Samples by the daemon's last stats: %llu (%s)\n", said,
+			       said < in_files ? "written before its last samples: it did not stop cleanly"
+					       : "some were lost after they reached it");
+	}
 	{
 		static const char *const losses[] = {
 			"event_lost_overflow", "lost_no_task", "lost_no_mapping",

@@ -48,6 +48,12 @@ for round in 1 2 3 4; do
 	"$SFCHECK" "$CUR" > "$E2E_TMP/files" || fail "round $round: a sample file left by SIGKILL does not open"
 	[ -s "$E2E_TMP/files" ] || fail "round $round: no sample files at all"
 	[ -e "$SESSION_DIR/lock" ] || fail "the lock vanished with SIGKILL?"
+	# --status of the dead daemon's session counts what its files hold,
+	# not its last stats (older than the kill)
+	want=$(awk '{ n += $1 } END { print n + 0 }' "$E2E_TMP/files")
+	"$top_builddir/daemon/opcontrol" --session-dir="$SESSION_DIR" --status >"$E2E_TMP/status" 2>&1 || true
+	grep -qx "Samples in current: $want" "$E2E_TMP/status" ||
+		{ cat "$E2E_TMP/status" >&2; fail "round $round: --status does not count the files' $want samples"; }
 	start_daemon	# takes the stale lock over
 done
 "$CTL" "$SOCK" start >/dev/null || fail "start after restart refused"
