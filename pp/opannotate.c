@@ -144,25 +144,10 @@ static int load(const char *session_dir, bool dir_given, int argc,
 	}
 	if (!dir_given)
 		fprintf(stderr, "Using %s/samples/ for session-dir\n", session_dir);
-	ret = pp_fileset_select(&fs, session_dir, spec, lg);
-	for (size_t i = 0; !ret && i < fs.nr_sessions; i++)
-		pp_session_warnings(stderr, fs.sessions[i], session_dir);
-	if (ret == -ENOENT) {
-		pp_say_no_session("opannotate", session_dir, spec);
-		return EXIT_NO_SESSION;
-	}
-	if (ret) {
-		fprintf(stderr, "opannotate: cannot read %s: %s\n", session_dir,
-			strerror(-ret));
-		return ret == -ENOMEM ? EXIT_NOMEM : EXIT_NO_SESSION;
-	}
-	if (!fs.nr_files) {
-		fprintf(stderr, "opannotate: no sample file matches%s%s in %s\n"
-			"  run opcontrol --dump, or check the profile specification\n",
-			argc ? " " : "", argc ? spec->text : "", session_dir);
-		pp_fileset_release(&fs);
-		return EXIT_NO_SAMPLES;
-	}
+	ret = pp_select_files("opannotate", session_dir, spec, false, session_dir,
+			      true, &fs, lg);
+	if (ret)
+		return ret;
 	ret = pp_classify(&fs, merge, err, sizeof(err));
 	if (ret) {
 		if (ret == -EDOM)

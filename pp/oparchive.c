@@ -283,16 +283,10 @@ static int select_files(struct pp_fileset *fs, const char *session_dir,
 	int ret;
 
 	/* the {cg} files too: the archive's call graph is the session's */
-	ret = pp_fileset_select_cg(fs, session_dir, spec, lg);
-	if (ret == -ENOENT) {
-		pp_say_no_session("oparchive", session_dir, spec);
-		return EXIT_NO_SESSION;
-	}
-	if (ret) {
-		fprintf(stderr, "oparchive: cannot read %s: %s\n", session_dir,
-			strerror(-ret));
-		return ret == -ENOMEM ? EXIT_NOMEM : EXIT_NO_SESSION;
-	}
+	ret = pp_select_files("oparchive", session_dir, spec, true, NULL, false,
+			      fs, lg);
+	if (ret)
+		return ret;
 	for (size_t i = 0; i < fs->nr_files; i++)
 		n += wanted(&fs->files[i], exclude_dependent);
 	if (!n) {

@@ -91,25 +91,10 @@ static int build(struct pp_export *x, struct pp_spec *spec,
 			return EXIT_NOMEM;
 		session_dir = arch->session_dir;
 	}
-	ret = pp_fileset_select(&fs, session_dir, spec, lg);
-	for (size_t i = 0; !ret && i < fs.nr_sessions; i++)
-		pp_session_warnings(stderr, fs.sessions[i], session_dir);
-	if (ret == -ENOENT) {
-		pp_say_no_session("opexport", session_dir, spec);
-		return EXIT_NO_SESSION;
-	}
-	if (ret) {
-		fprintf(stderr, "opexport: cannot read %s: %s\n", session_dir,
-			strerror(-ret));
-		return ret == -ENOMEM ? EXIT_NOMEM : EXIT_NO_SESSION;
-	}
-	if (!fs.nr_files) {
-		fprintf(stderr, "opexport: no sample file matches%s%s in %s\n"
-			"  run opcontrol --dump, or check the profile specification\n",
-			argc ? " " : "", argc ? spec->text : "", session_dir);
-		pp_fileset_release(&fs);
-		return EXIT_NO_SAMPLES;
-	}
+	ret = pp_select_files("opexport", session_dir, spec, false, session_dir,
+			      true, &fs, lg);
+	if (ret)
+		return ret;
 	ret = pp_export_load(x, &fs, spec, merge, lg);
 	if (ret == -ENOMEM) {
 		fprintf(stderr, "opexport: out of memory\n");

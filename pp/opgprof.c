@@ -77,16 +77,10 @@ static int load(struct gprof_sel *g, const char *session_dir,
 	int ret;
 
 	*nr_images = 0;
-	ret = pp_fileset_select_cg(&fs, session_dir, spec, lg);
-	if (ret == -ENOENT) {
-		pp_say_no_session("opgprof", session_dir, spec);
-		return EXIT_NO_SESSION;
-	}
-	if (ret) {
-		fprintf(stderr, "opgprof: cannot read %s: %s\n", session_dir,
-			strerror(-ret));
-		return ret == -ENOMEM ? EXIT_NOMEM : EXIT_NO_SESSION;
-	}
+	ret = pp_select_files("opgprof", session_dir, spec, true, NULL, false,
+			      &fs, lg);
+	if (ret)
+		return ret;
 	if (!fs.nr_files) {
 		pp_fileset_release(&fs);
 		return EXIT_OK;

@@ -208,28 +208,10 @@ static int build_report(struct one_report *r, const struct session_names *sn,
 	}
 	if (!sn->given)
 		fprintf(stderr, "Using %s/samples/ for samples directory.\n", op_dir);
-	if (o->callgraph)
-		ret = pp_fileset_select_cg(&fs, session_dir, &r->spec, lg);
-	else
-		ret = pp_fileset_select(&fs, session_dir, &r->spec, lg);
-	for (size_t i = 0; !ret && i < fs.nr_sessions; i++)
-		pp_session_warnings(stderr, fs.sessions[i], op_dir);
-	if (ret == -ENOENT) {
-		pp_say_no_session("opreport", session_dir, &r->spec);
-		return EXIT_NO_SESSION;
-	}
-	if (ret) {
-		fprintf(stderr, "opreport: cannot read %s: %s\n", session_dir,
-			strerror(-ret));
-		return ret == -ENOMEM ? EXIT_NOMEM : EXIT_NO_SESSION;
-	}
-	if (!fs.nr_files) {
-		fprintf(stderr, "opreport: no sample file matches%s%s in %s\n"
-			"  run opcontrol --dump, or check the profile specification\n",
-			argc ? " " : "", argc ? r->spec.text : "", session_dir);
-		pp_fileset_release(&fs);
-		return EXIT_NO_SAMPLES;
-	}
+	ret = pp_select_files("opreport", session_dir, &r->spec, o->callgraph,
+			      op_dir, true, &fs, lg);
+	if (ret)
+		return ret;
 	ret = pp_classify(&fs, merge, err, sizeof(err));
 	/* OProfile's XML takes files that differ along several axes at once
 	 * (arrange_profiles: identify_xml_classes checks no axis) */
