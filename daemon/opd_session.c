@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "op_sums.h"
 #include "opd_ksyms.h"
 
 #define OPD_READ_WORDS 65536
@@ -223,6 +224,13 @@ int opd_session_start(struct opd_session *s)
 		return 0;
 	if (!s->kop)
 		return -ENODEV;
+	/* the integrity record holds only while nothing writes the files */
+	ret = op_sums_remove(s->cfg.current_dir);
+	if (ret) {
+		op_log(&s->cfg.log, OP_LOG_ERR, "start: cannot remove %s/%s: %s",
+		       s->cfg.current_dir, OP_SUMS_FILE, strerror(-ret));
+		return ret;
+	}
 	if (s->kop_started) {
 		ret = kop_session_resume(s->kop);
 		if (ret)
@@ -356,6 +364,20 @@ void opd_session_stats_release(struct opd_stats *st)
 	st->cpu_received = NULL;
 }
 
+void opd_session_write_sums(struct opd_session *s, const char *dir,
+			    const char *why)
+{
+	size_t n = 0;
+	int r = op_sums_write(dir, &n);
+
+	if (r)
+		op_log(&s->cfg.log, OP_LOG_WARN, "%s: cannot write the integrity "
+		       "record %s/%s: %s", why, dir, OP_SUMS_FILE, strerror(-r));
+	else
+		op_log(&s->cfg.log, OP_LOG_DEBUG, "%s: integrity record of %zu "
+		       "file(s) written", why, n);
+}
+
 int opd_session_dump(struct opd_session *s, const char *why, bool ending)
 {
 	const char *dir = s->cfg.current_dir;
@@ -387,6 +409,9 @@ int opd_session_dump(struct opd_session *s, const char *why, bool ending)
 	}
 	opd_stats_log(&st, &s->cfg.log, why);
 	opd_session_stats_release(&st);
+	/* the files stay as they are until the next start: record them */
+	if (ending || !s->running)
+		opd_session_write_sums(s, dir, why);
 	/* The sampled kernel symbols, when collection stops: a read of
 	 * /proc/kallsyms costs ~50 ms of CPU, too much for every --dump of a
 	 * running session. Not the samples: a report without the copy, or

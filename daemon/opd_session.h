@@ -107,8 +107,15 @@ ssize_t opd_session_pump(struct opd_session *s, int timeout_ms);
 
 /* Sync every CPU buffer, decode, msync, write and log the stats (why names
  * the occasion); ending: collection is over, so save the kernel symbols
+ * too. When collection is over or paused, the session's files stay as they
+ * are until the next start: their integrity record (op_sums.h) is written
  * too. 0 or the first -errno (each logged). */
 int opd_session_dump(struct opd_session *s, const char *why, bool ending);
+
+/* Write dir's integrity record (op_sums_write()); a failure is logged,
+ * why naming the occasion. opd_session_start() removes the record. */
+void opd_session_write_sums(struct opd_session *s, const char *dir,
+			    const char *why);
 
 /* Decode whatever the event buffer holds now, without waiting. */
 void opd_session_drain(struct opd_session *s);

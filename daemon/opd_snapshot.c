@@ -77,6 +77,7 @@ static int write_window(struct opd_session *s, const char *dir,
 	opd_stats_log(&after, &s->cfg.log, why);
 	opd_session_stats_release(&before);
 	opd_session_stats_release(&after);
+	opd_session_write_sums(s, dir, "snapshot");
 	r = opd_ksyms_save(dir, "/proc");
 	if (r && r != -ENODATA)
 		op_log(&s->cfg.log, OP_LOG_WARN,

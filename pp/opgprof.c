@@ -258,10 +258,10 @@ static int arcs(const struct pp_profile *p, size_t image,
 		++*nr_files;
 		if (!pp_img_equal(&f->name.cg, img))
 			continue;
-		err = odb_open(&db, f->path, ODB_RDONLY);
+		err = pp_sfile_open(f, &db);
 		if (err) {
 			op_log(lg, OP_LOG_WARN, "cannot read %s: %s", f->path,
-			       odb_strerror(err));
+			       pp_sfile_strerror(err));
 			++*nr_bad;
 			continue;
 		}

@@ -110,7 +110,7 @@ static int pass_flat_file(struct cg_ctx *c, const struct pp_sfile *f, size_t i)
 	odb_t db;
 	int ret = 0;
 
-	if (odb_open(&db, f->path, ODB_RDONLY))
+	if (pp_sfile_open(f, &db))
 		return 0;	/* logged by pp_profile_load() */
 	odb_for_each(&db, read_off, &r);
 	odb_close(&db);
@@ -426,10 +426,10 @@ static int pass_arcs(struct cg_ctx *c, const struct pp_sfile *f, size_t ci,
 	    pp_cg_intern(&c->images, c->v->img_long[ei]) ||
 	    pp_cg_intern(&c->images, c->v->app_long[ci]))
 		return -ENOMEM;
-	err = odb_open(&db, f->path, ODB_RDONLY);
+	err = pp_sfile_open(f, &db);
 	if (err) {
 		op_log(c->lg, OP_LOG_ERR, "cannot read arc file %s: %s", f->path,
-		       odb_strerror(err));
+		       pp_sfile_strerror(err));
 		c->nr_bad++;
 		return 0;
 	}

@@ -120,6 +120,7 @@ struct chains {
 	uint32_t *nr, *app;		/* chain ID - 1 -> frames, app ID */
 	size_t nr_chains, alloc_chains;
 	size_t nr_bad;			/* chains naming unlisted images */
+	struct op_sums sums;		/* the session's integrity record */
 };
 
 static int chain_keep(uint32_t id, uint32_t app, const struct op_chain_frame *f,
@@ -287,9 +288,20 @@ static int load_counts_file(struct pp_export *x, struct chains *c,
 	if (ret)
 		goto out;
 	ret = odb_open(&db, path, ODB_RDONLY);
+	if (!ret) {
+		char rel[PATH_MAX];
+		const struct op_sum *e;
+
+		snprintf(rel, sizeof(rel), OP_CHAINS_DIR "/%s", name);
+		e = op_sums_find(&c->sums, rel);
+		if (e && op_sum_check(e, &db)) {
+			odb_close(&db);
+			ret = -EBADMSG;
+		}
+	}
 	if (ret) {
 		op_log(lg, OP_LOG_ERR, "cannot read chain counts %s: %s", path,
-		       odb_strerror(ret));
+		       pp_sfile_strerror(ret));
 		x->nr_bad_files++;
 		ret = 0;
 		goto out;
@@ -339,10 +351,16 @@ static int load_store(struct pp_export *x, const char *session,
 	if (asprintf(&dir, "%s/" OP_CHAINS_DIR, session) < 0)
 		return -ENOMEM;
 	c.dir = dir;
+	/* a bad or missing record was said by the sample files' selection */
+	if (op_sums_read(session, &c.sums, NULL) == -ENOMEM) {
+		free(dir);
+		return -ENOMEM;
+	}
 	ret = op_chains_read_images(dir, &ims);
 	if (ret) {
 		op_log(lg, OP_LOG_ERR, "cannot read the chain store's images %s/images: %s",
 		       dir, strerror(-ret));
+		op_sums_release(&c.sums);
 		free(dir);
 		return ret == -ENOMEM ? ret : -EINVAL;
 	}
@@ -404,6 +422,7 @@ out:
 	free(c.nr);
 	free(c.app);
 	op_chain_images_release(&ims);
+	op_sums_release(&c.sums);
 	free(dir);
 	return ret;
 }
@@ -500,7 +519,7 @@ int pp_export_load(struct pp_export *x, struct pp_fileset *fs,
 	for (size_t i = 0; !ret && !x->cpu_type && i < fs->nr_files; i++) {
 		odb_t db;
 
-		if (odb_open(&db, fs->files[i].path, ODB_RDONLY))
+		if (pp_sfile_open(&fs->files[i], &db))
 			continue;
 		x->cpu_type = db.header->cpu_type;
 		odb_close(&db);

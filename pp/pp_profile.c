@@ -143,6 +143,61 @@ static int sfile_path_cmp(const void *a, const void *b)
 	return strcmp(x->path, y->path);
 }
 
+/* The integrity record of session dir for its files from first on. */
+static void attach_sums(struct pp_fileset *fs, size_t first, const char *dir,
+			const struct op_logger *lg)
+{
+	struct op_sums sums;
+	size_t bad_line = 0;
+	int ret = op_sums_read(dir, &sums, &bad_line);
+
+	if (ret == -ENOENT)
+		return;		/* a running session's, or OProfile's */
+	if (ret) {
+		if (ret == -EINVAL)
+			op_log(lg, OP_LOG_WARN, "%s/%s: line %zu is not \"SUM NODES "
+			       "LEN FILE\": the sample files are not checked",
+			       dir, OP_SUMS_FILE, bad_line);
+		else
+			op_log(lg, OP_LOG_WARN, "cannot read %s/%s: %s: the sample "
+			       "files are not checked", dir, OP_SUMS_FILE,
+			       strerror(-ret));
+		return;
+	}
+	for (size_t i = first; i < fs->nr_files; i++) {
+		struct pp_sfile *f = &fs->files[i];
+		const struct op_sum *e = op_sums_find(&sums, f->path + f->rel);
+
+		if (e) {
+			f->sum = *e;
+			f->sum.rel = NULL;
+			f->has_sum = true;
+		}
+	}
+	op_sums_release(&sums);
+}
+
+int pp_sfile_open(const struct pp_sfile *f, odb_t *db)
+{
+	int err = odb_open(db, f->path, ODB_RDONLY);
+
+	if (err || !f->has_sum)
+		return err;
+	if (op_sum_check(&f->sum, db)) {
+		odb_close(db);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+const char *pp_sfile_strerror(int err)
+{
+	if (err == -EBADMSG)
+		return "it does not match the session's integrity record "
+		       "(" OP_SUMS_FILE "): it changed after the daemon wrote it";
+	return odb_strerror(err);
+}
+
 static int fileset_select(struct pp_fileset *fs, const char *session_dir,
 			  const struct pp_spec *spec, bool with_cg,
 			  const struct op_logger *lg)
@@ -150,6 +205,7 @@ static int fileset_select(struct pp_fileset *fs, const char *session_dir,
 	char samples[PATH_MAX];
 	DIR *d;
 	struct dirent *de;
+	size_t first;
 	int ret = 0;
 
 	memset(fs, 0, sizeof(*fs));
@@ -181,11 +237,13 @@ static int fileset_select(struct pp_fileset *fs, const char *session_dir,
 			break;
 		}
 		fs->nr_sessions++;
+		first = fs->nr_files;
 		ret = op_sfname_walk(dir, walk_file,
 				     &(struct walk_ctx){ .fs = fs, .spec = spec,
 							 .with_cg = with_cg });
 		if (ret)
 			break;
+		attach_sums(fs, first, dir, lg);
 	}
 	closedir(d);
 	/* OProfile's opreport gathers the names into a std::set before it
@@ -854,10 +912,10 @@ int pp_profile_load(struct pp_profile *p, struct pp_fileset *fs,
 					  (f->name.cg.path &&
 					   !pp_img_equal(&f->name.cg, &f->name.image))))
 			continue;
-		err = odb_open(&db, f->path, ODB_RDONLY);
+		err = pp_sfile_open(f, &db);
 		if (err) {
 			op_log(lg, OP_LOG_ERR, "cannot read sample file %s: %s",
-			       f->path, odb_strerror(err));
+			       f->path, pp_sfile_strerror(err));
 			p->nr_bad_files++;
 			continue;
 		}

@@ -20,6 +20,7 @@
 
 #include "op_log.h"
 #include "op_names.h"
+#include "op_sums.h"
 
 struct pp_spec;
 
@@ -61,6 +62,10 @@ struct pp_sfile {
 	size_t rel;		/* path + rel: the name under the session,
 				 * "{root}/..." or "{kern}/..." */
 	unsigned int cls;	/* class index, set by pp_classify */
+	/* the session's integrity record of the file (op_sums.h), when
+	 * the session has one that lists it; sum.rel is not set */
+	struct op_sum sum;
+	bool has_sum;
 };
 
 /* Sample files selected for one report, before classification. */
@@ -115,6 +120,14 @@ int pp_classify_multi(struct pp_fileset *fs, const struct pp_merge *merge);
 
 void pp_fileset_release(struct pp_fileset *fs);
 
+/* Open a selected file read-only and check it against the session's
+ * integrity record: -EBADMSG when it does not match (the file changed
+ * after the daemon wrote it), else odb_open()'s result. */
+int pp_sfile_open(const struct pp_sfile *f, odb_t *db);
+
+/* Why pp_sfile_open() failed. */
+const char *pp_sfile_strerror(int err);
+
 /* One (application, image) pair with its counts per class and per offset.
  * offs[] is sorted; counts is nr_addrs x nr_classes, row-major. */
 struct pp_image {
@@ -151,7 +164,8 @@ struct pp_profile {
 	size_t nr_images;
 	uint64_t *total;	/* [nr_classes] over everything selected */
 	struct pp_header_info hdr;
-	size_t nr_bad_files;	/* refused by odb_open (named through the logger) */
+	size_t nr_bad_files;	/* refused by pp_sfile_open (named through
+				 * the logger): unreadable, or damaged */
 };
 
 /* Read every classified file of fs (taken over by p) into images. An arc

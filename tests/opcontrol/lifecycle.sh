@@ -40,6 +40,8 @@ if [ "$(nproc)" -ge 2 ]; then
 	[ "$(wc -w <<<"$cpus")" -ge 2 ] || fail "samples on one CPU only: $cpus"
 fi
 echo "after the workload: $total samples in $files files, cpus: $cpus"
+# a running session's files change: no integrity record while it runs
+[ ! -e "$cur/stats/sums" ] || fail "an integrity record while the session runs"
 
 expect 0 "Daemon running: pid $pid" opc --status
 for want in "Profiling: running" "Events: TIMER:200000:0:1:1" "(timer mode" \
@@ -62,6 +64,15 @@ expect 0 "" opc --dump
 after=$(stat_of total_samples)
 [ "$after" = "$before" ] || fail "samples grew from $before to $after while stopped"
 alive "$pid" || fail "--stop ended the daemon"
+# stopped, the files stay as they are: the integrity record lists each one
+# with the checksum opreport checks
+[ -s "$cur/stats/sums" ] || fail "no integrity record after --stop"
+nsf=$(find "$cur" -type f -name 'TIMER.*' | wc -l)
+nsum=$(grep -vc '^#' "$cur/stats/sums")
+[ "$nsum" = "$nsf" ] || fail "the integrity record lists $nsum files of $nsf"
+"$OPREPORT" --session-dir="$SESSION_DIR" >/dev/null 2>"$E2E_TMP/rep.err" ||
+	{ cat "$E2E_TMP/rep.err" >&2; fail "opreport refused the stopped session"; }
+grep -q "integrity" "$E2E_TMP/rep.err" && fail "opreport: $(cat "$E2E_TMP/rep.err")"
 
 # save: current moves to samples/NAME, a fresh current takes its place; the
 # daemon is restarted in the state it was in (stopped) so it writes no more
@@ -76,6 +87,7 @@ expect 0 "Profiling: stopped" opc --status
 [ -n "$(find "$SESSION_DIR/samples/run1" -type f -name 'TIMER.*')" ] || fail "run1 has no sample files"
 # the kernel symbols saved at the stop travel with the session
 [ -s "$SESSION_DIR/samples/run1/stats/kallsyms" ] || fail "run1 has no saved kernel symbols"
+[ -s "$SESSION_DIR/samples/run1/stats/sums" ] || fail "run1 has no integrity record"
 [ -d "$cur" ] || fail "no current after save"
 [ -z "$(find "$cur" -type f -name 'TIMER.*')" ] || fail "current still has sample files after save"
 expect 1 "--save=run1: session $SESSION_DIR/samples/run1 already exists" opc --save=run1
@@ -105,6 +117,12 @@ expect 0 "Profiling: running" opc --status
 expect 0 "" opc --dump
 [ -n "$(find "$cur" -type f -path '*demo_spin*' -name 'TIMER.*')" ] ||
 	fail "no demo_spin sample files after reset and more work"
+
+# the integrity record is written at each stop and gone at each start
+expect 0 "profiler stopped" opc --stop
+[ -s "$cur/stats/sums" ] || fail "no integrity record after the second --stop"
+expect 0 "profiler running" opc --start
+[ ! -e "$cur/stats/sums" ] || fail "the integrity record outlived --start"
 
 # shutdown: the daemon exits, its lock and socket go
 expect 0 "oprofiled (pid $pid) shut down" opc --shutdown

@@ -20,6 +20,8 @@
  *                               the function symbols of ELF (benchmark)
  *   stat NAME VALUE             samples/current/stats/NAME
  *   mtime SECONDS               override the binary mtime of later files
+ *   sums                        write the integrity record of the files
+ *                               written so far (as the daemon does at stop)
  */
 #include "config.h"
 
@@ -37,6 +39,7 @@
 
 #include "odb.h"
 #include "op_names.h"
+#include "op_sums.h"
 
 static int die(int line, const char *msg, const char *arg)
 {
@@ -459,6 +462,14 @@ int main(int argc, char **argv)
 				die(lineno, "cannot write", path);
 			fprintf(f, "%s\n", a[2]);
 			fclose(f);
+		} else if (!strcmp(a[0], "sums") && n == 1) {
+			if (open_db)
+				odb_close(&db);
+			open_db = false;
+			dir[strlen(dir) - 1] = '\0';
+			if (op_sums_write(dir, NULL))
+				die(lineno, "cannot write the integrity record in", dir);
+			strcat(dir, "/");
 		} else {
 			die(lineno, "bad line", a[0]);
 		}

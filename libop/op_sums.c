@@ -1,0 +1,233 @@
+/* The integrity record of a session (op_sums.h). */
+#include "config.h"
+#include "op_sums.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "op_names.h"
+
+#define FNV_OFFSET 0xcbf29ce484222325ull
+#define FNV_PRIME 0x100000001b3ull
+
+static uint64_t fnv_words(uint64_t h, const void *p, size_t len)
+{
+	const unsigned char *b = p;
+	size_t i = 0;
+
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, b + i, 8);
+		h = (h ^ w) * FNV_PRIME;
+	}
+	for (; i < len; i++)
+		h = (h ^ b[i]) * FNV_PRIME;
+	return h;
+}
+
+uint64_t op_sum_odb(const odb_t *db)
+{
+	uint64_t h = FNV_OFFSET;
+	uint32_t size = db->mask + 1;
+	uint32_t used = db->descr->current_size;
+
+	/* the header and descriptor as they are on disk (an 88-byte header
+	 * is presented converted in db->header; base holds the bytes) */
+	h = fnv_words(h, db->base, db->header_len + sizeof(struct odb_descr));
+	if (used > size)
+		used = size;	/* odb_open refused it; keep the bound anyway */
+	h = fnv_words(h, db->nodes, (size_t)used * sizeof(struct odb_node));
+	h = fnv_words(h, db->buckets, (size_t)size * sizeof(uint32_t));
+	return h;
+}
+
+struct write_ctx {
+	FILE *f;
+	size_t nr;
+	int err;
+};
+
+static int add_file(const char *rel, const char *full, void *arg)
+{
+	struct write_ctx *w = arg;
+	odb_t db;
+
+	if (strchr(rel, '\n') || rel[0] == '.' || strstr(rel, "/."))
+		return 0;	/* unrecordable, or a writer's temporary */
+	if (odb_open(&db, full, ODB_RDONLY))
+		return 0;	/* not a sample file (chain store, names) */
+	if (fprintf(w->f, "%016" PRIx64 " %" PRIu32 " %zu %s\n", op_sum_odb(&db),
+		    odb_nr_nodes(&db), db.map_len, rel) < 0)
+		w->err = -EIO;
+	odb_close(&db);
+	w->nr++;
+	return w->err;
+}
+
+int op_sums_write(const char *session_dir, size_t *nr_files)
+{
+	char path[PATH_MAX], tmp[PATH_MAX + 16];
+	struct write_ctx w = { 0 };
+	int ret;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", session_dir,
+			     OP_SUMS_FILE) >= sizeof(path))
+		return -ENAMETOOLONG;
+	snprintf(tmp, sizeof(tmp), "%s/stats", session_dir);
+	if (mkdir(tmp, 0755) && errno != EEXIST)
+		return -errno;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	w.f = fopen(tmp, "we");
+	if (!w.f)
+		return -errno;
+	fprintf(w.f, "# opsampler integrity record: SUM NODES LEN FILE, for "
+		"each sample file as the daemon left it\n");
+	ret = op_sfname_walk(session_dir, add_file, &w);
+	if (!ret)
+		ret = w.err;
+	if (fflush(w.f) && !ret)
+		ret = -errno;
+	if (fsync(fileno(w.f)) && !ret)
+		ret = -errno;
+	if (fclose(w.f) && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, path))
+		ret = -errno;
+	if (ret)
+		unlink(tmp);
+	else if (nr_files)
+		*nr_files = w.nr;
+	return ret;
+}
+
+int op_sums_remove(const char *session_dir)
+{
+	char path[PATH_MAX];
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", session_dir,
+			     OP_SUMS_FILE) >= sizeof(path))
+		return -ENAMETOOLONG;
+	if (unlink(path) && errno != ENOENT)
+		return -errno;
+	return 0;
+}
+
+static int sum_cmp(const void *a, const void *b)
+{
+	const struct op_sum *x = a, *y = b;
+
+	return strcmp(x->rel, y->rel);
+}
+
+/* "SUM NODES LEN REL": 0 or -EINVAL */
+static int parse_line(char *line, struct op_sum *e)
+{
+	char *p = line, *end;
+	unsigned long long v;
+
+	errno = 0;
+	e->sum = strtoull(p, &end, 16);
+	if (end == p || end - p > 16 || *end != ' ' || errno)
+		return -EINVAL;
+	p = end + 1;
+	v = strtoull(p, &end, 10);
+	if (end == p || *end != ' ' || errno || v > UINT32_MAX || *p == '-')
+		return -EINVAL;
+	e->nodes = (uint32_t)v;
+	p = end + 1;
+	e->len = strtoull(p, &end, 10);
+	if (end == p || *end != ' ' || errno || *p == '-')
+		return -EINVAL;
+	p = end + 1;
+	if (!*p)
+		return -EINVAL;
+	e->rel = strdup(p);
+	return e->rel ? 0 : -ENOMEM;
+}
+
+int op_sums_read(const char *session_dir, struct op_sums *s, size_t *bad_line)
+{
+	char path[PATH_MAX];
+	char *line = NULL;
+	size_t cap = 0, nr_line = 0;
+	ssize_t len;
+	FILE *f;
+	int ret = 0;
+
+	memset(s, 0, sizeof(*s));
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", session_dir,
+			     OP_SUMS_FILE) >= sizeof(path))
+		return -ENAMETOOLONG;
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while ((len = getline(&line, &cap, f)) > 0) {
+		struct op_sum e;
+
+		nr_line++;
+		if (line[len - 1] != '\n') {
+			ret = -EINVAL;	/* torn last line */
+			break;
+		}
+		line[len - 1] = '\0';
+		if (line[0] == '#')
+			continue;
+		if (s->nr % 256 == 0) {
+			struct op_sum *v = realloc(s->v, (s->nr + 256) * sizeof(*v));
+
+			if (!v) {
+				ret = -ENOMEM;
+				break;
+			}
+			s->v = v;
+		}
+		ret = parse_line(line, &e);
+		if (ret)
+			break;
+		s->v[s->nr++] = e;
+	}
+	if (!ret && ferror(f))
+		ret = -EIO;
+	free(line);
+	fclose(f);
+	if (ret) {
+		if (ret == -EINVAL && bad_line)
+			*bad_line = nr_line;
+		op_sums_release(s);
+		return ret;
+	}
+	qsort(s->v, s->nr, sizeof(*s->v), sum_cmp);
+	return 0;
+}
+
+const struct op_sum *op_sums_find(const struct op_sums *s, const char *rel)
+{
+	struct op_sum key = { .rel = (char *)rel };
+
+	if (!s->nr)
+		return NULL;
+	return bsearch(&key, s->v, s->nr, sizeof(*s->v), sum_cmp);
+}
+
+int op_sum_check(const struct op_sum *e, const odb_t *db)
+{
+	if (e->len != db->map_len || e->nodes != odb_nr_nodes(db) ||
+	    e->sum != op_sum_odb(db))
+		return -EBADMSG;
+	return 0;
+}
+
+void op_sums_release(struct op_sums *s)
+{
+	for (size_t i = 0; i < s->nr; i++)
+		free(s->v[i].rel);
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
