@@ -247,7 +247,7 @@ int opc_apply_settings(const struct opc_opts *o, struct op_settings *s)
 		s->buffer_watershed = v;
 	}
 	if (o->cpu_buffer_size) {
-		ret = opc_parse_ulong("cpu-buffer-size", o->cpu_buffer_size, 1, ULONG_MAX, &v);
+		ret = opc_parse_ulong("cpu-buffer-size", o->cpu_buffer_size, 0, ULONG_MAX, &v);
 		if (ret)
 			return ret;
 		s->cpu_buffer_size = v;
@@ -306,7 +306,7 @@ int opc_apply_settings(const struct opc_opts *o, struct op_settings *s)
 			return ret;
 		s->flight_seconds = (unsigned int)v;
 		/* the window sizes the rings: an explicit size cannot hold */
-		if (v && o->cpu_buffer_size) {
+		if (v && o->cpu_buffer_size && s->cpu_buffer_size) {
 			opc_err("--flight-recorder sizes each CPU's ring for its window; "
 				"--cpu-buffer-size cannot be given with it");
 			return -EINVAL;

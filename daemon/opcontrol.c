@@ -192,7 +192,7 @@ int main(int argc, const char **argv)
 		{ "buffer-watershed", 0, POPT_ARG_STRING, &o.buffer_watershed, 0,
 		  "the daemon reads the event buffer at this fill, in words", "WORDS" },
 		{ "cpu-buffer-size", 0, POPT_ARG_STRING, &o.cpu_buffer_size, 0,
-		  "per-CPU ring size, in bytes (a power of two pages)", "BYTES" },
+		  "per-CPU ring size, in bytes (a power of two pages; 0, the default: 1 s of samples at the event's rate, 512 KiB to 8 MiB)", "BYTES" },
 		{ "pid", 0, POPT_ARG_STRING, &o.pid, 0,
 		  "profile only this process and its children (perf's -p; all: every process)", "PID" },
 		{ "cpu", 0, POPT_ARG_STRING, &o.cpus, 0,

@@ -63,7 +63,8 @@ struct kop_config {
 	const cpu_set_t *cpus;		/* NULL: every online CPU; else only
 					 * these (perf's -C), each a possible
 					 * CPU; copied */
-	/* 0 in these three: libop's default (op_config.h) */
+	/* 0 in these three: libop's default (op_config.h); for the rings,
+	 * sized from the events' rates (OP_AUTO_CPU_BUFFER_MS) */
 	size_t cpu_buffer_size;		/* ring data area per (event, CPU), bytes, power of two pages */
 	size_t evbuf_words;		/* event buffer size */
 	size_t evbuf_watershed;		/* reader wakes at this many words */

@@ -17,6 +17,42 @@
 
 #define DEFAULT_SYNC_MS 250
 
+/* Samples a second on one CPU that an event can deliver: a clock's period
+ * is in ns; other events count at most a few per ns (cycles at 4 GHz). */
+static double event_rate(const struct perf_event_attr *a)
+{
+	bool clock = a->type == PERF_TYPE_SOFTWARE &&
+		     (a->config == PERF_COUNT_SW_CPU_CLOCK ||
+		      a->config == PERF_COUNT_SW_TASK_CLOCK);
+
+	if (a->freq)
+		return (double)a->sample_freq;
+	if (!a->sample_period)
+		return 0;
+	return (clock ? 1e9 : 4e9) / (double)a->sample_period;
+}
+
+/* The ring that holds OP_AUTO_CPU_BUFFER_MS of the busiest event's samples
+ * (each event has its own), chains included: a power of two between
+ * OP_DEFAULT_CPU_BUFFER_BYTES and OP_AUTO_CPU_BUFFER_MAX. */
+static size_t auto_ring_bytes(const struct kop_config *cfg)
+{
+	double rate = 0, need;
+	size_t ring = OP_DEFAULT_CPU_BUFFER_BYTES;
+
+	for (unsigned int i = 0; i < cfg->nr_events; i++) {
+		double r = event_rate(&cfg->events[i]);
+
+		if (r > rate)
+			rate = r;
+	}
+	need = rate * (double)op_flight_record_bytes(cfg->callgraph_depth) *
+	       (double)OP_AUTO_CPU_BUFFER_MS / 1000.0;
+	while (ring < OP_AUTO_CPU_BUFFER_MAX && (double)ring < need)
+		ring *= 2;
+	return ring;
+}
+
 int kop_session_new(const struct kop_config *cfg, struct kop_session **out)
 {
 	struct kop_session *s;
@@ -38,8 +74,12 @@ int kop_session_new(const struct kop_config *cfg, struct kop_session **out)
 	s->cfg = *cfg;
 	/* the defaults and the check are libop's, shared with opcontrol
 	 * and oprofiled; the event buffer's floor is kop_evbuf_init()'s */
-	if (!s->cfg.cpu_buffer_size)
-		s->cfg.cpu_buffer_size = OP_DEFAULT_CPU_BUFFER_BYTES;
+	if (!s->cfg.cpu_buffer_size) {
+		s->cfg.cpu_buffer_size = auto_ring_bytes(cfg);
+		op_log(&cfg->log, OP_LOG_INFO, "kmod: %zu KiB rings per CPU "
+		       "(%lu ms of samples at the events' rates)",
+		       s->cfg.cpu_buffer_size / 1024, OP_AUTO_CPU_BUFFER_MS);
+	}
 	if (!s->cfg.evbuf_words)
 		s->cfg.evbuf_words = OP_DEFAULT_BUFFER_WORDS;
 	if (op_cpu_buffer_check(s->cfg.cpu_buffer_size, msg, sizeof(msg))) {

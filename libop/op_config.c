@@ -9,7 +9,7 @@
  *   SEPARATE_LIB=0 SEPARATE_KERNEL=0 SEPARATE_THREAD=0 SEPARATE_CPU=0
  *   VMLINUX=none            (none: --no-vmlinux; empty: not given)
  *   IMAGE_FILTER=           CALLGRAPH=0  VERBOSE=0
- *   BUF_SIZE=1048576  BUF_WATERSHED=262144  CPU_BUFFER_SIZE=524288
+ *   BUF_SIZE=1048576  BUF_WATERSHED=262144  CPU_BUFFER_SIZE=0 (0: auto)
  *   PROFILE_PID=0  PROFILE_CPUS=     (ours: opcontrol --pid and --cpu)
  *   FLIGHT_RECORDER=0                (ours: opcontrol --flight-recorder)
  * BUF_WATERSHED=0 (as OProfile's opcontrol may write it) means the default.
@@ -334,7 +334,7 @@ void op_settings_default(struct op_settings *s)
 	s->nr_events = 1;
 	s->buffer_size = OP_DEFAULT_BUFFER_WORDS;
 	s->buffer_watershed = op_default_watershed(s->buffer_size);
-	s->cpu_buffer_size = OP_DEFAULT_CPU_BUFFER_BYTES;
+	s->cpu_buffer_size = 0;	/* sized from the events' rates */
 }
 
 /* Where a daemonrc line is, for messages. */
@@ -456,7 +456,7 @@ static void apply(struct op_settings *s, struct rc_state *st,
 		if (!parse_num(v, 0, ULONG_MAX, &s->buffer_watershed))
 			rc_warn(at, "bad value for %s '%s'", key, v);
 	} else if (!strcmp(key, "CPU_BUFFER_SIZE")) {
-		if (!parse_num(v, 1, ULONG_MAX, &s->cpu_buffer_size))
+		if (!parse_num(v, 0, ULONG_MAX, &s->cpu_buffer_size))
 			rc_warn(at, "bad value for %s '%s'", key, v);
 	} else if (!strcmp(key, "VMLINUX")) {
 		if (!strcmp(v, "none")) {

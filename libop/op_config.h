@@ -95,8 +95,16 @@ struct op_settings {
 #define OP_MIN_BUFFER_WORDS 1024UL
 #define OP_MAX_BUFFER_WORDS (1UL << 28)
 /* The per-CPU ring's data area, in bytes: a power of two pages, at least
- * one. */
+ * one. 0 (the default) sizes it from the events' rates: the ring holds
+ * OP_AUTO_CPU_BUFFER_MS of samples (with their chains), rounded up to a
+ * power of two, between OP_DEFAULT_CPU_BUFFER_BYTES and
+ * OP_AUTO_CPU_BUFFER_MAX. At the cpu-clock's 10 us limit a fixed 512 KiB
+ * ring held 16 ms, less than a busy machine keeps the sync thread off
+ * its CPU: tests/bench/bench_load.sh lost 9 to 11 % of samples with it
+ * under two CPU hogs, nothing with 4 MiB. */
 #define OP_DEFAULT_CPU_BUFFER_BYTES (512UL * 1024)
+#define OP_AUTO_CPU_BUFFER_MS 1000UL
+#define OP_AUTO_CPU_BUFFER_MAX (8UL * 1024 * 1024)
 #define OP_MAX_CPU_BUFFER_BYTES (1UL << 30)
 
 /* The watershed the reader wakes at when none is given: a quarter of the

@@ -976,6 +976,56 @@ static void test_attrs_and_offline_cpu(void **state)
 	assert_false(r->enabled);
 }
 
+/* Rings of size 0 are sized from the busiest event's rate: a second of
+ * its samples, chains included, 512 KiB to 8 MiB; a given size is kept. */
+static void test_auto_ring_size(void **state)
+{
+	static const struct {
+		uint64_t period;
+		bool freq;
+		unsigned int depth;
+		size_t cpu_buffer_size;
+		const char *want;
+	} cases[] = {
+		{ 1000000, false, 0, 0, "kmod: 512 KiB rings per CPU" },	/* 1 kHz */
+		{ 10000, false, 0, 0, "kmod: 4096 KiB rings per CPU" },	/* 100 kHz x 32 B */
+		{ 10000, false, 32, 0, "kmod: 8192 KiB rings per CPU" },	/* capped */
+		{ 100000, false, 8, 0, "kmod: 2048 KiB rings per CPU" },	/* 10 kHz x 128 B */
+		{ 50000, true, 0, 0, "kmod: 2048 KiB rings per CPU" },	/* -F 50000 */
+		{ 10000, false, 0, 65536, NULL },			/* given */
+	};
+	struct fixture *fx = *state;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct perf_event_attr ev = cpu_clock();
+		struct kop_config cfg = {
+			.events = &ev, .nr_events = 1, .pid = -1,
+			.proc_root = fx->dir, .ops = &fake_ops, .ops_ctx = &fx->src,
+			.log = { capture, fx, OP_LOG_DEBUG },
+			.callgraph_depth = cases[i].depth,
+			.cpu_buffer_size = cases[i].cpu_buffer_size,
+		};
+
+		if (cases[i].freq) {
+			ev.freq = 1;
+			ev.sample_freq = cases[i].period;
+		} else {
+			ev.sample_period = cases[i].period;
+		}
+		fx->log[0] = '\0';
+		assert_int_equal(kop_session_new(&cfg, &fx->s), 0);
+		if (cases[i].want) {
+			if (!strstr(fx->log, cases[i].want))
+				fail_msg("case %zu: want '%s', log: %s", i,
+					 cases[i].want, fx->log);
+		} else {
+			assert_null(strstr(fx->log, "rings per CPU"));
+		}
+		kop_session_free(fx->s);
+		fx->s = NULL;
+	}
+}
+
 static void test_open_failure_is_reported(void **state)
 {
 	struct fixture *fx = *state;
@@ -1164,6 +1214,8 @@ int main(void)
 		test_attrs_and_offline_cpu, fx_setup, fx_teardown);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(
 		test_open_failure_is_reported, fx_setup, fx_teardown);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(
+		test_auto_ring_size, fx_setup, fx_teardown);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(
 		test_cpu_mask, fx_setup, fx_teardown);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(

@@ -200,7 +200,7 @@ static void test_defaults(void **state)
 	assert_int_equal(s.separate, 0);
 	assert_int_equal(s.buffer_size, OP_DEFAULT_BUFFER_WORDS);
 	assert_int_equal(s.buffer_watershed, OP_DEFAULT_BUFFER_WORDS / 4);
-	assert_int_equal(s.cpu_buffer_size, 512 * 1024);
+	assert_int_equal(s.cpu_buffer_size, 0);	/* sized from the rate */
 	assert_string_equal(s.vmlinux, "");
 	assert_false(s.no_vmlinux);
 	assert_string_equal(s.image, "");
@@ -388,11 +388,11 @@ static void test_oprofile_file(void **state)
 	assert_int_equal(s.separate, OP_SEP_LIB | OP_SEP_CPU);
 	assert_true(s.no_vmlinux);
 	assert_int_equal(s.buffer_size, 65536);
-	/* OProfile writes 0 and empty for "use the default": reported, kept */
-	assert_int_equal(s.cpu_buffer_size, 512 * 1024);
+	/* OProfile writes 0 and empty for "use the default": 0 is ours
+	 * too (rings sized from the rate); empty is reported, kept */
+	assert_int_equal(s.cpu_buffer_size, 0);
 	assert_int_equal(s.buffer_watershed, OP_DEFAULT_BUFFER_WORDS / 4);
-	assert_int_equal(lb.nr, 2);
-	assert_non_null(strstr(lb.text, ":10: bad value for CPU_BUFFER_SIZE '0'"));
+	assert_int_equal(lb.nr, 1);
 	assert_non_null(strstr(lb.text, ":12: bad value for BUF_WATERSHED ''"));
 }
 
