@@ -709,7 +709,11 @@ static bool urgent(const struct perf_event_header *h)
  * and the side-band rings' fds (any side-band record; it syncs at once
  * only for an exit or an exec, whose retired tables should not wait),
  * with the sync interval as the timeout. Fake sources have no fds to
- * poll: requests and the timer drive them. */
+ * poll: requests and the timer drive them. A flight recorder with real
+ * rings has no timer: nothing is read from its sample rings until a
+ * snapshot, its side-band wakes the thread at half a ring, and requests
+ * come through the eventfd, so on a machine that starts no processes its
+ * sync thread never runs (bench_flight.sh: 0 s of CPU in 30 s). */
 static void *sync_thread(void *arg)
 {
 	struct kop_sync *s = arg;
@@ -730,6 +734,9 @@ static void *sync_thread(void *arg)
 		uint64_t req, v, now = kop_now_ns();
 		int timeout = due > now ? (int)((due - now + 999999) / 1000000) : 0;
 		bool stop, want = false;
+
+		if (s->cfg->flight_window_ns && s->poll_rings && nfds)
+			timeout = -1;
 
 		if (nfds && poll(fds, nfds, timeout) > 0) {
 			if (fds[0].revents & POLLIN) {
@@ -773,7 +780,7 @@ static void *sync_thread(void *arg)
 			pthread_cond_broadcast(&s->done);
 			pthread_mutex_unlock(&s->lock);
 		}
-		if (!want && kop_now_ns() < due)
+		if (!want && (timeout < 0 || kop_now_ns() < due))
 			continue;
 		kop_sync_once(s, stop || !s->clock_ok ? UINT64_MAX : kop_now_ns());
 		due = kop_now_ns() + interval;
