@@ -364,15 +364,22 @@ static int open_rings(struct kop_session *s, bool *clock_ok)
 	return 0;
 }
 
+/* Enable (or disable) rings, the side-band ones, the others or both. */
+enum which_rings { SIDEBAND_RINGS = 1, SAMPLE_RINGS = 2, ALL_RINGS = 3 };
+
 static int enable_array(struct kop_session *s, struct kop_ring *rings,
-			size_t nr, bool on)
+			size_t nr, bool on, enum which_rings which)
 {
 	int first = 0;
 
 	for (size_t i = 0; i < nr; i++) {
 		int h = rings[i].handle;
-		int err = on ? s->ops->enable(s->ops_ctx, h) :
-			       s->ops->disable(s->ops_ctx, h);
+		int err;
+
+		if (!(which & (rings[i].sideband ? SIDEBAND_RINGS : SAMPLE_RINGS)))
+			continue;
+		err = on ? s->ops->enable(s->ops_ctx, h) :
+			   s->ops->disable(s->ops_ctx, h);
 
 		if (err && !first) {
 			first = err;
@@ -385,12 +392,17 @@ static int enable_array(struct kop_session *s, struct kop_ring *rings,
 	return first;
 }
 
-static int enable_all(struct kop_session *s, bool on)
+static int enable_rings(struct kop_session *s, bool on, enum which_rings which)
 {
-	int a = enable_array(s, s->flight, s->nr_flight, on);
-	int b = enable_array(s, s->rings, s->nr_rings, on);
+	int a = enable_array(s, s->flight, s->nr_flight, on, which);
+	int b = enable_array(s, s->rings, s->nr_rings, on, which);
 
 	return a ? a : b;
+}
+
+static int enable_all(struct kop_session *s, bool on)
+{
+	return enable_rings(s, on, ALL_RINGS);
 }
 
 int kop_session_start(struct kop_session *s)
@@ -403,11 +415,17 @@ int kop_session_start(struct kop_session *s)
 	err = open_rings(s, &clock_ok);
 	if (err)
 		goto err_rings;
-	/* enable before the sync reads /proc: a mapping made in between is in
-	 * both the ring and the maps file, and applying it twice is harmless */
-	err = enable_all(s, true);
+	/* the side-band before the sync reads /proc: a mapping made in
+	 * between is in both the ring and the maps file, and applying it
+	 * twice is harmless. The samples after it, once the sync thread
+	 * runs: the reads of kallsyms and every maps file take tens of ms
+	 * on a quiet machine, seconds at a 10 us period under load (the
+	 * sampling slows the reader), and nobody drains the rings meanwhile:
+	 * started first, the samples of that time filled 4 MiB rings and
+	 * the kernel dropped the rest */
+	err = enable_rings(s, true, SIDEBAND_RINGS);
 	if (err)
-		goto err_rings;
+		goto err_enabled;
 	s->sync.flight = s->flight;
 	s->sync.nr_flight = s->nr_flight;
 	s->sync.lost_fmt = s->lost_fmt;
@@ -415,6 +433,11 @@ int kop_session_start(struct kop_session *s)
 			     s->ops == &kop_perf_ops, clock_ok);
 	if (err)
 		goto err_enabled;
+	err = enable_rings(s, true, SAMPLE_RINGS);
+	if (err) {
+		kop_sync_stop(&s->sync);
+		goto err_enabled;
+	}
 	s->started = true;
 	return 0;
 
