@@ -18,6 +18,9 @@
 #   BENCH cpu_per_sample_op us
 #   BENCH cpu_per_sample_op_over_perf ratio     (goal <= 0.5)
 #   BENCH cpu_per_sample_op_over_perf_B ratio
+# each with _min and _max beside the median, and every run's figures in a
+# note: a median of three alone hid a spread of 0.17 to 0.27 us here. The
+# ratios are taken within a run, then their median.
 . "$(dirname "$0")/benchlib.sh"
 
 work="-t ${BENCH_SECONDS:-10}"
@@ -42,7 +45,7 @@ perf_pair() {
 	PAIR=$(calc "1e6 * ($PERF_CPU_RUN - $c0) / ($PERF_SAMPLES - $s0)")
 }
 
-per=() perb=() oper=()
+per=() perb=() oper=() r=() rb=()
 for run in $(seq "$BENCH_RUNS"); do
 	perf_pair 1
 	per+=("$PAIR")
@@ -55,16 +58,29 @@ for run in $(seq "$BENCH_RUNS"); do
 		bench_op_run "$high" "$BURN" $work
 		[ -n "$OP_FAILED" ] && continue
 		bench_note "opsampler: $s0 samples in $c0 s, $OP_SAMPLES samples in $OP_CPU_RUN s"
-		oper+=("$(calc "1e6 * ($OP_CPU_RUN - $c0) / ($OP_SAMPLES - $s0)")")
+		o=$(calc "1e6 * ($OP_CPU_RUN - $c0) / ($OP_SAMPLES - $s0)")
+		oper+=("$o")
+		r+=("$(calc "$o / ${per[-1]}")")
+		rb+=("$(calc "$o / ${perb[-1]}")")
 	fi
 done
-p=$(median "${per[@]}")
-pb=$(median "${perb[@]}")
-bench_line cpu_per_sample_perf "$p" us
-bench_line cpu_per_sample_perf_B "$pb" us
+# spread: the runs themselves, their extremes beside the median, and the
+# ratio of ours to perf's within each run (the two ran minutes apart, not
+# hours: a busy or quiet spell of the shared machine moves both)
+spread() {	# spread NAME VALUE...: NAME's median, min and max
+	local name=$1
+	shift
+	bench_line "$name" "$(median "$@")" "$UNIT"
+	bench_line "${name}_min" "$(printf '%s\n' "$@" | sort -g | head -1)" "$UNIT"
+	bench_line "${name}_max" "$(printf '%s\n' "$@" | sort -g | tail -1)" "$UNIT"
+}
+bench_note "runs: perf ${per[*]}; perf -B ${perb[*]}; ours ${oper[*]:-none} (us a sample)"
+UNIT=us
+spread cpu_per_sample_perf "${per[@]}"
+spread cpu_per_sample_perf_B "${perb[@]}"
 if bench_have_op && [ ${#oper[@]} -gt 0 ]; then
-	o=$(median "${oper[@]}")
-	bench_line cpu_per_sample_op "$o" us
-	bench_line cpu_per_sample_op_over_perf "$(calc "$o / $p")" ratio
-	bench_line cpu_per_sample_op_over_perf_B "$(calc "$o / $pb")" ratio
+	spread cpu_per_sample_op "${oper[@]}"
+	UNIT=ratio
+	spread cpu_per_sample_op_over_perf "${r[@]}"
+	spread cpu_per_sample_op_over_perf_B "${rb[@]}"
 fi

@@ -117,7 +117,8 @@ cpu_of_pid() {
 # free of its start-up),
 # PERF_SAMPLES (samples written, from perf's own summary), PERF_LOST (lost
 # records perf counted, from perf report --stats), PERF_BYTES (perf.data
-# size), PERF_WINDOW (seconds from CMD's start to perf's stop) and leaves
+# size), PERF_WINDOW (seconds from CMD's start to perf's stop), PERF_SPAN
+# (from perf's launch to its stop: it samples from some time in it) and leaves
 # CMD's stdout in $BENCH_TMP/cmd.out.
 bench_perf_run() {
 	local period=$1 out=$2 tpid ppid i
@@ -132,6 +133,8 @@ bench_perf_run() {
 	[ "${PERF_BUILDID:-0}" = 1 ] && nobid=
 	local graph=
 	[ "$BENCH_CALLGRAPH" = 0 ] || graph="--call-graph=fp,$BENCH_CALLGRAPH"
+	local ts
+	ts=$(date +%s.%N)
 	"$CPUTIME" -o "$BENCH_TMP/perf.time" \
 		perf record -q $nobid -a -e cpu-clock -c "$period" $graph -o "$out" \
 		2>"$BENCH_TMP/perf.err" &
@@ -150,6 +153,7 @@ bench_perf_run() {
 	"$@" >"$BENCH_TMP/cmd.out"
 	kill -INT "$ppid"
 	PERF_WINDOW=$(calc "$(date +%s.%N) - $t0")
+	PERF_SPAN=$(calc "$(date +%s.%N) - $ts")
 	wait "$tpid" || true
 	[ -s "$BENCH_TMP/perf.time" ] || { cat "$BENCH_TMP/perf.err" >&2; bench_die "perf record failed"; }
 	PERF_CPU=$(awk 'END { printf "%.6f\n", $1 + $2 }' "$BENCH_TMP/perf.time")
@@ -209,9 +213,13 @@ op() { "$OPCONTROL" --session-dir="$SESSION_DIR" "$@"; }
 # period while CMD runs, then --dump. Sets OP_CPU (the daemon's user+sys
 # seconds, collection threads included, read after the dump), OP_CPU_RUN
 # (the part of it from CMD's start to the end of the dump), OP_SAMPLES
-# (stats/total_samples), OP_LOST (the sum of the stats loss counters),
+# (stats/total_samples: every sample the daemon received), OP_LOST (the
+# samples it never received, each counted once: lost_records_by_kernel,
+# the rings' loss, + event_lost_overflow, the event buffer's; the per-CPU
+# sample_lost_overflow files break the first down and are not added),
 # OP_BYTES (bytes of samples/current), OP_WINDOW (seconds from CMD's start
-# to the end of the dump) and leaves the daemon shut down and
+# to the end of the dump), OP_SPAN (from before --start to the end of the
+# dump: it samples from some time in it) and leaves the daemon shut down and
 # the session on disk. When the daemon does not answer the dump, it is
 # killed, OP_FAILED says why (empty otherwise) and the figures are zero.
 bench_op_run() {
@@ -225,8 +233,9 @@ bench_op_run() {
 	op --setup --no-vmlinux --event="cpu-clock:$period" --separate=none \
 		--callgraph="$BENCH_CALLGRAPH" >/dev/null ||
 		bench_die "opcontrol --setup failed"
+	local ts t0 cpu0
+	ts=$(date +%s.%N)
 	op --start >/dev/null || bench_die "opcontrol --start failed"
-	local t0 cpu0
 	cpu0=$(cpu_of_pid "$(cat "$SESSION_DIR/lock")")
 	t0=$(date +%s.%N)
 	"$@" >"$BENCH_TMP/cmd.out"
@@ -237,17 +246,20 @@ bench_op_run() {
 		return 0
 	fi
 	OP_WINDOW=$(calc "$(date +%s.%N) - $t0")
+	OP_SPAN=$(calc "$(date +%s.%N) - $ts")
 	pid=$(cat "$SESSION_DIR/lock")
 	OP_CPU=$(cpu_of_pid "$pid")
 	OP_CPU_RUN=$(calc "$OP_CPU - $cpu0")
-	op --shutdown >/dev/null 2>&1 || { bench_note "opcontrol --shutdown failed"; op_kill_daemon; }
+	# the counts of the dump, which the CPU time goes with: the stats
+	# the shutdown writes count the samples taken after it too
 	local stats=$SESSION_DIR/samples/current/stats
 	OP_SAMPLES=$(cat "$stats/total_samples" 2>/dev/null || echo 0)
 	OP_LOST=0
 	local f
-	for f in "$stats"/event_lost_overflow "$stats"/lost_* "$stats"/cpu*/sample_lost_*; do
+	for f in "$stats"/event_lost_overflow "$stats"/lost_records_by_kernel; do
 		[ -f "$f" ] && OP_LOST=$((OP_LOST + $(cat "$f")))
 	done
+	op --shutdown >/dev/null 2>&1 || { bench_note "opcontrol --shutdown failed"; op_kill_daemon; }
 	OP_BYTES=$(du -sb --apparent-size "$SESSION_DIR/samples/current" | awk '{ print $1 }')
 	OP_DISK=$(du -sB1 "$SESSION_DIR/samples/current" | awk '{ print $1 }')
 	return 0
