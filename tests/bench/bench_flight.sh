@@ -46,7 +46,7 @@ perf_overwrite_start() {
 		[ -s "$out" ] && break
 		sleep 0.1
 	done
-	sleep 0.3
+	sleep 1
 }
 
 perf_stop() {
@@ -57,12 +57,16 @@ perf_stop() {
 for rate in 1000 10000; do
 	period=$((1000000000 / rate))
 	r=${rate}hz
+	# each profiler settles for a second after its start (perf_overwrite_start
+	# waits for its file): start-up is not the cost of recording
 	op_flight_start "$period" 10
+	sleep 1
 	pid=$(cat "$SESSION_DIR/lock")
 	c0=$(cpu_of_pid "$pid")
 	"$BURN" -t "$SECS" >/dev/null
 	flight=$(calc "$(cpu_of_pid "$pid") - $c0")
 	op_flight_start "$period" 0
+	sleep 1
 	pid=$(cat "$SESSION_DIR/lock")
 	c0=$(cpu_of_pid "$pid")
 	"$BURN" -t "$SECS" >/dev/null
@@ -108,14 +112,16 @@ perf_overwrite_start 100000 "$BENCH_TMP/sw.data" --switch-output=signal -m 1024
 "$FORKER" 1500 2 >/dev/null || bench_die "forker failed"
 kill -USR2 "$PERF_PID"
 for _ in $(seq 100); do
-	f=$(compgen -G "$BENCH_TMP/sw.data.*" | head -1 || true)
+	f=$(compgen -G "$BENCH_TMP/sw.data.*" | sort | head -1 || true)
 	[ -n "$f" ] && [ -s "$f" ] && break
 	sleep 0.1
 done
 sleep 1
 perf_stop
-f=$(compgen -G "$BENCH_TMP/sw.data.*" | head -1 || true)
+f=$(compgen -G "$BENCH_TMP/sw.data.*" | sort | head -1 || true)
 [ -n "$f" ] || bench_die "perf --switch-output=signal wrote nothing"
+# the first file is the USR2's (the names hold the time; compgen's order
+# is not theirs), the second the one perf writes when it stops
 # the forker's user-mode samples ([.]) by symbol: those perf could not
 # resolve (their process's mappings gone) show as addresses
 perf report -i "$f" --stdio --sort comm,dso,sym --show-nr-samples \
