@@ -134,6 +134,10 @@ void pp_cg_ctx_release(struct cg_ctx *c);
  * -ENOMEM (arc files that cannot be read are counted in c->nr_bad). */
 int pp_cg_build_graph(struct cg_ctx *c);
 void pp_cg_klines_free(struct klines *k);
+/* An empty set of kernel lines (NULL on ENOMEM), and the op_ksym_fn that
+ * fills it with the lines from _text to _etext, as OProfile keeps them. */
+struct klines *pp_cg_klines_new(void);
+int pp_cg_kline_add(const struct op_ksym_line *l, void *arg);
 
 /* ---- pp_cg_blocks.c ---- */
 

@@ -239,10 +239,12 @@ static bool name_prefix_of(const struct op_ksym_line *l, const char *s)
 	       !strncmp(l->name, s, l->name_len);
 }
 
-static int kline_add(const struct op_ksym_line *l, void *arg)
+int pp_cg_kline_add(const struct op_ksym_line *l, void *arg)
 {
 	struct klines *k = arg;
 
+	if (k->done || k->err)
+		return 1;
 	if (!k->in) {
 		if (!name_prefix_of(l, "_text") || !l->addr)
 			return 0;
@@ -273,6 +275,11 @@ err_nomem:
 	return 1;
 }
 
+struct klines *pp_cg_klines_new(void)
+{
+	return calloc(1, sizeof(struct klines));
+}
+
 void pp_cg_klines_free(struct klines *k)
 {
 	for (size_t i = 0; k && i < k->n; i++)
@@ -288,12 +295,14 @@ static struct klines *kernel_lines(struct cg_ctx *c)
 {
 	const char *path = c->o->kallsyms ? c->o->kallsyms : "/proc/kallsyms";
 
+	if (c->v->klines)	/* read with the kernel's table */
+		return c->v->klines->err || !c->v->klines->in ? NULL : c->v->klines;
 	if (c->klines)
 		return c->klines->err ? NULL : c->klines;
 	c->klines = calloc(1, sizeof(*c->klines));
 	if (!c->klines)
 		return NULL;
-	if (op_kallsyms_each(path, kline_add, c->klines, NULL) < 0 && !c->klines->err)
+	if (op_kallsyms_each(path, pp_cg_kline_add, c->klines, NULL) < 0 && !c->klines->err)
 		c->klines->err = -EIO;
 	return c->klines->err ? NULL : c->klines;
 }

@@ -564,6 +564,8 @@ struct ksym_set {
 	size_t kernel;		/* the first kernel target, or n */
 	size_t last;		/* the module target of the line before */
 	struct op_ksym_range range;
+	op_ksym_fn each;	/* another reader of every line, or NULL */
+	void *each_ctx;
 };
 
 static int ksym_set_line(const struct op_ksym_line *l, void *arg)
@@ -572,6 +574,8 @@ static int ksym_set_line(const struct op_ksym_line *l, void *arg)
 	struct ksym_target *t = ks->t;
 	size_t i, n = ks->n;
 
+	if (ks->each)
+		(void)ks->each(l, ks->each_ctx);
 	op_ksym_range_note(&ks->range, l);
 	if (!op_ksym_is_text(l->type) && l->type != OP_KSYM_END)
 		return 0;
@@ -602,7 +606,16 @@ void pp_symtab_load_kallsyms_set(const char *path, size_t n,
 				 const char *const *modules,
 				 struct pp_symtab *tabs, int *status)
 {
-	struct ksym_set ks = { .n = n, .kernel = n, .last = n };
+	pp_symtab_load_kallsyms_each(path, n, modules, tabs, status, NULL, NULL);
+}
+
+void pp_symtab_load_kallsyms_each(const char *path, size_t n,
+				  const char *const *modules,
+				  struct pp_symtab *tabs, int *status,
+				  op_ksym_fn each, void *each_ctx)
+{
+	struct ksym_set ks = { .n = n, .kernel = n, .last = n, .each = each,
+			       .each_ctx = each_ctx };
 	uint64_t text;
 	bool have_text;
 	int err;

@@ -38,6 +38,7 @@
 #include <stdint.h>
 
 #include "op_log.h"
+#include "op_kernel.h"
 
 struct pp_sym {
 	uint64_t start;
@@ -92,6 +93,15 @@ int pp_symtab_load_kallsyms(struct pp_symtab *st, const char *path,
 void pp_symtab_load_kallsyms_set(const char *path, size_t n,
 				 const char *const *modules,
 				 struct pp_symtab *tabs, int *status);
+
+/* As pp_symtab_load_kallsyms_set, calling each(line, each_ctx) too with
+ * every line of the file, in order (its return value is ignored): a
+ * second reader of the same lines need not make the kernel format the
+ * file again. */
+void pp_symtab_load_kallsyms_each(const char *path, size_t n,
+				  const char *const *modules,
+				  struct pp_symtab *tabs, int *status,
+				  op_ksym_fn each, void *each_ctx);
 
 /* Symbols of an anonymous region [start, end) from a JIT map file; lines
  * that do not parse are skipped and counted in *nr_bad (may be NULL). */

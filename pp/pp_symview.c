@@ -25,6 +25,7 @@
 #include "op_events.h"
 #include "op_names.h"
 #include "pp_archive.h"
+#include "pp_cg.h"
 #include "pp_report_rooms.h"
 #include "pp_symbols.h"
 #include "pp_symview.h"
@@ -375,13 +376,16 @@ struct kallsyms_job {
 	const char **modules;	/* NULL: the kernel */
 	struct pp_symtab *tabs;
 	int *status;
+	struct klines *klines;	/* -c: the kernel's lines too, or NULL */
 };
 
 static void *kallsyms_job_run(void *arg)
 {
 	struct kallsyms_job *j = arg;
 
-	pp_symtab_load_kallsyms_set(j->path, j->n, j->modules, j->tabs, j->status);
+	pp_symtab_load_kallsyms_each(j->path, j->n, j->modules, j->tabs,
+				     j->status, j->klines ? pp_cg_kline_add : NULL,
+				     j->klines);
 	return NULL;
 }
 
@@ -602,6 +606,14 @@ static int load_tabs(struct pp_symview *v, const struct pp_profile *p,
 			job.modules[job.n++] = op_img_is_kernel(img) ? NULL : img->path;
 		}
 	}
+	/* -c walks the kernel's lines as OProfile meets them: gather them
+	 * in the same read (the kernel formats /proc/kallsyms anew each
+	 * time, half of opreport -c's time when read twice) */
+	for (size_t j = 0; o->callgraph && !saved && !v->klines && j < job.n; j++)
+		if (!job.modules[j]) {	/* the kernel's table is read */
+			v->klines = pp_cg_klines_new();
+			job.klines = v->klines;
+		}
 	if (job.n)
 		threaded = !pthread_create(&thread, NULL, kallsyms_job_run, &job);
 	if (job.n && !threaded)
@@ -764,6 +776,7 @@ void pp_symview_free(struct pp_symview *v)
 	}
 	free(v->entries);
 	free(v->total);
+	pp_cg_klines_free(v->klines);
 	for (size_t i = 0; i < v->nr_tabs; i++) {
 		free(v->tabs[i].key);
 		pp_symtab_release(&v->tabs[i].st);

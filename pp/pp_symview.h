@@ -30,6 +30,8 @@ struct img_tab {
 	int status;			/* 0 loaded, else -errno */
 };
 
+struct klines;
+
 struct pp_symview {
 	size_t nc;
 	size_t nr_images;
@@ -47,6 +49,9 @@ struct pp_symview {
 	char **img_long;		/* per image: full name (XML, diff key) */
 	char **app_long;
 	bool multiple_apps, multiple_images, separated;
+	/* -c: the kernel's kallsyms lines, gathered in the same read as
+	 * its table (pp_cg_order.c walks them); NULL if not read */
+	struct klines *klines;
 };
 
 #endif /* PP_SYMVIEW_H */
