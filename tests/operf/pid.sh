@@ -30,7 +30,15 @@ pids+=("$op")
 for _ in $(seq 200); do grep -q "Profiler started" "$E2E_TMP/operf.err" && break; sleep 0.05; done
 grep -q "Profiler started" "$E2E_TMP/operf.err" || fail "operf --pid did not start"
 grep -q "kill -SIGINT $op" "$E2E_TMP/operf.out" || fail "operf --pid did not say how to stop it"
-sleep 1.5
+# until longrun has had 1.5 s of CPU (on a busy machine it gets less than
+# the wall clock's; its samples follow its CPU time), 30 s at most
+cpu_of() { awk -v tck="$(getconf CLK_TCK)" '{ sub(/.*\) /, ""); printf "%.2f\n", ($12 + $13) / tck }' "/proc/$1/stat"; }
+c0=$(cpu_of "$target")
+for _ in $(seq 300); do
+	awk -v a="$c0" -v b="$(cpu_of "$target")" 'BEGIN { exit !(b - a >= 1.5) }' && break
+	sleep 0.1
+done
+c1=$(cpu_of "$target")
 kill -INT "$op"
 rc=0
 wait "$op" || rc=$?
@@ -47,7 +55,12 @@ total=$(cat "$SESSION_DIR/samples/current/stats/total_samples")
 operf_report "$E2E_TMP/report" -l
 head -8 "$E2E_TMP/report"
 spin=$(awk '$NF == "longrun_spin" && $1 ~ /^[0-9]+$/ { print $1 }' "$E2E_TMP/report")
-[ "${spin:-0}" -ge 10000 ] || fail "longrun_spin has ${spin:-0} samples (>= 10000 in 1.5 s at 10 kHz)"
+# 10 kHz over the CPU time longrun had while operf ran (ticks of 10 ms:
+# a generous floor)
+want=$(awk -v a="$c0" -v b="$c1" 'BEGIN { printf "%d", (b - a) * 10000 * 0.7 }')
+[ "$want" -ge 7000 ] || fail "longrun had only $c0 -> $c1 s of CPU in 30 s"
+[ "${spin:-0}" -ge "$want" ] ||
+	fail "longrun_spin has ${spin:-0} samples, fewer than $want (70 % of $c0 -> $c1 s of CPU at 10 kHz)"
 others=$(awk '$1 ~ /^[0-9]+$/ && $NF != "longrun_spin" { n += $1 } END { print n + 0 }' "$E2E_TMP/report")
 check_share=$(awk -v s="$spin" -v o="$others" 'BEGIN { exit !(s >= 0.9 * (s + o)) }' && echo ok)
 [ "$check_share" = ok ] || fail "longrun_spin is $spin of $((spin + others)) samples"
