@@ -47,6 +47,12 @@ struct ksyms {
 	/* _text, _stext, _etext of the kernel, as read */
 	struct op_ksym_line special[3];
 	bool have_special[3];
+	/* a session with arcs: the order of the kernel's names, which
+	 * opreport -c numbers them in (op_kernel.h) */
+	bool have_arcs;
+	struct op_kwalk walk;
+	struct op_korder order;
+	size_t order_alloc;
 };
 
 static const char *const special_name[3] = { "_text", "_stext", "_etext" };
@@ -72,11 +78,8 @@ static struct ktarget *target_get(struct ksyms *k, const struct op_img *img)
 	return t;
 }
 
-static int add_off(uint64_t key, uint64_t count, void *arg)
+static int target_add(struct ktarget *t, uint64_t off)
 {
-	struct ktarget *t = arg;
-
-	(void)count;
 	if (t->nr_offs == t->alloc_offs) {
 		size_t na = t->alloc_offs ? t->alloc_offs * 2 : 256;
 		uint64_t *v = realloc(t->offs, na * sizeof(*v));
@@ -86,13 +89,40 @@ static int add_off(uint64_t key, uint64_t count, void *arg)
 		t->offs = v;
 		t->alloc_offs = na;
 	}
-	t->offs[t->nr_offs++] = key;
+	t->offs[t->nr_offs++] = off;
 	return 0;
 }
 
-/* A sample file: its offsets join its kernel image's. A kernel named by
- * its vmlinux path has a file's name, and the header says it is the
- * kernel. Files that do not open are the report's business, not ours. */
+static int add_off(uint64_t key, uint64_t count, void *arg)
+{
+	(void)count;
+	return target_add(arg, key);
+}
+
+/* An arc's kernel ends: its key is caller offset << 32 | callee offset,
+ * as OProfile's daemon keys it. */
+struct arc_ends {
+	struct ktarget *from, *to;	/* NULL: not a kernel image */
+};
+
+static int add_arc(uint64_t key, uint64_t count, void *arg)
+{
+	struct arc_ends *e = arg;
+	int ret = 0;
+
+	(void)count;
+	if (e->from)
+		ret = target_add(e->from, key >> 32);
+	if (!ret && e->to)
+		ret = target_add(e->to, key & 0xffffffffu);
+	return ret;
+}
+
+/* A sample file: its offsets join its kernel image's; an arc file's
+ * kernel ends join theirs (opreport -c names callers and callees that
+ * hold no sample of their own). A kernel named by its vmlinux path has a
+ * file's name, and the header says it is the kernel. Files that do not
+ * open are the report's business, not ours. */
 static int collect_file(const char *rel, const char *full, void *arg)
 {
 	struct ksyms *k = arg;
@@ -103,13 +133,28 @@ static int collect_file(const char *rel, const char *full, void *arg)
 
 	if (op_sfname_parse(rel, &n))
 		return 0;
-	/* an arc file's keys are pairs of offsets; the callees' own
-	 * samples name their symbols */
-	if (n.image.kind == OP_IMG_ANON || n.cg.path ||
+	if ((n.image.kind == OP_IMG_ANON && !n.cg.path) ||
 	    odb_open(&db, full, ODB_RDONLY))
 		goto out;
 	op_img_mark_kernel(&n.image, db.header->is_kernel);
-	if (n.image.kind == OP_IMG_KERN) {
+	if (n.cg.path) {
+		struct arc_ends e = { NULL, NULL };
+
+		k->have_arcs = true;
+
+		op_img_mark_kernel(&n.cg, db.header->cg_to_is_kernel);
+		/* both exist before either pointer is kept: target_get
+		 * moves the array when it adds one */
+		if ((n.image.kind == OP_IMG_KERN && !target_get(k, &n.image)) ||
+		    (n.cg.kind == OP_IMG_KERN && !target_get(k, &n.cg)))
+			ret = -ENOMEM;
+		if (!ret && n.image.kind == OP_IMG_KERN)
+			e.from = target_get(k, &n.image);
+		if (!ret && n.cg.kind == OP_IMG_KERN)
+			e.to = target_get(k, &n.cg);
+		if (!ret && (e.from || e.to))
+			ret = odb_for_each(&db, add_arc, &e);
+	} else if (n.image.kind == OP_IMG_KERN) {
 		t = target_get(k, &n.image);
 		ret = t ? odb_for_each(&db, add_off, t) : -ENOMEM;
 	}
@@ -171,11 +216,40 @@ static int add_sym(struct ksyms *k, struct ktarget *t,
 	return 0;
 }
 
+/* One more of the kernel's lines in opreport -c's order. */
+static int order_add(struct ksyms *k, const struct op_ksym_line *l)
+{
+	struct op_korder *o = &k->order;
+
+	if (o->n == OP_KORDER_MAX)
+		return -E2BIG;
+	if (o->n == k->order_alloc) {
+		size_t na = k->order_alloc ? k->order_alloc * 2 : 65536;
+		uint64_t *h = realloc(o->hash, na * sizeof(*h));
+		uint32_t *off;
+
+		if (!h)
+			return -ENOMEM;
+		o->hash = h;
+		off = realloc(o->off, na * sizeof(*off));
+		if (!off)
+			return -ENOMEM;
+		o->off = off;
+		k->order_alloc = na;
+	}
+	o->hash[o->n] = op_kname_hash(l->name, l->name_len);
+	o->off[o->n++] = (uint32_t)(l->addr - k->walk.text);
+	return 0;
+}
+
 static int kallsyms_line(const struct op_ksym_line *l, void *arg)
 {
 	struct ksyms *k = arg;
 	struct ktarget *t;
+	int ret;
 
+	if (k->have_arcs && op_kwalk_line(&k->walk, l) && (ret = order_add(k, l)))
+		return ret;
 	if (!l->addr)
 		return 0;
 	for (int i = 0; i < 3; i++)
@@ -290,7 +364,7 @@ static int write_file(const struct ksyms *k, const char *samples_dir)
 		unlink(tmp);
 		return ret;
 	}
-	fprintf(f, "# kernel symbols sampled in this session (opsampler oprofiled)\n");
+	fprintf(f, "%s\n", OP_KSYMS_SAVED_HEADER);
 	for (int i = 0; i < 3; i++)
 		if (k->have_special[i] && !op_ksym_is_text(k->special[i].type))
 			write_line(f, k->special[i].addr, k->special[i].type,
@@ -319,6 +393,7 @@ static void ksyms_release(struct ksyms *k)
 	}
 	free(k->t);
 	free(k->pool);
+	op_korder_release(&k->order);
 }
 
 int opd_ksyms_save(const char *samples_dir, const char *proc_root)
@@ -365,6 +440,14 @@ int opd_ksyms_save(const char *samples_dir, const char *proc_root)
 			keep_at(t, base + t->offs[j]);
 	}
 	ret = write_file(&k, samples_dir);
+	if (!ret && k.have_arcs) {
+		ret = op_korder_write(samples_dir, &k.order);
+	} else if (!ret) {
+		char path[4200];
+
+		snprintf(path, sizeof(path), "%s/%s", samples_dir, OP_KORDER_FILE);
+		unlink(path);	/* an earlier copy's */
+	}
 out:
 	ksyms_release(&k);
 	return ret;

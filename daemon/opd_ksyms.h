@@ -3,7 +3,9 @@
  * When collection stops (opcontrol --stop, and the daemon's exit) the
  * daemon writes samples/current/stats/kallsyms: the lines of
  * PROC_ROOT/kallsyms for each kernel and module symbol that holds a
- * sampled address, in kallsyms' own format, each followed by an end line
+ * sampled address or an end of a call-graph arc (the first line is
+ * OP_KSYMS_SAVED_HEADER; with arcs, stats/kallsyms.order too: the order in
+ * which opreport -c meets the kernel's names), in kallsyms' own format, each followed by an end line
  * (type OP_KSYM_END) where the next symbol starts unless that one is saved
  * too; plus _text, _stext and _etext, and each sampled module's lowest
  * symbol (the base its offsets are relative to). opreport names kernel

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static FILE *open_under(const char *proc_root, const char *name)
 {
@@ -302,4 +304,128 @@ void op_kernel_map_release(struct op_kernel_map *km)
 		return;
 	free(km->modules);
 	memset(km, 0, sizeof(*km));
+}
+
+/* OProfile's test for _text and _etext: the line's name is a prefix. */
+static bool name_prefix_of(const struct op_ksym_line *l, const char *s)
+{
+	return l->name_len && l->name_len <= strlen(s) &&
+	       !strncmp(l->name, s, l->name_len);
+}
+
+bool op_kwalk_line(struct op_kwalk *w, const struct op_ksym_line *l)
+{
+	if (w->done)
+		return false;
+	if (!w->in) {
+		if (!name_prefix_of(l, "_text") || !l->addr)
+			return false;
+		w->in = true;
+		w->text = l->addr;
+		return true;
+	}
+	if (name_prefix_of(l, "_etext")) {
+		w->done = true;
+		return false;
+	}
+	return true;
+}
+
+uint64_t op_kname_hash(const char *name, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)name[i]) * 0x100000001b3ull;
+	return (h ^ (h >> 40)) & ((1ull << 40) - 1);
+}
+
+#define KORDER_REC 9
+
+int op_korder_write(const char *dir, const struct op_korder *k)
+{
+	char path[4096], tmp[4200];
+	unsigned char rec[KORDER_REC];
+	uint64_t n = k->n;
+	FILE *f;
+	int ret = 0;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, OP_KORDER_FILE) >=
+	    sizeof(path))
+		return -ENAMETOOLONG;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "we");
+	if (!f)
+		return -errno;
+	fwrite(OP_KORDER_MAGIC, 1, 8, f);
+	fwrite(&n, sizeof(n), 1, f);
+	for (size_t i = 0; i < k->n; i++) {
+		for (int b = 0; b < 5; b++)
+			rec[b] = (unsigned char)(k->hash[i] >> (8 * b));
+		memcpy(rec + 5, &k->off[i], 4);
+		fwrite(rec, 1, sizeof(rec), f);
+	}
+	if (fflush(f) || ferror(f))
+		ret = -(errno ? errno : EIO);
+	if (fclose(f) && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, path))
+		ret = -errno;
+	if (ret)
+		unlink(tmp);
+	return ret;
+}
+
+int op_korder_read(const char *dir, struct op_korder *k)
+{
+	char path[4096], magic[8];
+	unsigned char rec[KORDER_REC];
+	uint64_t n;
+	struct stat st;
+	FILE *f;
+	int ret = 0;
+
+	memset(k, 0, sizeof(*k));
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, OP_KORDER_FILE) >=
+	    sizeof(path))
+		return -ENAMETOOLONG;
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	if (fstat(fileno(f), &st) || fread(magic, 1, 8, f) != 8 ||
+	    memcmp(magic, OP_KORDER_MAGIC, 8) || fread(&n, sizeof(n), 1, f) != 1 ||
+	    n > OP_KORDER_MAX || (uint64_t)st.st_size != 16 + n * KORDER_REC) {
+		fclose(f);
+		return -EINVAL;
+	}
+	k->hash = malloc((n ? n : 1) * sizeof(*k->hash));
+	k->off = malloc((n ? n : 1) * sizeof(*k->off));
+	if (!k->hash || !k->off)
+		ret = -ENOMEM;
+	for (uint64_t i = 0; !ret && i < n; i++) {
+		uint64_t h = 0;
+
+		if (fread(rec, 1, sizeof(rec), f) != sizeof(rec)) {
+			ret = -EINVAL;
+			break;
+		}
+		for (int b = 0; b < 5; b++)
+			h |= (uint64_t)rec[b] << (8 * b);
+		k->hash[i] = h;
+		memcpy(&k->off[i], rec + 5, 4);
+	}
+	fclose(f);
+	if (ret) {
+		op_korder_release(k);
+		return ret;
+	}
+	k->n = (size_t)n;
+	return 0;
+}
+
+void op_korder_release(struct op_korder *k)
+{
+	free(k->hash);
+	free(k->off);
+	memset(k, 0, sizeof(*k));
 }

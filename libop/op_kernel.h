@@ -94,6 +94,54 @@ bool op_ksym_range_start(const struct op_ksym_range *r, uint64_t *start);
  * they hold only the symbols that were sampled (see opd_ksyms.h). */
 #define OP_KSYM_END '-'
 
+/* The first line of a session's saved kernel symbols: those holding a
+ * sample or an end of a call-graph arc, which opreport -c can name its
+ * kernel callers and callees from. (Copies that start otherwise hold the
+ * sampled symbols only.) */
+#define OP_KSYMS_SAVED_HEADER \
+	"# kernel symbols sampled in this session, and the ends of its arcs (opsampler oprofiled)"
+
+/* The kernel's lines as OProfile's kallsyms reader keeps them: every line
+ * from the first whose name is a prefix of "_text" (with an address) up to
+ * the one whose name is a prefix of "_etext", aliases and data included.
+ * OProfile's opreport -c meets every one of their names, which numbers
+ * them; ties in its call graph follow those numbers. */
+struct op_kwalk {
+	bool in, done;
+	uint64_t text;		/* the first line's address */
+};
+
+/* True when l, the next line of a kallsyms file, is one of those lines
+ * (its offset is l->addr - w->text); sets w->done at the end. */
+bool op_kwalk_line(struct op_kwalk *w, const struct op_ksym_line *l);
+
+/* The order in which opreport -c meets the kernel's names, saved with a
+ * call-graph session (stats/kallsyms.order) so that a report can number
+ * names as OProfile does from the saved kernel symbols alone: one record
+ * per line op_kwalk_line() keeps, in kallsyms' order, the 40-bit hash of
+ * its name (op_kname_hash()) and its offset from the first line. Layout:
+ * the 8-byte magic, a u64 count, then count records of 5 hash bytes and a
+ * u32 offset, little endian. */
+#define OP_KORDER_FILE "stats/kallsyms.order"
+#define OP_KORDER_MAGIC "OPKORD1\n"
+#define OP_KORDER_MAX (1u << 24)
+
+uint64_t op_kname_hash(const char *name, size_t len);
+
+struct op_korder {
+	uint64_t *hash;
+	uint32_t *off;
+	size_t n;
+};
+
+/* Write dir/stats/kallsyms.order (temporary + rename). 0 or -errno. */
+int op_korder_write(const char *dir, const struct op_korder *k);
+
+/* Read dir/stats/kallsyms.order: 0, -ENOENT, -EINVAL (not one), -errno. */
+int op_korder_read(const char *dir, struct op_korder *k);
+
+void op_korder_release(struct op_korder *k);
+
 /* True for the symbol types that name code: t, T, w, W. */
 static inline bool op_ksym_is_text(char type)
 {

@@ -215,64 +215,57 @@ static bool callee_lookup(const struct pp_symtab *st, uint64_t off,
 	return *sym || st->partial;
 }
 
-/* The kernel's kallsyms lines as OProfile's kallsyms reader keeps them:
- * every line from _text up to _etext, aliases included. An alias reaches
- * nothing and names no sample, but OProfile meets its name when it walks
- * the kernel's symbols, which numbers it (see "order"). */
+/* The kernel's kallsyms lines as OProfile's kallsyms reader keeps them
+ * (op_kwalk_line()): aliases included. An alias reaches nothing and names
+ * no sample, but OProfile meets its name when it walks the kernel's
+ * symbols, which numbers it (see "order"). */
 struct kline {
 	uint64_t off;		/* from _text */
-	char *name;
+	const char *name;	/* NULL: a name no table holds (from a
+				 * saved order: it numbers nothing we use) */
 };
 
 struct klines {
 	struct kline *v;
 	size_t n, alloc;
-	bool in, done;
-	uint64_t text;
+	struct op_kwalk walk;
+	bool borrowed;		/* names point into the tables */
 	int err;
 };
 
-/* OProfile's test for _text and _etext: the line's name is a prefix. */
-static bool name_prefix_of(const struct op_ksym_line *l, const char *s)
+static int kline_push(struct klines *k, uint64_t off, const char *name)
 {
-	return l->name_len && l->name_len <= strlen(s) &&
-	       !strncmp(l->name, s, l->name_len);
-}
-
-int pp_cg_kline_add(const struct op_ksym_line *l, void *arg)
-{
-	struct klines *k = arg;
-
-	if (k->done || k->err)
-		return 1;
-	if (!k->in) {
-		if (!name_prefix_of(l, "_text") || !l->addr)
-			return 0;
-		k->in = true;
-		k->text = l->addr;
-	} else if (name_prefix_of(l, "_etext")) {
-		k->done = true;
-		return 1;
-	}
 	if (k->n == k->alloc) {
 		size_t na = k->alloc ? k->alloc * 2 : 4096;
 		struct kline *v = realloc(k->v, na * sizeof(*v));
 
 		if (!v)
-			goto err_nomem;
+			return -ENOMEM;
 		k->v = v;
 		k->alloc = na;
 	}
-	k->v[k->n].off = l->addr - k->text;
-	k->v[k->n].name = strndup(l->name, l->name_len);
-	if (!k->v[k->n].name)
-		goto err_nomem;
+	k->v[k->n].off = off;
+	k->v[k->n].name = name;
 	k->n++;
 	return 0;
+}
 
-err_nomem:
-	k->err = -ENOMEM;
-	return 1;
+int pp_cg_kline_add(const struct op_ksym_line *l, void *arg)
+{
+	struct klines *k = arg;
+	char *name;
+
+	if (k->err)
+		return 1;
+	if (!op_kwalk_line(&k->walk, l))
+		return k->walk.done;
+	name = strndup(l->name, l->name_len);
+	if (!name || kline_push(k, l->addr - k->walk.text, name)) {
+		free(name);
+		k->err = -ENOMEM;
+		return 1;
+	}
+	return 0;
 }
 
 struct klines *pp_cg_klines_new(void)
@@ -282,11 +275,82 @@ struct klines *pp_cg_klines_new(void)
 
 void pp_cg_klines_free(struct klines *k)
 {
-	for (size_t i = 0; k && i < k->n; i++)
-		free(k->v[i].name);
+	for (size_t i = 0; k && !k->borrowed && i < k->n; i++)
+		free((char *)k->v[i].name);
 	if (k)
 		free(k->v);
 	free(k);
+}
+
+/* Every name of every table, by op_kname_hash(): the names the walk of a
+ * saved order can meet that matter (a name in no table numbers nothing
+ * that is printed). Open addressing; a hash two names share keeps the
+ * first. */
+struct name_map {
+	uint64_t *hash;		/* 0 empty; else hash | 1 << 63 */
+	const char **name;
+	size_t mask;
+};
+
+static int name_map_put(struct name_map *m, const char *name)
+{
+	uint64_t h = op_kname_hash(name, strlen(name)) | 1ull << 63;
+
+	for (size_t i = h & m->mask;; i = (i + 1) & m->mask) {
+		if (!m->hash[i]) {
+			m->hash[i] = h;
+			m->name[i] = name;
+			return 0;
+		}
+		if (m->hash[i] == h)
+			return 0;
+	}
+}
+
+static const char *name_map_get(const struct name_map *m, uint64_t hash)
+{
+	uint64_t h = hash | 1ull << 63;
+
+	for (size_t i = h & m->mask; m->hash[i]; i = (i + 1) & m->mask)
+		if (m->hash[i] == h)
+			return m->name[i];
+	return NULL;
+}
+
+/* The kernel's lines from the session's saved order (c->v->korder), named
+ * from the tables. NULL and c->klines->err on ENOMEM. */
+static struct klines *lines_of_order(struct cg_ctx *c)
+{
+	const struct op_korder *ko = c->v->korder;
+	struct name_map m = { 0 };
+	size_t nr = 0, cap = 1;
+
+	for (size_t i = 0; i < c->p->nr_images; i++)
+		if (c->tab[i])
+			nr += c->tab[i]->nr_syms;
+	while (cap < 2 * nr + 2)
+		cap *= 2;
+	m.mask = cap - 1;
+	m.hash = calloc(cap, sizeof(*m.hash));
+	m.name = malloc(cap * sizeof(*m.name));
+	c->klines->borrowed = true;
+	if (!m.hash || !m.name)
+		goto err_nomem;
+	for (size_t i = 0; i < c->p->nr_images; i++)
+		for (size_t s = 0; c->tab[i] && s < c->tab[i]->nr_syms; s++)
+			name_map_put(&m, c->tab[i]->syms[s].name);
+	for (size_t i = 0; i < ko->n; i++)
+		if (kline_push(c->klines, ko->off[i], name_map_get(&m, ko->hash[i])))
+			goto err_nomem;
+	free(m.hash);
+	free(m.name);
+	return c->klines;
+
+err_nomem:
+	free(m.hash);
+	free(m.name);
+	c->klines->err = -ENOMEM;
+	return NULL;
 }
 
 /* The kernel's lines, or NULL when the file cannot be read (the walk then
@@ -296,12 +360,14 @@ static struct klines *kernel_lines(struct cg_ctx *c)
 	const char *path = c->o->kallsyms ? c->o->kallsyms : "/proc/kallsyms";
 
 	if (c->v->klines)	/* read with the kernel's table */
-		return c->v->klines->err || !c->v->klines->in ? NULL : c->v->klines;
+		return c->v->klines->err || !c->v->klines->walk.in ? NULL : c->v->klines;
 	if (c->klines)
 		return c->klines->err ? NULL : c->klines;
 	c->klines = calloc(1, sizeof(*c->klines));
 	if (!c->klines)
 		return NULL;
+	if (c->v->korder)	/* the session's saved order */
+		return lines_of_order(c);
 	if (op_kallsyms_each(path, pp_cg_kline_add, c->klines, NULL) < 0 && !c->klines->err)
 		c->klines->err = -EIO;
 	return c->klines->err ? NULL : c->klines;
@@ -403,6 +469,8 @@ static int walk_callers(struct arc_walk *w)
 				return -ENOMEM;
 	} else {
 		for (size_t j = 0; j < kl->n; j++) {
+			if (!kl->v[j].name)
+				continue;
 			if (pp_cg_intern(&c->names, kl->v[j].name))
 				return -ENOMEM;
 			while (s < cst->nr_syms && cst->syms[s].start < kl->v[j].off)

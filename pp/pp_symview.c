@@ -549,24 +549,117 @@ static bool ksyms_cover(const struct pp_symview *v, const struct pp_profile *p,
 	return true;
 }
 
+/* The arc files' kernel ends, checked against the kallsyms tables. */
+struct arc_cover {
+	const struct pp_symtab *from, *to;	/* NULL: not checked */
+	bool covered;
+};
+
+static bool off_in_symbol(const struct pp_symtab *st, uint64_t off)
+{
+	return pp_symtab_lookup(st, pp_symtab_off_to_vma(st, off)) != NULL;
+}
+
+static int arc_covered(uint64_t key, uint64_t count, void *arg)
+{
+	struct arc_cover *a = arg;
+
+	(void)count;
+	if ((a->from && !off_in_symbol(a->from, key >> 32)) ||
+	    (a->to && !off_in_symbol(a->to, key & 0xffffffffu))) {
+		a->covered = false;
+		return 1;
+	}
+	return 0;
+}
+
+/* The table of job for img, when its symbols come from kallsyms. */
+static const struct pp_symtab *job_tab(const struct kallsyms_job *job,
+				       const struct op_img *img,
+				       const struct pp_report_opts *o)
+{
+	if (!from_kallsyms(img, o))
+		return NULL;
+	for (size_t j = 0; j < job->n; j++)
+		if (op_img_is_kernel(img) ? !job->modules[j] :
+		    job->modules[j] && !strcmp(job->modules[j], img->path))
+			return job->status[j] ? NULL : &job->tabs[j];
+	return NULL;
+}
+
+/* -c: true when every kernel end of every arc falls in a symbol of the
+ * tables job loaded (the session's saved copy). */
+static bool arcs_cover(const struct pp_profile *p, const struct kallsyms_job *job,
+		       const struct pp_report_opts *o)
+{
+	for (size_t i = 0; i < p->fs.nr_files; i++) {
+		const struct pp_sfile *f = &p->fs.files[i];
+		struct arc_cover a = { .covered = true };
+		odb_t db;
+
+		if (!f->name.cg.path)
+			continue;
+		a.from = job_tab(job, &f->name.image, o);
+		a.to = job_tab(job, &f->name.cg, o);
+		if ((f->name.image.kind == OP_IMG_KERN && from_kallsyms(&f->name.image, o) && !a.from) ||
+		    (f->name.cg.kind == OP_IMG_KERN && from_kallsyms(&f->name.cg, o) && !a.to))
+			return false;	/* an image the copy does not hold */
+		if (!a.from && !a.to)
+			continue;
+		if (pp_sfile_open(f, &db))
+			continue;	/* named by the arcs' reader */
+		odb_for_each(&db, arc_covered, &a);
+		odb_close(&db);
+		if (!a.covered)
+			return false;
+	}
+	return true;
+}
+
 /* The session's own copy of the sampled kernel symbols (written by the
  * daemon when collection stops, see daemon/opd_ksyms.h), when the report
- * reads one session and no kallsyms file was named. Malloc'd, or NULL. */
-static char *session_ksyms(const struct pp_profile *p,
+ * reads one session and no kallsyms file was named; for -c, a copy that
+ * holds the arcs' ends too (its first line says so) with the order of the
+ * kernel's names (OP_KORDER_FILE), which v->korder gets. Malloc'd, or
+ * NULL. */
+static char *session_ksyms(struct pp_symview *v, const struct pp_profile *p,
 			   const struct pp_report_opts *o)
 {
-	char *path;
+	char *path, line[256];
+	FILE *f;
+	bool ok;
 
-	/* -c: the copy names sampled symbols, not the callers of arcs */
-	if (o->kallsyms || o->callgraph || p->fs.nr_sessions != 1)
+	if (o->kallsyms || p->fs.nr_sessions != 1)
 		return NULL;
 	if (asprintf(&path, "%s/stats/kallsyms", p->fs.sessions[0]) < 0)
 		return NULL;
-	if (access(path, R_OK)) {
+	f = fopen(path, "re");
+	ok = f && (!o->callgraph ||
+		   (fgets(line, sizeof(line), f) &&
+		    (line[strcspn(line, "\n")] = '\0', !strcmp(line, OP_KSYMS_SAVED_HEADER))));
+	if (f)
+		fclose(f);
+	if (ok && o->callgraph) {
+		v->korder = calloc(1, sizeof(*v->korder));
+		ok = v->korder && !op_korder_read(p->fs.sessions[0], v->korder);
+		if (!ok) {
+			free(v->korder);
+			v->korder = NULL;
+		}
+	}
+	if (!ok) {
 		free(path);
 		return NULL;
 	}
 	return path;
+}
+
+static void korder_free(struct pp_symview *v)
+{
+	if (v->korder)
+		op_korder_release(v->korder);
+	free(v->korder);
+	v->korder = NULL;
 }
 
 /* Load every table: kallsyms ones on a thread (one read of the file for
@@ -579,7 +672,7 @@ static int load_tabs(struct pp_symview *v, const struct pp_profile *p,
 		     const struct op_logger *lg)
 {
 	const char *kallsyms = o->kallsyms ? o->kallsyms : "/proc/kallsyms";
-	char *saved = session_ksyms(p, o);
+	char *saved = session_ksyms(v, p, o);
 	struct kallsyms_job job = { .path = saved ? saved : kallsyms };
 	size_t nt = v->nr_tabs ? v->nr_tabs : 1;
 	size_t *tab_of_job = malloc(nt * sizeof(*tab_of_job));
@@ -626,13 +719,19 @@ static int load_tabs(struct pp_symview *v, const struct pp_profile *p,
 	}
 	if (threaded)
 		pthread_join(thread, NULL);
-	for (size_t j = 0; saved && j < job.n; j++) {
-		if (!job.status[j] &&
-		    ksyms_cover(v, p, tab_of_job, j, &job.tabs[j]))
+	for (size_t j = 0; saved && j <= job.n; j++) {
+		if (j < job.n ? !job.status[j] &&
+				ksyms_cover(v, p, tab_of_job, j, &job.tabs[j]) :
+				!o->callgraph || arcs_cover(p, &job, o))
 			continue;
-		/* samples since the last stop, or a copy without this image */
+		/* samples since the last stop, or a copy without this image
+		 * or an arc's end */
 		for (size_t i = 0; i < job.n; i++)
 			pp_symtab_release(&job.tabs[i]);
+		korder_free(v);
+		for (size_t i = 0; o->callgraph && !v->klines && i < job.n; i++)
+			if (!job.modules[i])
+				v->klines = job.klines = pp_cg_klines_new();
 		job.path = kallsyms;
 		kallsyms_job_run(&job);
 		break;
@@ -777,6 +876,7 @@ void pp_symview_free(struct pp_symview *v)
 	free(v->entries);
 	free(v->total);
 	pp_cg_klines_free(v->klines);
+	korder_free(v);
 	for (size_t i = 0; i < v->nr_tabs; i++) {
 		free(v->tabs[i].key);
 		pp_symtab_release(&v->tabs[i].st);

@@ -31,6 +31,7 @@ struct img_tab {
 };
 
 struct klines;
+struct op_korder;
 
 struct pp_symview {
 	size_t nc;
@@ -52,6 +53,9 @@ struct pp_symview {
 	/* -c: the kernel's kallsyms lines, gathered in the same read as
 	 * its table (pp_cg_order.c walks them); NULL if not read */
 	struct klines *klines;
+	/* -c from the session's saved kernel symbols: the order of the
+	 * kernel's names (op_kernel.h), else NULL */
+	struct op_korder *korder;
 };
 
 #endif /* PP_SYMVIEW_H */

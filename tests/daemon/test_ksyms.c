@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "odb.h"
+#include "op_kernel.h"
 #include "op_names.h"
 #include "opd_ksyms.h"
 #include "testutil.h"
@@ -113,6 +114,43 @@ static void add_samples(const struct fx *f, enum op_img_kind kind,
 	free(rel);
 }
 
+/* Add an arc file from image (kind, name) to image (to_kind, to_name), one
+ * arc per (from, to) pair. */
+static void add_arcs(const struct fx *f, enum op_img_kind kind, const char *name,
+		     enum op_img_kind to_kind, const char *to_name,
+		     const uint64_t (*arcs)[2], size_t n)
+{
+	struct op_sfname sn = {
+		.image = { .kind = kind, .path = (char *)name },
+		.dep = { .kind = OP_IMG_FILE, .path = "/bin/app" },
+		.cg = { .kind = to_kind, .path = (char *)to_name },
+		.event = "TIMER",
+		.count = 100000,
+		.tgid = OP_SF_ALL,
+		.tid = OP_SF_ALL,
+		.cpu = OP_SF_ALL,
+	};
+	char *rel = op_sfname_build(&sn), *path, *slash;
+	odb_t db;
+
+	assert_non_null(rel);
+	path = tu_path(f->samples, rel);
+	for (slash = path + strlen(f->samples) + 1; (slash = strchr(slash, '/'));
+	     slash++) {
+		*slash = '\0';
+		mkdir(path, 0755);
+		*slash = '/';
+	}
+	assert_int_equal(odb_open(&db, path, ODB_RDWR), 0);
+	db.header->is_kernel = kind == OP_IMG_KERN;
+	db.header->cg_to_is_kernel = to_kind == OP_IMG_KERN;
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(odb_add(&db, arcs[i][0] << 32 | arcs[i][1], 1), 0);
+	odb_close(&db);
+	free(path);
+	free(rel);
+}
+
 static char *read_out(const struct fx *f)
 {
 	char *path = tu_path(f->samples, "stats/kallsyms"), *buf;
@@ -154,7 +192,7 @@ static void test_saved_symbols(void **state)
 	out = read_out(f);
 	assert_non_null(out);
 	assert_string_equal(out,
-		"# kernel symbols sampled in this session (opsampler oprofiled)\n"
+		OP_KSYMS_SAVED_HEADER "\n"
 		"ffffffff81003000 D _etext\n"
 		"ffffffff81000000 T _stext\n"
 		"ffffffff81000000 T _text\n"
@@ -169,6 +207,70 @@ static void test_saved_symbols(void **state)
 		"ffffffffc0000100 t ext4_readpage\t[ext4]\n"
 		"ffffffffc0000200 - -\t[ext4]\n");
 	free(out);
+	/* no arcs: no order of names */
+	{
+		struct op_korder ko;
+
+		assert_int_equal(op_korder_read(f->samples, &ko), -ENOENT);
+	}
+}
+
+/* opreport -c names the kernel ends of arcs: a caller in the kernel and
+ * a callee in a module, neither holding a sample, are saved; the user
+ * ends of arcs are not kernel symbols. */
+static void test_arc_ends(void **state)
+{
+	struct fx *f = *state;
+	const uint64_t k[] = { 0x2210 };			/* schedule */
+	const uint64_t kk[][2] = { { 0x1010, 0x2210 } };	/* do_one_initcall -> schedule */
+	const uint64_t km[][2] = { { 0x2410, 0x204 } };		/* last_fn -> ext4_writepage */
+	const uint64_t uk[][2] = { { 0x10, 0x2110 } };		/* /bin/app -> tty_audit_exit */
+	char *out;
+
+	add_samples(f, OP_IMG_KERN, "/proc/kallsyms", 0, k, 1);
+	add_arcs(f, OP_IMG_KERN, "/proc/kallsyms", OP_IMG_KERN, "/proc/kallsyms", kk, 1);
+	add_arcs(f, OP_IMG_KERN, "/proc/kallsyms", OP_IMG_KERN, "ext4", km, 1);
+	add_arcs(f, OP_IMG_FILE, "/bin/app", OP_IMG_KERN, "/proc/kallsyms", uk, 1);
+	assert_int_equal(opd_ksyms_save(f->samples, f->proc), 0);
+	out = read_out(f);
+	assert_non_null(out);
+	assert_string_equal(out,
+		OP_KSYMS_SAVED_HEADER "\n"
+		"ffffffff81003000 D _etext\n"
+		"ffffffff81000000 T _stext\n"
+		"ffffffff81000000 T _text\n"
+		"ffffffff81000000 T startup_64\n"
+		"ffffffff81001000 T do_one_initcall\n"
+		"ffffffff81002000 - -\n"
+		"ffffffff81002100 T tty_audit_exit\n"
+		"ffffffff81002200 T schedule\n"
+		"ffffffff81002400 T last_fn\n"
+		"ffffffffc0000000 t ext4_base\t[ext4]\n"
+		"ffffffffc0000100 - -\t[ext4]\n"
+		"ffffffffc0000200 t ext4_writepage\t[ext4]\n");
+	free(out);
+
+	/* the order opreport -c meets the kernel's names in: every line
+	 * from _text to before _etext, data and aliases too */
+	{
+		static const char *const names[] = {
+			"_text", "startup_64", "do_one_initcall", "pid_task",
+			"pid_task_alias", "tty_audit_exit", "schedule",
+			"some_data", "last_fn",
+		};
+		static const uint32_t offs[] = {
+			0, 0, 0x1000, 0x2000, 0x2000, 0x2100, 0x2200, 0x2300, 0x2400,
+		};
+		struct op_korder ko;
+
+		assert_int_equal(op_korder_read(f->samples, &ko), 0);
+		assert_int_equal(ko.n, 9);
+		for (size_t i = 0; i < ko.n; i++) {
+			assert_int_equal(ko.hash[i], op_kname_hash(names[i], strlen(names[i])));
+			assert_int_equal(ko.off[i], offs[i]);
+		}
+		op_korder_release(&ko);
+	}
 }
 
 static void test_no_kernel_samples(void **state)
@@ -212,6 +314,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_saved_symbols, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_arc_ends, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_kernel_samples, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_kallsyms, setup, teardown),
 	};
