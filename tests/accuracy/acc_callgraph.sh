@@ -21,6 +21,13 @@ cat "$E2E_TMP/cgleaf.out"
 acc_report "$E2E_TMP/report" -c
 acc_report "$E2E_TMP/flat" -l "image:$WORKLOADS/cgleaf"
 [ "$(stats_value callgraph_chains_lost)" = 0 ] || fail "the chain store lost chains"
+# the kernel named from the session's saved symbols and order of names
+# gives the text /proc/kallsyms gives (its order of ties is OProfile's)
+[ -s "$SESSION_DIR/samples/current/stats/kallsyms.order" ] ||
+	fail "no stats/kallsyms.order in a stopped call-graph session"
+acc_report "$E2E_TMP/report.proc" -c --kallsyms=/proc/kallsyms
+diff "$E2E_TMP/report.proc" "$E2E_TMP/report" >"$E2E_TMP/report.diff" ||
+	{ head -20 "$E2E_TMP/report.diff" >&2; fail "opreport -c from the saved kernel symbols differs from /proc/kallsyms"; }
 
 # cg_block FILE SYMBOL WHICH: the lines of SYMBOL's block in opreport -c,
 # WHICH "callers" (the indented lines above its own line) or "callees"

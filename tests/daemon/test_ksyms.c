@@ -273,6 +273,48 @@ static void test_arc_ends(void **state)
 	}
 }
 
+/* A damaged order file is refused whole (the report then reads
+ * /proc/kallsyms): wrong magic, a count the data does not hold, bytes
+ * after the records, a count past the limit. */
+static void test_bad_order(void **state)
+{
+	struct fx *f = *state;
+	char *stats = tu_path(f->samples, "stats");
+	char *path = tu_path(f->samples, OP_KORDER_FILE);
+	unsigned char buf[16 + 2 * 9];
+	struct op_korder ko;
+	uint64_t n;
+
+	assert_int_equal(mkdir(stats, 0755), 0);
+	memset(buf, 0x11, sizeof(buf));
+	memcpy(buf, OP_KORDER_MAGIC, 8);
+	n = 2;
+	memcpy(buf + 8, &n, 8);
+	assert_int_equal(tu_write_file(path, buf, sizeof(buf)), 0);
+	assert_int_equal(op_korder_read(f->samples, &ko), 0);
+	assert_int_equal(ko.n, 2);
+	assert_int_equal(ko.off[1], 0x11111111);
+	op_korder_release(&ko);
+	assert_int_equal(tu_write_file(path, buf, sizeof(buf) - 1), 0);	/* torn */
+	assert_int_equal(op_korder_read(f->samples, &ko), -EINVAL);
+	assert_null(ko.hash);
+	n = 3;
+	memcpy(buf + 8, &n, 8);
+	assert_int_equal(tu_write_file(path, buf, sizeof(buf)), 0);	/* short */
+	assert_int_equal(op_korder_read(f->samples, &ko), -EINVAL);
+	n = (uint64_t)OP_KORDER_MAX + 1;
+	memcpy(buf + 8, &n, 8);
+	assert_int_equal(tu_write_file(path, buf, sizeof(buf)), 0);
+	assert_int_equal(op_korder_read(f->samples, &ko), -EINVAL);
+	n = 2;
+	memcpy(buf + 8, &n, 8);
+	buf[0] = 'X';
+	assert_int_equal(tu_write_file(path, buf, sizeof(buf)), 0);
+	assert_int_equal(op_korder_read(f->samples, &ko), -EINVAL);
+	free(stats);
+	free(path);
+}
+
 static void test_no_kernel_samples(void **state)
 {
 	struct fx *f = *state;
@@ -315,6 +357,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_saved_symbols, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_arc_ends, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_kernel_samples, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_kallsyms, setup, teardown),
 	};
