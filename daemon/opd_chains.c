@@ -353,12 +353,22 @@ uint32_t opd_chains_image(struct opd_chains *c, const struct op_img *img,
 	return 0;
 }
 
+static bool file_is(const struct opd_chain_file *f, const struct opd_chain_key *key)
+{
+	return f->tgid == key->tgid && f->tid == key->tid && f->cpu == key->cpu &&
+	       !strcmp(f->event, key->event);
+}
+
 static odb_t *counts_file(struct opd_chains *c, const struct opd_chain_key *key)
 {
 	char name[256], path[4096 + 256];
 	struct opd_chain_file *f;
 	int ret;
 
+	/* the latest first: a session's samples mostly share one key */
+	for (size_t i = c->nr_files; i-- > 0; )
+		if (file_is(&c->files[i], key))
+			return &c->files[i].db;
 	snprintf(name, sizeof(name), "%s", key->event);
 	for (int i = 0; i < 3; i++) {
 		int v = i == 0 ? key->tgid : i == 1 ? key->tid : key->cpu;
@@ -369,13 +379,11 @@ static odb_t *counts_file(struct opd_chains *c, const struct opd_chain_key *key)
 		else
 			snprintf(name + len, sizeof(name) - len, ".%d", v);
 	}
-	for (size_t i = 0; i < c->nr_files; i++)
-		if (!strcmp(c->files[i].name, name))
-			return &c->files[i].db;
 	if (c->nr_files == MAX_OPEN_FILES) {
 		/* close the oldest; it opens again with its counts */
 		odb_close(&c->files[0].db);
 		free(c->files[0].name);
+		free(c->files[0].event);
 		memmove(c->files, c->files + 1, --c->nr_files * sizeof(*c->files));
 	} else {
 		f = realloc(c->files, (c->nr_files + 1) * sizeof(*f));
@@ -393,11 +401,17 @@ static odb_t *counts_file(struct opd_chains *c, const struct opd_chain_key *key)
 		return NULL;
 	}
 	f->name = strdup(name);
-	if (!f->name) {
+	f->event = strdup(key->event);
+	if (!f->name || !f->event) {
+		free(f->name);
+		free(f->event);
 		odb_close(&f->db);
 		errno = ENOMEM;
 		return NULL;
 	}
+	f->tgid = key->tgid;
+	f->tid = key->tid;
+	f->cpu = key->cpu;
 	c->nr_files++;
 	return &f->db;
 }
@@ -478,6 +492,7 @@ void opd_chains_release(struct opd_chains *c)
 	for (size_t i = 0; i < c->nr_files; i++) {
 		odb_close(&c->files[i].db);
 		free(c->files[i].name);
+		free(c->files[i].event);
 	}
 	free(c->files);
 	free(c->dir);

@@ -45,6 +45,10 @@ struct opd_chains {
 	struct opd_chain_file {
 		char *name;
 		odb_t db;
+		/* its key: found by these, not by the name, which takes
+		 * formatting (the hot path: once a sample) */
+		char *event;
+		int tgid, tid, cpu;
 	} *files;
 	size_t nr_files;
 

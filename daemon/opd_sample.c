@@ -260,14 +260,17 @@ static void trace_end(void *ctx, const struct opd_transient *t, bool complete)
 	(void)complete;
 	if (c->on && sp->chains) {
 		const struct opd_event_info *ev = &sp->sfiles->events[c->event];
-		char event[96];
 		struct opd_chain_key key = {
-			.event = event, .tgid = c->tgid, .tid = c->tid, .cpu = c->cpu,
+			.event = sp->chain_event, .tgid = c->tgid, .tid = c->tid,
+			.cpu = c->cpu,
 		};
 		uint32_t app = 0;
 
-		snprintf(event, sizeof(event), "%s.%lu.%u", ev->name, ev->count,
-			 ev->unit_mask);
+		if (!sp->chain_event[0] || sp->chain_event_idx != c->event) {
+			snprintf(sp->chain_event, sizeof(sp->chain_event), "%s.%lu.%u",
+				 ev->name, ev->count, ev->unit_mask);
+			sp->chain_event_idx = c->event;
+		}
 		if (c->app) {
 			if (!c->app->chain_id)
 				c->app->chain_id = opd_chains_image(sp->chains, &c->app->img,
