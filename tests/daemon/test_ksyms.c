@@ -80,6 +80,27 @@ static int teardown(void **state)
 	return 0;
 }
 
+/* Open (creating it and its directories) the sample file sn names under
+ * the fixture's session, its header marking the kernel images. */
+static void open_sfile(const struct fx *f, const struct op_sfname *sn, odb_t *db)
+{
+	char *rel = op_sfname_build(sn), *path, *slash;
+
+	assert_non_null(rel);
+	path = tu_path(f->samples, rel);
+	for (slash = path + strlen(f->samples) + 1; (slash = strchr(slash, '/'));
+	     slash++) {
+		*slash = '\0';
+		mkdir(path, 0755);
+		*slash = '/';
+	}
+	assert_int_equal(odb_open(db, path, ODB_RDWR), 0);
+	db->header->is_kernel = sn->image.kind == OP_IMG_KERN;
+	db->header->cg_to_is_kernel = sn->cg.path && sn->cg.kind == OP_IMG_KERN;
+	free(path);
+	free(rel);
+}
+
 /* Add count at each offset of the sample file of image kind/name under
  * application app (separated by cpu). */
 static void add_samples(const struct fx *f, enum op_img_kind kind,
@@ -94,24 +115,12 @@ static void add_samples(const struct fx *f, enum op_img_kind kind,
 		.tid = OP_SF_ALL,
 		.cpu = cpu,
 	};
-	char *rel = op_sfname_build(&sn), *path, *slash;
 	odb_t db;
 
-	assert_non_null(rel);
-	path = tu_path(f->samples, rel);
-	for (slash = path + strlen(f->samples) + 1; (slash = strchr(slash, '/'));
-	     slash++) {
-		*slash = '\0';
-		mkdir(path, 0755);
-		*slash = '/';
-	}
-	assert_int_equal(odb_open(&db, path, ODB_RDWR), 0);
-	db.header->is_kernel = kind == OP_IMG_KERN;
+	open_sfile(f, &sn, &db);
 	for (size_t i = 0; i < n; i++)
 		assert_int_equal(odb_add(&db, offs[i], 1), 0);
 	odb_close(&db);
-	free(path);
-	free(rel);
 }
 
 /* Add an arc file from image (kind, name) to image (to_kind, to_name), one
@@ -130,25 +139,12 @@ static void add_arcs(const struct fx *f, enum op_img_kind kind, const char *name
 		.tid = OP_SF_ALL,
 		.cpu = OP_SF_ALL,
 	};
-	char *rel = op_sfname_build(&sn), *path, *slash;
 	odb_t db;
 
-	assert_non_null(rel);
-	path = tu_path(f->samples, rel);
-	for (slash = path + strlen(f->samples) + 1; (slash = strchr(slash, '/'));
-	     slash++) {
-		*slash = '\0';
-		mkdir(path, 0755);
-		*slash = '/';
-	}
-	assert_int_equal(odb_open(&db, path, ODB_RDWR), 0);
-	db.header->is_kernel = kind == OP_IMG_KERN;
-	db.header->cg_to_is_kernel = to_kind == OP_IMG_KERN;
+	open_sfile(f, &sn, &db);
 	for (size_t i = 0; i < n; i++)
 		assert_int_equal(odb_add(&db, arcs[i][0] << 32 | arcs[i][1], 1), 0);
 	odb_close(&db);
-	free(path);
-	free(rel);
 }
 
 static char *read_out(const struct fx *f)
