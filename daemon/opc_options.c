@@ -235,7 +235,7 @@ int opc_apply_settings(const struct opc_opts *o, struct op_settings *s)
 	}
 	/* a number here; its range in op_buffers_check() below */
 	if (o->buffer_size) {
-		ret = opc_parse_ulong("buffer-size", o->buffer_size, 1, ULONG_MAX, &v);
+		ret = opc_parse_ulong("buffer-size", o->buffer_size, 0, ULONG_MAX, &v);
 		if (ret)
 			return ret;
 		s->buffer_size = v;

@@ -188,7 +188,7 @@ int main(int argc, const char **argv)
 		{ "no-vmlinux", 0, POPT_ARG_NONE, &o.no_vmlinux, 0,
 		  "no kernel image: kernel samples go to the kernel as a whole", NULL },
 		{ "buffer-size", 0, POPT_ARG_STRING, &o.buffer_size, 0,
-		  "event buffer size, in words", "WORDS" },
+		  "event buffer size, in words (0, the default: 1048576, four times that with call chains)", "WORDS" },
 		{ "buffer-watershed", 0, POPT_ARG_STRING, &o.buffer_watershed, 0,
 		  "the daemon reads the event buffer at this fill, in words", "WORDS" },
 		{ "cpu-buffer-size", 0, POPT_ARG_STRING, &o.cpu_buffer_size, 0,

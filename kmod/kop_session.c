@@ -80,8 +80,15 @@ int kop_session_new(const struct kop_config *cfg, struct kop_session **out)
 		       "(%lu ms of samples at the events' rates)",
 		       s->cfg.cpu_buffer_size / 1024, OP_AUTO_CPU_BUFFER_MS);
 	}
-	if (!s->cfg.evbuf_words)
+	if (!s->cfg.evbuf_words) {
 		s->cfg.evbuf_words = OP_DEFAULT_BUFFER_WORDS;
+		if (cfg->callgraph_depth) {
+			s->cfg.evbuf_words *= OP_CHAIN_BUFFER_FACTOR;
+			op_log(&cfg->log, OP_LOG_INFO, "kmod: an event buffer of %zu "
+			       "words for samples with call chains",
+			       s->cfg.evbuf_words);
+		}
+	}
 	if (op_cpu_buffer_check(s->cfg.cpu_buffer_size, msg, sizeof(msg))) {
 		op_log(&cfg->log, OP_LOG_ERR, "kmod: %s", msg);
 		free(s);

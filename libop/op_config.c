@@ -9,7 +9,7 @@
  *   SEPARATE_LIB=0 SEPARATE_KERNEL=0 SEPARATE_THREAD=0 SEPARATE_CPU=0
  *   VMLINUX=none            (none: --no-vmlinux; empty: not given)
  *   IMAGE_FILTER=           CALLGRAPH=0  VERBOSE=0
- *   BUF_SIZE=1048576  BUF_WATERSHED=262144  CPU_BUFFER_SIZE=0 (0: auto)
+ *   BUF_SIZE=0  BUF_WATERSHED=0  CPU_BUFFER_SIZE=0    (0: the default)
  *   PROFILE_PID=0  PROFILE_CPUS=     (ours: opcontrol --pid and --cpu)
  *   FLIGHT_RECORDER=0                (ours: opcontrol --flight-recorder)
  * BUF_WATERSHED=0 (as OProfile's opcontrol may write it) means the default.
@@ -332,8 +332,8 @@ void op_settings_default(struct op_settings *s)
 	memset(s, 0, sizeof(*s));
 	snprintf(s->events[0], sizeof(s->events[0]), "default");
 	s->nr_events = 1;
-	s->buffer_size = OP_DEFAULT_BUFFER_WORDS;
-	s->buffer_watershed = op_default_watershed(s->buffer_size);
+	s->buffer_size = 0;	/* OP_DEFAULT_BUFFER_WORDS, more with chains */
+	s->buffer_watershed = 0;	/* a quarter of the buffer */
 	s->cpu_buffer_size = 0;	/* sized from the events' rates */
 }
 
@@ -450,7 +450,7 @@ static void apply(struct op_settings *s, struct rc_state *st,
 		else
 			s->callgraph_depth = (unsigned int)n;
 	} else if (!strcmp(key, "BUF_SIZE")) {
-		if (!parse_num(v, 1, ULONG_MAX, &s->buffer_size))
+		if (!parse_num(v, 0, ULONG_MAX, &s->buffer_size))
 			rc_warn(at, "bad value for %s '%s'", key, v);
 	} else if (!strcmp(key, "BUF_WATERSHED")) {
 		if (!parse_num(v, 0, ULONG_MAX, &s->buffer_watershed))

@@ -198,8 +198,8 @@ static void test_defaults(void **state)
 	assert_int_equal(s.nr_events, 1);
 	assert_string_equal(s.events[0], "default");
 	assert_int_equal(s.separate, 0);
-	assert_int_equal(s.buffer_size, OP_DEFAULT_BUFFER_WORDS);
-	assert_int_equal(s.buffer_watershed, OP_DEFAULT_BUFFER_WORDS / 4);
+	assert_int_equal(s.buffer_size, 0);	/* the default, more with chains */
+	assert_int_equal(s.buffer_watershed, 0);	/* a quarter of it */
 	assert_int_equal(s.cpu_buffer_size, 0);	/* sized from the rate */
 	assert_string_equal(s.vmlinux, "");
 	assert_false(s.no_vmlinux);
@@ -391,7 +391,7 @@ static void test_oprofile_file(void **state)
 	/* OProfile writes 0 and empty for "use the default": 0 is ours
 	 * too (rings sized from the rate); empty is reported, kept */
 	assert_int_equal(s.cpu_buffer_size, 0);
-	assert_int_equal(s.buffer_watershed, OP_DEFAULT_BUFFER_WORDS / 4);
+	assert_int_equal(s.buffer_watershed, 0);
 	assert_int_equal(lb.nr, 1);
 	assert_non_null(strstr(lb.text, ":12: bad value for BUF_WATERSHED ''"));
 }
@@ -425,7 +425,7 @@ static void test_bad_lines(void **state)
 	assert_int_equal(tu_write_file(f->rc, rc, strlen(rc)), 0);
 	assert_int_equal(op_settings_load(&s, f->rc, &lg), 0);
 	assert_int_equal(s.separate, OP_SEP_CPU);
-	assert_int_equal(s.buffer_size, OP_DEFAULT_BUFFER_WORDS);
+	assert_int_equal(s.buffer_size, 0);
 	assert_int_equal(s.buffer_watershed, 100);
 	assert_int_equal(s.nr_events, 1);
 	assert_string_equal(s.events[0], "TIMER:1:0:1:1");
