@@ -382,7 +382,6 @@ static odb_t *counts_file(struct opd_chains *c, const struct opd_chain_key *key)
 	if (c->nr_files == MAX_OPEN_FILES) {
 		/* close the oldest; it opens again with its counts */
 		odb_close(&c->files[0].db);
-		free(c->files[0].name);
 		free(c->files[0].event);
 		memmove(c->files, c->files + 1, --c->nr_files * sizeof(*c->files));
 	} else {
@@ -400,11 +399,8 @@ static odb_t *counts_file(struct opd_chains *c, const struct opd_chain_key *key)
 		errno = -ret;
 		return NULL;
 	}
-	f->name = strdup(name);
 	f->event = strdup(key->event);
-	if (!f->name || !f->event) {
-		free(f->name);
-		free(f->event);
+	if (!f->event) {
 		odb_close(&f->db);
 		errno = ENOMEM;
 		return NULL;
@@ -491,7 +487,6 @@ void opd_chains_release(struct opd_chains *c)
 	free(c->starts);
 	for (size_t i = 0; i < c->nr_files; i++) {
 		odb_close(&c->files[i].db);
-		free(c->files[i].name);
 		free(c->files[i].event);
 	}
 	free(c->files);

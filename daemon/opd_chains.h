@@ -43,9 +43,8 @@ struct opd_chains {
 
 	/* the counts files open (few: one per event and separation key) */
 	struct opd_chain_file {
-		char *name;
 		odb_t db;
-		/* its key: found by these, not by the name, which takes
+		/* its key: found by these, not by its name, which takes
 		 * formatting (the hot path: once a sample) */
 		char *event;
 		int tgid, tid, cpu;

@@ -601,8 +601,8 @@ static bool arcs_cover(const struct pp_profile *p, const struct kallsyms_job *jo
 			continue;
 		a.from = job_tab(job, &f->name.image, o);
 		a.to = job_tab(job, &f->name.cg, o);
-		if ((f->name.image.kind == OP_IMG_KERN && from_kallsyms(&f->name.image, o) && !a.from) ||
-		    (f->name.cg.kind == OP_IMG_KERN && from_kallsyms(&f->name.cg, o) && !a.to))
+		if ((from_kallsyms(&f->name.image, o) && !a.from) ||
+		    (from_kallsyms(&f->name.cg, o) && !a.to))
 			return false;	/* an image the copy does not hold */
 		if (!a.from && !a.to)
 			continue;
@@ -634,9 +634,8 @@ static char *session_ksyms(struct pp_symview *v, const struct pp_profile *p,
 	if (asprintf(&path, "%s/stats/kallsyms", p->fs.sessions[0]) < 0)
 		return NULL;
 	f = fopen(path, "re");
-	ok = f && (!o->callgraph ||
-		   (fgets(line, sizeof(line), f) &&
-		    (line[strcspn(line, "\n")] = '\0', !strcmp(line, OP_KSYMS_SAVED_HEADER))));
+	ok = f && (!o->callgraph || (fgets(line, sizeof(line), f) &&
+				     !strcmp(line, OP_KSYMS_SAVED_HEADER "\n")));
 	if (f)
 		fclose(f);
 	if (ok && o->callgraph) {
@@ -652,6 +651,18 @@ static char *session_ksyms(struct pp_symview *v, const struct pp_profile *p,
 		return NULL;
 	}
 	return path;
+}
+
+/* -c walks the kernel's lines as OProfile meets them: when job reads
+ * kallsyms for the kernel, gather them in the same read (the kernel
+ * formats /proc/kallsyms anew each time, half of opreport -c's time when
+ * it was read twice). */
+static void gather_klines(struct pp_symview *v, struct kallsyms_job *job,
+			  const struct pp_report_opts *o)
+{
+	for (size_t j = 0; o->callgraph && !v->klines && j < job->n; j++)
+		if (!job->modules[j])
+			v->klines = job->klines = pp_cg_klines_new();
 }
 
 static void korder_free(struct pp_symview *v)
@@ -699,14 +710,8 @@ static int load_tabs(struct pp_symview *v, const struct pp_profile *p,
 			job.modules[job.n++] = op_img_is_kernel(img) ? NULL : img->path;
 		}
 	}
-	/* -c walks the kernel's lines as OProfile meets them: gather them
-	 * in the same read (the kernel formats /proc/kallsyms anew each
-	 * time, half of opreport -c's time when read twice) */
-	for (size_t j = 0; o->callgraph && !saved && !v->klines && j < job.n; j++)
-		if (!job.modules[j]) {	/* the kernel's table is read */
-			v->klines = pp_cg_klines_new();
-			job.klines = v->klines;
-		}
+	if (!saved)	/* a saved copy comes with v->korder instead */
+		gather_klines(v, &job, o);
 	if (job.n)
 		threaded = !pthread_create(&thread, NULL, kallsyms_job_run, &job);
 	if (job.n && !threaded)
@@ -729,9 +734,7 @@ static int load_tabs(struct pp_symview *v, const struct pp_profile *p,
 		for (size_t i = 0; i < job.n; i++)
 			pp_symtab_release(&job.tabs[i]);
 		korder_free(v);
-		for (size_t i = 0; o->callgraph && !v->klines && i < job.n; i++)
-			if (!job.modules[i])
-				v->klines = job.klines = pp_cg_klines_new();
+		gather_klines(v, &job, o);
 		job.path = kallsyms;
 		kallsyms_job_run(&job);
 		break;
