@@ -226,8 +226,8 @@ static void odb_convert_v12(struct odb_header *to, const struct odb_header_v12 *
 /* Map an open file and validate it. */
 static int odb_map(odb_t *db)
 {
-	uint32_t header_len;
-	struct odb_descr d;
+	uint32_t header_len = 0;
+	struct odb_descr d = { 0 };
 	struct stat st;
 	void *base;
 	int ret;
@@ -537,11 +537,14 @@ static int odb_new_node(odb_t *db, uint64_t key, uint32_t n)
 int odb_add(odb_t *db, uint64_t key, uint32_t n)
 {
 	uint32_t i = db->buckets[odb_hash(key, db->mask)];
+	uint32_t cur = db->descr->current_size, steps = 0;
 
 	while (i) {
 		struct odb_node *node = &db->nodes[i];
 
-		if (__builtin_expect(i > db->mask, 0))
+		/* a damaged file: a link past the used nodes (which odb_get()
+		 * would not count) or a loop */
+		if (__builtin_expect(i > db->mask || i >= cur || ++steps > cur, 0))
 			return -EIO;
 		if (node->key == key &&
 		    __builtin_expect(node->value <= UINT32_MAX - n, 1)) {

@@ -11,6 +11,7 @@
  * 0xc1 also add enough keys to a writable open to grow the table. */
 #include "config.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,8 +78,14 @@ static void check(int grow)
 	ret = odb_open(&db, path, ODB_RDWR);
 	if (!ret) {
 		uint64_t before = odb_get(&db, 0x1234);
+		int r = odb_add(&db, 0x1234, 3);
 
-		if (odb_add(&db, 0x1234, 3) || odb_get(&db, 0x1234) != before + 3)
+		/* a damaged table is refused (-EIO); else the count is there */
+		if (r == -EIO) {
+			odb_close(&db);
+			return;
+		}
+		if (r || odb_get(&db, 0x1234) != before + 3)
 			abort();
 		/* force a growth now and then */
 		for (i = 0; grow && i < 40; i++)
