@@ -1,7 +1,9 @@
-/* The call-chain store's writer. A chain is looked up by its words in an
- * open-addressed table; a new one is appended to the chains list (and any
- * new image to the images list) before its count is added, so every
- * count on file refers to a chain on file. */
+/* The call-chain store's writer. A sample's chain is looked up by its
+ * words in an open-addressed table of the chains met since start, which
+ * gives its innermost node; a chain not met yet is walked down the tree
+ * from its application's root, and the nodes it lacks are appended to
+ * the chains list (as any new image to the images list) before its count
+ * is added, so every count on file refers to a node on file. */
 #include "config.h"
 #include "opd_chains.h"
 
@@ -139,7 +141,8 @@ static int chains_grow(struct opd_chains *c)
 	return 0;
 }
 
-/* The ID of the chain in words w[0..n), or 0 with *slot where it goes. */
+/* The ordinal of the chain in words w[0..n), or 0 with *slot where it
+ * goes. */
 static uint32_t chains_find(const struct opd_chains *c, const uint32_t *w,
 			    size_t n, size_t *slot)
 {
@@ -156,8 +159,9 @@ static uint32_t chains_find(const struct opd_chains *c, const uint32_t *w,
 	return 0;
 }
 
-/* Remember the chain w[0..n) as the next ID. */
-static int chains_put(struct opd_chains *c, const uint32_t *w, size_t n)
+/* Remember the chain w[0..n), which ends at node leaf. */
+static int chains_put(struct opd_chains *c, const uint32_t *w, size_t n,
+		      uint32_t leaf)
 {
 	size_t slot = 0;
 
@@ -178,18 +182,165 @@ static int chains_put(struct opd_chains *c, const uint32_t *w, size_t n)
 	if (c->nr_chains == c->starts_cap) {
 		size_t cap = c->starts_cap ? c->starts_cap * 2 : 4096;
 		size_t *v = realloc(c->starts, cap * sizeof(*v));
+		uint32_t *l;
 
 		if (!v)
 			return -ENOMEM;
 		c->starts = v;
+		l = realloc(c->leaf, cap * sizeof(*l));
+		if (!l)
+			return -ENOMEM;
+		c->leaf = l;
 		c->starts_cap = cap;
 	}
 	chains_find(c, w, n, &slot);
 	memcpy(&c->words[c->nr_words], w, n * sizeof(*w));
+	c->leaf[c->nr_chains] = leaf;
 	c->starts[c->nr_chains++] = c->nr_words;
 	c->nr_words += n;
 	c->slots[slot] = (uint32_t)c->nr_chains;
 	return 0;
+}
+
+/* ---- the tree ---- */
+
+static int append(int fd, const void *buf, size_t len);
+
+static size_t node_hash(uint32_t parent, uint32_t image, uint64_t offset)
+{
+	uint64_t h = ((uint64_t)parent << 32 | image) * 0x9e3779b97f4a7c15ULL;
+
+	h ^= offset * 0xc2b2ae3d27d4eb4fULL;
+	return (size_t)(h ^ (h >> 29));
+}
+
+/* The ID of the node (parent, image, offset), or 0. */
+static uint32_t node_find(const struct opd_chains *c, uint32_t parent,
+			  uint32_t image, uint64_t offset)
+{
+	size_t mask = c->nslots_cap - 1;
+
+	if (!c->nslots_cap)
+		return 0;
+	for (size_t i = node_hash(parent, image, offset) & mask; c->nslots[i];
+	     i = (i + 1) & mask) {
+		const struct op_chain_node *n = &c->nodes[c->nslots[i] - 1];
+
+		if (n->parent == parent && n->image == image && n->offset == offset)
+			return c->nslots[i];
+	}
+	return 0;
+}
+
+static void node_slot(struct opd_chains *c, uint32_t id)
+{
+	const struct op_chain_node *n = &c->nodes[id - 1];
+	size_t mask = c->nslots_cap - 1;
+	size_t i = node_hash(n->parent, n->image, n->offset) & mask;
+
+	while (c->nslots[i])
+		i = (i + 1) & mask;
+	c->nslots[i] = id;
+}
+
+/* Room for more new nodes in the table and the index. */
+static int nodes_room(struct opd_chains *c, size_t more)
+{
+	if (c->nr_nodes + more > c->nodes_cap) {
+		size_t cap = c->nodes_cap ? c->nodes_cap * 2 : 4096;
+		struct op_chain_node *v;
+
+		while (cap < c->nr_nodes + more)
+			cap *= 2;
+		v = realloc(c->nodes, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		c->nodes = v;
+		c->nodes_cap = cap;
+	}
+	if ((c->nr_nodes + more) * 2 > c->nslots_cap) {
+		size_t cap = c->nslots_cap ? c->nslots_cap * 2 : 8192;
+		uint32_t *v;
+
+		while ((c->nr_nodes + more) * 2 > cap)
+			cap *= 2;
+		v = calloc(cap, sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		free(c->nslots);
+		c->nslots = v;
+		c->nslots_cap = cap;
+		for (size_t id = 1; id <= c->nr_nodes; id++)
+			node_slot(c, (uint32_t)id);
+	}
+	return 0;
+}
+
+/* The node of the chain app, frames[0..nr) (innermost first), appending
+ * the nodes it lacks to the file first: a node is in memory only once it
+ * is on file. 0 with *err on failure. */
+static uint32_t tree_path(struct opd_chains *c, uint32_t app,
+			  const struct op_chain_frame *frames, size_t nr,
+			  int *err)
+{
+	uint32_t id = node_find(c, 0, app, 0);
+	size_t level = 0, len = 0, first_new;
+
+	/* the part already known: root, then outermost frame inwards */
+	if (id)
+		for (level = 1; level <= nr; level++) {
+			const struct op_chain_frame *f = &frames[nr - level];
+			uint32_t next = node_find(c, id, f->image, f->offset);
+
+			if (!next)
+				break;
+			id = next;
+		}
+	if (level > nr)
+		return id;
+	/* the rest is new: nodes nr_nodes + 1 on, each the last's child */
+	first_new = level;
+	*err = nodes_room(c, nr + 1 - level);
+	if (*err)
+		return 0;
+	if ((nr + 1 - level) * OP_CHAIN_NODE_MAX > c->enc_cap) {
+		size_t cap = (nr + 1) * OP_CHAIN_NODE_MAX;
+		uint8_t *v = realloc(c->enc, cap);
+
+		if (!v) {
+			*err = -ENOMEM;
+			return 0;
+		}
+		c->enc = v;
+		c->enc_cap = cap;
+	}
+	for (size_t k = 0; level <= nr; level++, k++) {
+		struct op_chain_node *n = &c->nodes[c->nr_nodes + k];
+
+		if (level == 0) {
+			*n = (struct op_chain_node){ .image = app };
+		} else {
+			const struct op_chain_frame *f = &frames[nr - level];
+
+			*n = (struct op_chain_node){ .parent = id, .image = f->image,
+						     .offset = f->offset };
+		}
+		id = (uint32_t)(c->nr_nodes + k + 1);
+		len += op_chain_node_encode(id, n, c->enc + len);
+	}
+	*err = append(c->chains_fd, c->enc, len);
+	if (*err) {
+		/* the file may hold part of it: cut back to what is known */
+		if (!ftruncate(c->chains_fd, (off_t)c->chains_end))
+			lseek(c->chains_fd, (off_t)c->chains_end, SEEK_SET);
+		return 0;
+	}
+	c->chains_end += len;
+	for (size_t k = 0; k < nr + 1 - first_new; k++) {
+		c->nr_nodes++;
+		node_slot(c, (uint32_t)c->nr_nodes);
+	}
+	return id;
 }
 
 /* ---- the files ---- */
@@ -207,22 +358,28 @@ static int load_image(struct opd_chains *c, const struct op_chain_images *im)
 	return 0;
 }
 
-static int load_chain(uint32_t id, uint32_t app, const struct op_chain_frame *f,
-		      uint32_t nr, void *ctx)
+/* The tree a previous daemon left, into the index. */
+static int load_tree(struct opd_chains *c, uint64_t *end)
 {
-	struct opd_chains *c = ctx;
-	size_t n = HDR_WORDS + (size_t)nr * FRAME_WORDS;
-	uint32_t *w = malloc(n * sizeof(*w));
-	int ret;
+	struct op_chain_tree t;
+	int ret = op_chains_load(c->dir, &t, end);
 
-	(void)id;
-	if (!w)
-		return -ENOMEM;
-	w[0] = nr;
-	w[1] = app;
-	memcpy(w + HDR_WORDS, f, (size_t)nr * sizeof(*f));
-	ret = chains_put(c, w, n);
-	free(w);
+	if (ret)
+		return ret;
+	if (t.v1) {
+		c->old_format = true;
+		op_chain_tree_release(&t);
+		return 0;
+	}
+	ret = nodes_room(c, t.nr);
+	if (!ret) {
+		memcpy(c->nodes, t.node, t.nr * sizeof(*t.node));
+		for (size_t id = 1; id <= t.nr; id++) {
+			c->nr_nodes++;
+			node_slot(c, (uint32_t)id);
+		}
+	}
+	op_chain_tree_release(&t);
 	return ret;
 }
 
@@ -281,6 +438,8 @@ static int open_lists(struct opd_chains *c)
 
 	if (c->chains_fd >= 0)
 		return 0;
+	if (c->old_format)
+		return -EPROTO;
 	if (mkdir(c->dir, 0755) && errno != EEXIST)
 		return -errno;
 	ret = op_chains_read_images(c->dir, &im);
@@ -289,9 +448,15 @@ static int open_lists(struct opd_chains *c)
 		op_chain_images_release(&im);
 		if (ret)
 			return ret;
-		ret = op_chains_read(c->dir, load_chain, c, &end);
+		ret = load_tree(c, &end);
 		if (ret && ret != -ENOENT)
 			return ret;
+		if (c->old_format) {
+			op_log(c->log, OP_LOG_ERR, "chains: %s/chains is of an older "
+			       "format (OPCHAIN1); it is left as it is and new call "
+			       "chains are counted as lost", c->dir);
+			return -EPROTO;
+		}
 	} else if (ret != -ENOENT) {
 		return ret;
 	}
@@ -308,10 +473,12 @@ static int open_lists(struct opd_chains *c)
 		ret = append(c->chains_fd, OP_CHAINS_MAGIC, 8);
 		if (ret)
 			return ret;
+		end = 8;
 	} else if (ftruncate(c->chains_fd, (off_t)end) ||
 		   lseek(c->chains_fd, 0, SEEK_END) < 0) {
 		return -errno;
 	}
+	c->chains_end = end;
 	/* an images line torn by a crash: cut after the last newline */
 	snprintf(path, sizeof(path), "%s/images", c->dir);
 	ret = cut_torn_line(path, c->images_fd);
@@ -435,13 +602,15 @@ void opd_chains_add(struct opd_chains *c, const struct opd_chain_key *key,
 	memcpy(w + HDR_WORDS, frames, nr * sizeof(*frames));
 	if (c->slots_cap)
 		id = chains_find(c, w, n, &slot);
-	if (!id) {
-		ret = append(c->chains_fd, w, n * sizeof(*w));
-		if (!ret)
-			ret = chains_put(c, w, n);
+	if (id) {
+		id = c->leaf[id - 1];
+	} else {
+		id = tree_path(c, app, frames, nr, &ret);
+		if (!id)
+			goto err;
+		ret = chains_put(c, w, n, id);
 		if (ret)
 			goto err;
-		id = (uint32_t)c->nr_chains;
 	}
 	db = counts_file(c, key);
 	ret = db ? odb_add(db, id, 1) : -errno;
@@ -485,6 +654,10 @@ void opd_chains_release(struct opd_chains *c)
 	free(c->slots);
 	free(c->words);
 	free(c->starts);
+	free(c->leaf);
+	free(c->nodes);
+	free(c->nslots);
+	free(c->enc);
 	for (size_t i = 0; i < c->nr_files; i++) {
 		odb_close(&c->files[i].db);
 		free(c->files[i].event);

@@ -1,6 +1,7 @@
 /* The call-chain store's writer (its format: libop/op_chains.h). Each
- * distinct chain is named once in the store's lists; each sample adds one
- * to its chain's count in the file of its event and separation key.
+ * frame-in-context is named once in the store's tree; each sample adds one
+ * to the count of its chain's innermost node in the file of its event and
+ * separation key.
  *
  * Ownership: one thread (the daemon's main loop).
  */
@@ -27,18 +28,30 @@ struct opd_chains {
 	const struct op_logger *log;
 	int images_fd, chains_fd;	/* -1 until the first chain */
 	bool loaded;			/* an existing store was read */
+	bool old_format;		/* it is OPCHAIN1: not extended */
 
 	/* image name -> ID, open addressing; names owned */
 	char **names;
 	uint32_t *name_ids;
 	size_t names_cap, nr_images;
 
-	/* chain -> ID, open addressing over the chains' words */
-	uint32_t *slots;		/* chain ID, 0 empty */
+	/* the tree: (parent, image, offset) -> node ID, open addressing */
+	struct op_chain_node *nodes;	/* node ID - 1 */
+	size_t nr_nodes, nodes_cap;
+	uint32_t *nslots;		/* node ID, 0 empty */
+	size_t nslots_cap;
+	uint64_t chains_end;		/* the chains list's length */
+	uint8_t *enc;			/* a chain's new records, encoded */
+	size_t enc_cap;
+
+	/* the chains met since start -> their innermost node: one lookup
+	 * a sample, open addressing over the chains' words */
+	uint32_t *slots;		/* chain ordinal, 0 empty */
 	size_t slots_cap;
 	uint32_t *words;		/* each chain: nr, app, 4 words a frame */
 	size_t nr_words, words_cap;
-	size_t *starts;			/* chain ID - 1 -> index in words */
+	size_t *starts;			/* chain ordinal - 1 -> index in words */
+	uint32_t *leaf;			/* chain ordinal - 1 -> node ID */
 	size_t nr_chains, starts_cap;
 
 	/* the counts files open (few: one per event and separation key) */

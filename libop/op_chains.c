@@ -1,7 +1,8 @@
 /* Reading the call-chain store (the format is in op_chains.h). Both lists
  * are outside data: a line or record that does not parse ends the list
  * there, as a torn last record would, and nothing in them can make a
- * reader read outside what it allocated. */
+ * reader read outside what it allocated or walk a path longer than
+ * OP_CHAINS_MAX_FRAMES. */
 #include "config.h"
 #include "op_chains.h"
 
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 void op_chain_images_release(struct op_chain_images *im)
@@ -72,56 +74,270 @@ int op_chains_read_images(const char *dir, struct op_chain_images *im)
 	return ret;
 }
 
-int op_chains_read(const char *dir, op_chain_fn fn, void *ctx, uint64_t *end)
+size_t op_chain_node_encode(uint32_t id, const struct op_chain_node *n,
+			    uint8_t *buf)
+{
+	uint64_t v[3] = { id - n->parent, n->image, n->offset };
+	size_t len = 0;
+
+	for (int i = 0; i < 3; i++) {
+		uint64_t x = v[i];
+
+		while (x >= 0x80) {
+			buf[len++] = (uint8_t)(x | 0x80);
+			x >>= 7;
+		}
+		buf[len++] = (uint8_t)x;
+	}
+	return len;
+}
+
+/* One LEB128 number from p[0..end) into *v; the bytes it took, 0 when it
+ * is torn or longer than 64 bits. */
+static size_t get_number(const uint8_t *p, const uint8_t *end, uint64_t *v)
+{
+	uint64_t x = 0;
+
+	for (size_t i = 0; i < 10 && p + i < end; i++) {
+		uint64_t b = p[i] & 0x7f;
+
+		if (i == 9 && b > 1)
+			return 0;
+		x |= b << (7 * i);
+		if (!(p[i] & 0x80)) {
+			*v = x;
+			return i + 1;
+		}
+	}
+	return 0;
+}
+
+/* Room for one more node (and, for v1, one more key). */
+static int tree_room(struct op_chain_tree *t, size_t *room)
+{
+	size_t n;
+	struct op_chain_node *v;
+	uint32_t *d;
+
+	if (t->nr < *room)
+		return 0;
+	if (t->nr >= UINT32_MAX - 1)
+		return -EOVERFLOW;
+	n = *room ? *room * 2 : 1024;
+	v = realloc(t->node, n * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	t->node = v;
+	d = realloc(t->depth, n * sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	t->depth = d;
+	*room = n;
+	return 0;
+}
+
+static int tree_add(struct op_chain_tree *t, size_t *room,
+		    const struct op_chain_node *n)
+{
+	uint32_t depth = n->parent ? t->depth[n->parent - 1] + 1 : 0;
+	int ret = tree_room(t, room);
+
+	if (ret)
+		return ret;
+	t->node[t->nr] = *n;
+	t->depth[t->nr++] = depth;
+	if (depth > t->max_depth)
+		t->max_depth = depth;
+	return 0;
+}
+
+/* The second format's records in p[0..len); *used gets the bytes of the
+ * complete ones. */
+static int load_v2(struct op_chain_tree *t, const uint8_t *p, size_t len,
+		   size_t *used)
+{
+	const uint8_t *end, *q = p;
+	size_t room = 0;
+
+	*used = 0;
+	if (!len)
+		return 0;
+	end = p + len;
+	while (q < end) {
+		uint64_t v[3];
+		const uint8_t *r = q;
+		struct op_chain_node n;
+		uint64_t id = t->nr + 1;
+		size_t k;
+		int i, ret;
+
+		for (i = 0; i < 3; i++, r += k)
+			if (!(k = get_number(r, end, &v[i])))
+				break;
+		if (i < 3 || v[0] == 0 || v[0] > id || v[1] > UINT32_MAX)
+			break;	/* torn, or not a record */
+		n.parent = (uint32_t)(id - v[0]);
+		n.image = (uint32_t)v[1];
+		n.offset = v[2];
+		if (!n.parent && n.offset)
+			break;	/* a root at an offset */
+		if (n.parent && t->depth[n.parent - 1] >= OP_CHAINS_MAX_FRAMES)
+			break;
+		ret = tree_add(t, &room, &n);
+		if (ret == -EOVERFLOW)
+			break;
+		if (ret)
+			return ret;
+		q = r;
+		*used = (size_t)(q - p);
+	}
+	return 0;
+}
+
+/* The first format: each chain becomes a root and an unshared path. */
+static int load_v1(struct op_chain_tree *t, const uint8_t *p, size_t len,
+		   size_t *used)
+{
+	const uint8_t *q = p, *end;
+	size_t room = 0, keys_room = 0;
+
+	*used = 0;
+	t->v1 = true;
+	if (!len)
+		return 0;
+	end = p + len;
+	for (;;) {
+		uint32_t hdr[2];
+		struct op_chain_frame f;
+		struct op_chain_node n;
+		int ret;
+
+		if ((size_t)(end - q) < sizeof(hdr))
+			break;
+		memcpy(hdr, q, sizeof(hdr));
+		if (hdr[0] == 0 || hdr[0] > OP_CHAINS_MAX_FRAMES ||
+		    (size_t)(end - q - sizeof(hdr)) / sizeof(f) < hdr[0] ||
+		    t->nr + hdr[0] + 1 >= UINT32_MAX - 1)
+			break;	/* torn or impossible */
+		if (t->nr_keys == keys_room) {
+			size_t nk = keys_room ? keys_room * 2 : 1024;
+			uint32_t *v = realloc(t->key_node, nk * sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			t->key_node = v;
+			keys_room = nk;
+		}
+		n = (struct op_chain_node){ .parent = 0, .image = hdr[1] };
+		ret = tree_add(t, &room, &n);
+		/* the frames, outermost first */
+		for (uint32_t i = hdr[0]; !ret && i-- > 0; ) {
+			memcpy(&f, q + sizeof(hdr) + i * sizeof(f), sizeof(f));
+			n = (struct op_chain_node){ .parent = (uint32_t)t->nr,
+						    .image = f.image,
+						    .offset = f.offset };
+			ret = tree_add(t, &room, &n);
+		}
+		if (ret)
+			return ret;
+		t->key_node[t->nr_keys++] = (uint32_t)t->nr;
+		q += sizeof(hdr) + hdr[0] * sizeof(f);
+		*used = (size_t)(q - p);
+	}
+	return 0;
+}
+
+void op_chain_tree_release(struct op_chain_tree *t)
+{
+	free(t->node);
+	free(t->depth);
+	free(t->key_node);
+	memset(t, 0, sizeof(*t));
+}
+
+int op_chains_load(const char *dir, struct op_chain_tree *t, uint64_t *end)
 {
 	char path[4096], magic[8];
-	struct op_chain_frame *frames = NULL;
-	size_t room = 0;
-	uint64_t pos = sizeof(magic);
-	uint32_t id = 0;
+	uint8_t *buf = NULL;
+	size_t len = 0, used = 0;
+	struct stat sb;
 	int fd, ret = 0;
 
+	memset(t, 0, sizeof(*t));
 	if (end)
 		*end = 0;
 	snprintf(path, sizeof(path), "%s/chains", dir);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (pread(fd, magic, sizeof(magic), 0) != (ssize_t)sizeof(magic) ||
-	    memcmp(magic, OP_CHAINS_MAGIC, sizeof(magic))) {
+	if (fstat(fd, &sb) || pread(fd, magic, sizeof(magic), 0) != (ssize_t)sizeof(magic) ||
+	    (memcmp(magic, OP_CHAINS_MAGIC, sizeof(magic)) &&
+	     memcmp(magic, OP_CHAINS_MAGIC_V1, sizeof(magic)))) {
 		close(fd);
 		return -EINVAL;
 	}
-	for (;;) {
-		uint32_t hdr[2];
-		size_t bytes;
+	if ((uint64_t)sb.st_size > sizeof(magic)) {
+		len = (size_t)sb.st_size - sizeof(magic);
+		buf = malloc(len);
+		if (!buf) {
+			close(fd);
+			return -ENOMEM;
+		}
+		/* a file shorter than fstat said (truncated meanwhile) reads
+		 * as what it holds */
+		for (size_t got = 0; got < len; ) {
+			ssize_t n = pread(fd, buf + got, len - got,
+					  (off_t)(sizeof(magic) + got));
 
-		if (pread(fd, hdr, sizeof(hdr), (off_t)pos) != (ssize_t)sizeof(hdr) ||
-		    hdr[0] == 0 || hdr[0] > OP_CHAINS_MAX_FRAMES)
-			break;
-		if (hdr[0] > room) {
-			struct op_chain_frame *v = realloc(frames, hdr[0] * sizeof(*v));
-
-			if (!v) {
-				ret = -ENOMEM;
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0) {
+				ret = -errno;
 				break;
 			}
-			frames = v;
-			room = hdr[0];
+			if (n == 0) {
+				len = got;
+				break;
+			}
+			got += (size_t)n;
 		}
-		bytes = hdr[0] * sizeof(*frames);
-		if (pread(fd, frames, bytes, (off_t)(pos + sizeof(hdr))) != (ssize_t)bytes)
-			break;	/* torn */
-		pos += sizeof(hdr) + bytes;
-		if (end)
-			*end = pos;
-		ret = fn(++id, hdr[1], frames, hdr[0], ctx);
-		if (ret)
-			break;
 	}
-	if (end && !*end)
-		*end = sizeof(magic);
-	free(frames);
 	close(fd);
-	return ret;
+	if (!ret)
+		ret = memcmp(magic, OP_CHAINS_MAGIC, sizeof(magic)) ?
+		      load_v1(t, buf, len, &used) : load_v2(t, buf, len, &used);
+	free(buf);
+	if (ret) {
+		op_chain_tree_release(t);
+		return ret;
+	}
+	if (end)
+		*end = sizeof(magic) + used;
+	return 0;
+}
+
+uint32_t op_chain_key_node(const struct op_chain_tree *t, uint64_t key)
+{
+	if (!key)
+		return 0;
+	if (t->v1)
+		return key <= t->nr_keys ? t->key_node[key - 1] : 0;
+	return key <= t->nr ? (uint32_t)key : 0;
+}
+
+uint32_t op_chain_frames(const struct op_chain_tree *t, uint32_t id,
+			 struct op_chain_frame *f, uint32_t *app)
+{
+	uint32_t nr = 0;
+
+	*app = 0;
+	if (!id || id > t->nr || !t->node[id - 1].parent)
+		return 0;
+	for (; t->node[id - 1].parent; id = t->node[id - 1].parent) {
+		f[nr].image = t->node[id - 1].image;
+		f[nr].pad = 0;
+		f[nr++].offset = t->node[id - 1].offset;
+	}
+	*app = t->node[id - 1].image;
+	return nr;
 }

@@ -114,60 +114,33 @@ struct chains {
 	const char *dir;
 	const struct op_chain_images *ims;
 	uint32_t *img_map;		/* store image ID - 1 -> model image */
-	struct op_chain_frame *frames;	/* every chain's, one after another */
-	size_t nr_frames, alloc_frames;
-	size_t *first;			/* chain ID - 1 -> into frames */
-	uint32_t *nr, *app;		/* chain ID - 1 -> frames, app ID */
-	size_t nr_chains, alloc_chains;
-	size_t nr_bad;			/* chains naming unlisted images */
+	struct op_chain_tree tree;
+	bool *bad;			/* node ID - 1 -> names an unlisted image */
+	struct op_chain_frame *frames;	/* a chain's, tree.max_depth of them */
+	size_t nr_bad;			/* nodes naming unlisted images */
 	struct op_sums sums;		/* the session's integrity record */
 };
 
-static int chain_keep(uint32_t id, uint32_t app, const struct op_chain_frame *f,
-		      uint32_t nr, void *ctx)
+/* Mark the nodes that name an image the list does not hold, and those
+ * under them: their counts are refused. */
+static int mark_bad(struct chains *c)
 {
-	struct chains *c = ctx;
+	const struct op_chain_tree *t = &c->tree;
 
-	if (c->nr_chains == c->alloc_chains) {
-		size_t na = c->alloc_chains ? c->alloc_chains * 2 : 1024;
-		size_t *first = realloc(c->first, na * sizeof(*first));
-		uint32_t *vn, *va;
+	c->bad = calloc(t->nr ? t->nr : 1, sizeof(*c->bad));
+	c->frames = malloc((t->max_depth ? t->max_depth : 1) * sizeof(*c->frames));
+	if (!c->bad || !c->frames)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->nr; i++) {
+		const struct op_chain_node *n = &t->node[i];
 
-		if (first)
-			c->first = first;
-		vn = first ? realloc(c->nr, na * sizeof(*vn)) : NULL;
-		if (vn)
-			c->nr = vn;
-		va = vn ? realloc(c->app, na * sizeof(*va)) : NULL;
-		if (!va)
-			return -ENOMEM;
-		c->app = va;
-		c->alloc_chains = na;
+		if (n->parent ? !n->image || n->image > c->ims->nr ||
+				c->bad[n->parent - 1] :
+				n->image > c->ims->nr) {
+			c->bad[i] = true;
+			c->nr_bad++;
+		}
 	}
-	while (c->nr_frames + nr > c->alloc_frames) {
-		size_t na = c->alloc_frames ? c->alloc_frames * 2 : 4096;
-		struct op_chain_frame *v = realloc(c->frames, na * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		c->frames = v;
-		c->alloc_frames = na;
-	}
-	/* a chain naming an image the list does not hold is kept with no
-	 * frame: its counts are refused when they refer to it */
-	for (uint32_t i = 0; i < nr; i++)
-		if (!f[i].image || f[i].image > c->ims->nr)
-			nr = 0;
-	if (app > c->ims->nr)
-		nr = 0;
-	if (!nr)
-		c->nr_bad++;
-	c->first[id - 1] = c->nr_frames;
-	c->nr[id - 1] = nr;
-	c->app[id - 1] = app;
-	memcpy(c->frames + c->nr_frames, f, nr * sizeof(*f));
-	c->nr_frames += nr;
-	c->nr_chains = id;
 	return 0;
 }
 
@@ -226,16 +199,15 @@ static int count_one(uint64_t id, uint64_t count, void *vctx)
 {
 	struct count_ctx *k = vctx;
 	struct chains *c = k->c;
-	const struct op_chain_frame *f;
-	uint32_t nr, app;
+	const struct op_chain_frame *f = c->frames;
+	uint32_t node = op_chain_key_node(&c->tree, id), nr, app;
 
-	if (!id || id > c->nr_chains || !c->nr[id - 1]) {
+	nr = node && !c->bad[node - 1] ?
+	     op_chain_frames(&c->tree, node, c->frames, &app) : 0;
+	if (!nr) {
 		k->nr_unknown++;
 		return 0;
 	}
-	nr = c->nr[id - 1];
-	f = c->frames + c->first[id - 1];
-	app = c->app[id - 1];
 	/* as a sample file would be named: the image the sample fell in,
 	 * under its application */
 	k->name.image = c->ims->img[f[0].image - 1];
@@ -376,7 +348,9 @@ static int load_store(struct pp_export *x, const char *session,
 			goto out;
 		}
 	}
-	ret = op_chains_read(dir, chain_keep, &c, &end);
+	ret = op_chains_load(dir, &c.tree, &end);
+	if (!ret)
+		ret = mark_bad(&c);
 	if (ret) {
 		op_log(lg, OP_LOG_ERR, "cannot read the chain store %s/chains: %s", dir,
 		       ret == -EINVAL ? "not a chain file (bad magic)" : strerror(-ret));
@@ -391,12 +365,13 @@ static int load_store(struct pp_export *x, const char *session,
 		/* a torn last record is what a crash leaves: said, not fatal */
 		if (!stat(path, &sb) && (uint64_t)sb.st_size > end)
 			op_log(lg, OP_LOG_WARN, "%s: %llu byte(s) after the last "
-			       "complete chain left out", path,
+			       "complete record left out", path,
 			       (unsigned long long)(sb.st_size - end));
 	}
 	if (c.nr_bad) {
-		op_log(lg, OP_LOG_ERR, "corrupt chain store: %zu chain(s) of %s/chains "
-		       "name images %s/images does not list", c.nr_bad, dir, dir);
+		op_log(lg, OP_LOG_ERR, "corrupt chain store: %zu frame(s) of %s/chains "
+		       "name images %s/images does not list, or are under one that does",
+		       c.nr_bad, dir, dir);
 		x->nr_bad_files++;
 	}
 	d = opendir(dir);
@@ -418,9 +393,8 @@ static int load_store(struct pp_export *x, const char *session,
 out:
 	free(c.img_map);
 	free(c.frames);
-	free(c.first);
-	free(c.nr);
-	free(c.app);
+	free(c.bad);
+	op_chain_tree_release(&c.tree);
 	op_chain_images_release(&ims);
 	op_sums_release(&c.sums);
 	free(dir);

@@ -1,14 +1,14 @@
 /* fuzz-sources: libop/op_chains.c libop/op_names.c */
 /* The call-chain store's readers on arbitrary bytes: whatever the images
- * and chains lists hold, op_chains_read_images() and op_chains_read()
+ * and chains lists hold, op_chains_read_images() and op_chains_load()
  * return an error or what they read, with every image parsed back to a
- * name that builds again to the same line, every chain ID in order and
- * every record inside the file.
+ * name that builds again to the same line, and a tree whose every node
+ * comes after its parent, with the depth its path back to its root has.
  *
  * Input: a length byte N, then N bytes of the images list, then the chains
- * list. The chains list gets the store's 8-byte header unless the first
- * byte after the images is 0xff, so the fuzzer spends its time on
- * records, not on the magic. */
+ * list. The chains list gets the store's 8-byte header (the first
+ * format's when the first byte after the images is 0xfe) unless that byte
+ * is 0xff, so the fuzzer spends its time on records, not on the magic. */
 #include "config.h"
 
 #include <stdint.h>
@@ -48,30 +48,36 @@ static void put(const char *name, const void *a, size_t na, const void *b,
 	fclose(f);
 }
 
-struct walk {
-	uint32_t last;
-	uint64_t frames;
-};
-
-static int chain(uint32_t id, uint32_t app, const struct op_chain_frame *f,
-		 uint32_t nr, void *ctx)
+/* Every node's parent before it, its depth its parent's plus one, and
+ * the path from each back to its root exactly that long. */
+static void walk(const struct op_chain_tree *t)
 {
-	struct walk *w = ctx;
+	struct op_chain_frame *f = malloc((t->max_depth + 1) * sizeof(*f));
+	uint32_t app;
 
-	(void)app;
-	if (id != w->last + 1 || !nr || nr > OP_CHAINS_MAX_FRAMES)
+	if (!f)
 		abort();
-	w->last = id;
-	for (uint32_t i = 0; i < nr; i++)	/* touch every frame */
-		w->frames += f[i].image + (f[i].offset & 1);
-	return 0;
+	for (size_t i = 0; i < t->nr; i++) {
+		const struct op_chain_node *n = &t->node[i];
+		uint32_t want = n->parent ? t->depth[n->parent - 1] + 1 : 0;
+
+		if (n->parent > i || t->depth[i] != want ||
+		    t->depth[i] > OP_CHAINS_MAX_FRAMES || t->depth[i] > t->max_depth)
+			abort();
+		if (op_chain_frames(t, (uint32_t)(i + 1), f, &app) != want)
+			abort();
+	}
+	for (size_t k = 1; k <= t->nr_keys; k++)
+		if (op_chain_key_node(t, k) == 0 || op_chain_key_node(t, k) > t->nr)
+			abort();
+	free(f);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct op_chain_images im;
-	struct walk w = { 0 };
+	struct op_chain_tree t;
 	size_t n;
 
 	if (!dir[0]) {
@@ -88,6 +94,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size -= 1 + n;
 	if (size && data[0] == 0xff)
 		put("chains", data + 1, size - 1, NULL, 0);
+	else if (size && data[0] == 0xfe)
+		put("chains", OP_CHAINS_MAGIC_V1, 8, data + 1, size - 1);
 	else
 		put("chains", OP_CHAINS_MAGIC, 8, data, size);
 	if (op_chains_read_images(dir, &im) == 0) {
@@ -100,6 +108,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		op_chain_images_release(&im);
 	}
-	op_chains_read(dir, chain, &w, NULL);
+	if (op_chains_load(dir, &t, NULL) == 0) {
+		walk(&t);
+		op_chain_tree_release(&t);
+	}
 	return 0;
 }
