@@ -260,8 +260,9 @@ static int arcs(const struct pp_profile *p, size_t image,
 			continue;
 		err = pp_sfile_open(f, &db);
 		if (err) {
-			op_log(lg, OP_LOG_WARN, "cannot read %s: %s", f->path,
-			       pp_sfile_strerror(err));
+			if (!f->named_bad)	/* else said when loaded */
+				op_log(lg, OP_LOG_WARN, "cannot read %s: %s", f->path,
+				       pp_sfile_strerror(err));
 			++*nr_bad;
 			continue;
 		}

@@ -179,15 +179,20 @@ static void attach_sums(struct pp_fileset *fs, size_t first, const char *dir,
 
 int pp_sfile_open(const struct pp_sfile *f, odb_t *db)
 {
-	int err = odb_open(db, f->path, ODB_RDONLY);
+	/* the verdict is a cache, not part of what the file is: a report
+	 * opens an arc file up to three times, and the sum reads it whole */
+	struct pp_sfile *m = (struct pp_sfile *)f;
+	int err;
 
-	if (err || !f->has_sum)
-		return err;
-	if (op_sum_check(&f->sum, db)) {
+	if (f->verdict < 0)
+		return f->verdict;
+	err = odb_open(db, f->path, ODB_RDONLY);
+	if (!err && f->has_sum && f->verdict != 1 && op_sum_check(&f->sum, db)) {
 		odb_close(db);
-		return -EBADMSG;
+		err = -EBADMSG;
 	}
-	return 0;
+	m->verdict = err ? err : 1;
+	return err;
 }
 
 const char *pp_sfile_strerror(int err)
@@ -917,6 +922,7 @@ int pp_profile_load(struct pp_profile *p, struct pp_fileset *fs,
 			op_log(lg, OP_LOG_ERR, "cannot read sample file %s: %s",
 			       f->path, pp_sfile_strerror(err));
 			p->nr_bad_files++;
+			f->named_bad = true;
 			continue;
 		}
 		/* OProfile's operf names the kernel by a path, under {root}:

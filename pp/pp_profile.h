@@ -66,6 +66,11 @@ struct pp_sfile {
 	 * the session has one that lists it; sum.rel is not set */
 	struct op_sum sum;
 	bool has_sum;
+	/* what pp_sfile_open() found: 0 not opened yet, 1 read (and
+	 * matching its sum), else the error it gave, which the next opens
+	 * return at once; named_bad: a reader has said so and counted it */
+	int verdict;
+	bool named_bad;
 };
 
 /* Sample files selected for one report, before classification. */

@@ -73,4 +73,36 @@ report || { cat "$E2E_TMP/err" >&2; fail "a malformed record stopped the report"
 grep -q "stats/sums: line .* is not" "$E2E_TMP/err" ||
 	{ cat "$E2E_TMP/err" >&2; fail "a malformed record is not said"; }
 cmp -s "$OUT" "$E2E_TMP/good" || fail "the report changed with a malformed record"
+
+# a damaged arc file under opreport -c: named once, counted once (three
+# readers open it: the loader, the kernel-symbol check, the call graph)
+SC=$E2E_TMP/cg
+"$MKS" "$SC" <<EOF2
+header 4 1000
+file f:$T f:$T TIMER 100000 0 all all all
+sym $T func_a50 0 30
+sym $T main 0 10
+cgfile f:$T f:$T f:$T TIMER 100000 0 all all all
+arc $T:main+8 $T:func_a50 30
+sums
+EOF2
+af=$(find "$SC/samples/current/{root}" -type f -path '*{cg}*' -name 'TIMER*' | head -1)
+[ -f "$af" ] || fail "no arc file written"
+"$OPREPORT" --session-dir="$SC" -c >"$OUT" 2>"$E2E_TMP/err" ||
+	{ cat "$E2E_TMP/err" >&2; fail "opreport -c on the intact call graph"; }
+grep -q "func_a50" "$OUT" || fail "opreport -c does not show the arc"
+# the arc's count, 30, becomes 31
+python3 - "$af" <<'PY'
+import sys
+with open(sys.argv[1], 'r+b') as f:
+    d = f.read(); at = d.find((30).to_bytes(4, 'little'), 64)
+    assert at > 0, "no count of 30 in the arc file"
+    f.seek(at); f.write((31).to_bytes(4, 'little'))
+PY
+set +e; "$OPREPORT" --session-dir="$SC" -c >"$OUT" 2>"$E2E_TMP/err"; rc=$?; set -e
+[ $rc -eq 6 ] || { cat "$E2E_TMP/err" >&2; fail "a damaged arc file: exit $rc, not 6"; }
+[ "$(grep -cF "$af" "$E2E_TMP/err")" -eq 1 ] ||
+	{ cat "$E2E_TMP/err" >&2; fail "the damaged arc file is not named exactly once"; }
+grep -q "^opreport: 1 sample file(s) could not be read" "$E2E_TMP/err" ||
+	{ cat "$E2E_TMP/err" >&2; fail "the damaged arc file is not counted once"; }
 exit 0
