@@ -5,7 +5,10 @@
 # on two CPUs); then
 #   disk: bytes the session takes (samples/current vs perf.data), per
 #         million samples;   BENCH disk_<n>_<tool> bytes/Msample,
-#         BENCH disk_<n>_perf_over_op ratio (goal >= 1000 at 7e6)
+#         BENCH disk_<n>_perf_over_op ratio (goal >= 1000 at 7e6), and
+#         BENCH disk_<n>_perf_over_oprofile_files: the same ratio for
+#         OProfile's layout alone (sample and arc files, the directories
+#         naming them), which bounds the first
 #   report: wall time of opreport -l vs perf report --stdio --sort dso,sym,
 #         median of BENCH_RUNS;   BENCH report_<n>_<tool> s,
 #         BENCH report_<n>_speedup ratio (goal >= 40 at 7e6, flat),
@@ -40,6 +43,11 @@ for n in ${BENCH_SIZES:-1e5 1e6 7e6}; do
 	ob=$(calc "$OP_BYTES * 1e6 / $OP_SAMPLES")
 	bench_line "disk_${n}_op" "$ob" bytes/Msample
 	bench_line "disk_${n}_perf_over_op" "$(calc "$pb / $ob")" ratio
+	# what the files OProfile's tools read take alone: a bound on the
+	# ratio whatever our own files (stats, the chain store) take
+	bench_note "$n: $OP_BYTES_OPROFILE of the bytes in OProfile's sample and arc files and their directories"
+	bench_line "disk_${n}_perf_over_oprofile_files" \
+		"$(calc "$pb / ($OP_BYTES_OPROFILE * 1e6 / $OP_SAMPLES)")" ratio
 	t=()
 	for run in $(seq "$BENCH_RUNS"); do
 		t+=("$(bench_op_report)")

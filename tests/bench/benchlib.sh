@@ -217,7 +217,9 @@ op() { "$OPCONTROL" --session-dir="$SESSION_DIR" "$@"; }
 # samples it never received, each counted once: lost_records_by_kernel,
 # the rings' loss, + event_lost_overflow, the event buffer's; the per-CPU
 # sample_lost_overflow files break the first down and are not added),
-# OP_BYTES (bytes of samples/current), OP_WINDOW (seconds from CMD's start
+# OP_BYTES (bytes of samples/current, directories included;
+# OP_BYTES_OPROFILE of them in OProfile's layout: the sample and arc files
+# and their directories), OP_WINDOW (seconds from CMD's start
 # to the end of the dump), OP_SPAN (from before --start to the end of the
 # dump: it samples from some time in it) and leaves the daemon shut down and
 # the session on disk. When the daemon does not answer the dump, it is
@@ -226,6 +228,7 @@ bench_op_run() {
 	local period=$1 pid
 	shift
 	OP_FAILED= OP_CPU=0 OP_CPU_RUN=0 OP_SAMPLES=0 OP_LOST=0 OP_BYTES=0 OP_DISK=0 OP_WINDOW=0
+	OP_BYTES_OPROFILE=0
 	if [ -S "$SESSION_DIR/opd_ctl" ]; then
 		op --shutdown >/dev/null 2>&1 || op_kill_daemon
 	fi
@@ -261,6 +264,11 @@ bench_op_run() {
 	done
 	op --shutdown >/dev/null 2>&1 || { bench_note "opcontrol --shutdown failed"; op_kill_daemon; }
 	OP_BYTES=$(du -sb --apparent-size "$SESSION_DIR/samples/current" | awk '{ print $1 }')
+	# the part in OProfile's own layout: sample and arc files and the
+	# directories that name them (a 4 KiB block each), which OProfile's
+	# tools read (the rest: stats/ and the chain store)
+	OP_BYTES_OPROFILE=$(find "$SESSION_DIR/samples/current" -mindepth 1 -maxdepth 1 \
+		-name '{*' -exec du -scb --apparent-size {} + | awk 'END { print $1 + 0 }')
 	OP_DISK=$(du -sB1 "$SESSION_DIR/samples/current" | awk '{ print $1 }')
 	return 0
 }
