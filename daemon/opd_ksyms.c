@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "odb.h"
+#include "op_afile.h"
 #include "op_kernel.h"
 #include "op_names.h"
 
@@ -343,27 +344,21 @@ static void write_target(FILE *f, const struct ksyms *k, const struct ktarget *t
 
 static int write_file(const struct ksyms *k, const char *samples_dir)
 {
-	char dir[4096], tmp[4200], final[4200];
+	char dir[4096], final[4200];
+	struct op_afile a;
 	FILE *f;
-	int fd, ret = 0;
+	int ret;
 
 	if ((size_t)snprintf(dir, sizeof(dir), "%s/stats", samples_dir) >=
 	    sizeof(dir))
 		return -ENAMETOOLONG;
 	if (mkdir(dir, 0755) && errno != EEXIST)
 		return -errno;
-	snprintf(tmp, sizeof(tmp), "%s/.kallsyms.XXXXXX", dir);
 	snprintf(final, sizeof(final), "%s/kallsyms", dir);
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		return -errno;
-	f = fdopen(fd, "w");
-	if (!f) {
-		ret = -errno;
-		close(fd);
-		unlink(tmp);
+	ret = op_afile_open(&a, final);
+	if (ret)
 		return ret;
-	}
+	f = a.f;
 	fprintf(f, "%s\n", OP_KSYMS_SAVED_HEADER);
 	for (int i = 0; i < 3; i++)
 		if (k->have_special[i] && !op_ksym_is_text(k->special[i].type))
@@ -371,17 +366,7 @@ static int write_file(const struct ksyms *k, const char *samples_dir)
 				   special_name[i], strlen(special_name[i]), NULL);
 	for (size_t i = 0; i < k->nr; i++)
 		write_target(f, k, &k->t[i]);
-	if (fflush(f) || ferror(f))
-		ret = -(errno ? errno : EIO);
-	if (fchmod(fd, 0644) && !ret)
-		ret = -errno;
-	if (fclose(f) && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, final))
-		ret = -errno;
-	if (ret)
-		unlink(tmp);
-	return ret;
+	return op_afile_commit(&a, false);
 }
 
 static void ksyms_release(struct ksyms *k)

@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "op_afile.h"
+
 static const char *const counter_names[OPD_NR_COUNTERS] = {
 	[OPD_TOTAL_SAMPLES] = "total_samples",
 	[OPD_KERNEL_SAMPLES] = "kernel_samples",
@@ -38,26 +40,17 @@ const char *opd_counter_name(enum opd_counter_id id)
 
 static int write_value(const char *dir, const char *name, uint64_t value)
 {
-	char path[PATH_MAX], tmp[PATH_MAX + 8];
-	char buf[32];
-	int len, fd, ret = 0;
+	char path[PATH_MAX];
+	struct op_afile a;
+	int ret;
 
-	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path) - 8)
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	len = snprintf(buf, sizeof(buf), "%llu\n", (unsigned long long)value);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, buf, (size_t)len) != len)
-		ret = errno ? -errno : -EIO;
-	if (close(fd) < 0 && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, path) < 0)
-		ret = -errno;
+	ret = op_afile_open(&a, path);
 	if (ret)
-		unlink(tmp);
-	return ret;
+		return ret;
+	fprintf(a.f, "%llu\n", (unsigned long long)value);
+	return op_afile_commit(&a, false);
 }
 
 static int make_dir(const char *path)

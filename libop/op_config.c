@@ -31,6 +31,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "op_afile.h"
+
 static int join(char *out, size_t len, const char *dir, const char *name)
 {
 	int n = snprintf(out, len, "%s%s%s", dir, strcmp(dir, "/") ? "/" : "", name);
@@ -590,11 +592,10 @@ static bool has_newline(const char *s)
 
 int op_settings_save(const struct op_settings *s, const char *path)
 {
-	const char *slash = strrchr(path, '/');
-	char *tmp;
+	struct op_afile a;
 	unsigned int i;
 	FILE *f;
-	int fd, ret = 0;
+	int ret;
 
 	if (s->nr_events < 1 || s->nr_events > OP_MAX_EVENTS ||
 	    has_newline(s->vmlinux) || has_newline(s->image) ||
@@ -606,25 +607,10 @@ int op_settings_save(const struct op_settings *s, const char *path)
 		    !memchr(s->events[i], '\0', sizeof(s->events[i])))
 			return -EINVAL;
 
-	if (asprintf(&tmp, "%.*s.daemonrc.XXXXXX", slash ? (int)(slash - path) + 1 : 0,
-		     path) < 0)
-		return -ENOMEM;
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		goto err_tmp;
-	}
-	if (fchmod(fd, 0644)) {
-		ret = -errno;
-		close(fd);
-		goto err_unlink;
-	}
-	f = fdopen(fd, "w");
-	if (!f) {
-		ret = -errno;
-		close(fd);
-		goto err_unlink;
-	}
+	ret = op_afile_open(&a, path);
+	if (ret)
+		return ret;
+	f = a.f;
 	fprintf(f, "# written by opcontrol; KEY=VALUE, one per line\n");
 	fprintf(f, "NR_CHOSEN=%u\n", s->nr_events);
 	for (i = 0; i < s->nr_events; i++)
@@ -643,22 +629,5 @@ int op_settings_save(const struct op_settings *s, const char *path)
 	fprintf(f, "PROFILE_PID=%d\n", (int)s->pid);
 	fprintf(f, "PROFILE_CPUS=%s\n", s->cpus);
 	fprintf(f, "FLIGHT_RECORDER=%u\n", s->flight_seconds);
-	if (fflush(f) || fsync(fileno(f)))
-		ret = -errno;
-	if (fclose(f) && !ret)
-		ret = -errno;
-	if (ret)
-		goto err_unlink;
-	if (rename(tmp, path)) {
-		ret = -errno;
-		goto err_unlink;
-	}
-	free(tmp);
-	return 0;
-
-err_unlink:
-	unlink(tmp);
-err_tmp:
-	free(tmp);
-	return ret;
+	return op_afile_commit(&a, true);
 }

@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "op_afile.h"
+
 static FILE *open_under(const char *proc_root, const char *name)
 {
 	char path[4096];
@@ -344,36 +346,27 @@ uint64_t op_kname_hash(const char *name, size_t len)
 
 int op_korder_write(const char *dir, const struct op_korder *k)
 {
-	char path[4096], tmp[4200];
+	char path[4096];
 	unsigned char rec[KORDER_REC];
 	uint64_t n = k->n;
-	FILE *f;
-	int ret = 0;
+	struct op_afile a;
+	int ret;
 
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, OP_KORDER_FILE) >=
 	    sizeof(path))
 		return -ENAMETOOLONG;
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "we");
-	if (!f)
-		return -errno;
-	fwrite(OP_KORDER_MAGIC, 1, 8, f);
-	fwrite(&n, sizeof(n), 1, f);
+	ret = op_afile_open(&a, path);
+	if (ret)
+		return ret;
+	fwrite(OP_KORDER_MAGIC, 1, 8, a.f);
+	fwrite(&n, sizeof(n), 1, a.f);
 	for (size_t i = 0; i < k->n; i++) {
 		for (int b = 0; b < 5; b++)
 			rec[b] = (unsigned char)(k->hash[i] >> (8 * b));
 		memcpy(rec + 5, &k->off[i], 4);
-		fwrite(rec, 1, sizeof(rec), f);
+		fwrite(rec, 1, sizeof(rec), a.f);
 	}
-	if (fflush(f) || ferror(f))
-		ret = -(errno ? errno : EIO);
-	if (fclose(f) && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, path))
-		ret = -errno;
-	if (ret)
-		unlink(tmp);
-	return ret;
+	return op_afile_commit(&a, false);
 }
 
 int op_korder_read(const char *dir, struct op_korder *k)

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "op_afile.h"
 #include "op_names.h"
 
 #define FNV_OFFSET 0xcbf29ce484222325ull
@@ -73,36 +74,32 @@ static int add_file(const char *rel, const char *full, void *arg)
 
 int op_sums_write(const char *session_dir, size_t *nr_files)
 {
-	char path[PATH_MAX], tmp[PATH_MAX + 16];
+	char path[PATH_MAX], dir[PATH_MAX];
 	struct write_ctx w = { 0 };
+	struct op_afile a;
 	int ret;
 
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", session_dir,
 			     OP_SUMS_FILE) >= sizeof(path))
 		return -ENAMETOOLONG;
-	snprintf(tmp, sizeof(tmp), "%s/stats", session_dir);
-	if (mkdir(tmp, 0755) && errno != EEXIST)
+	snprintf(dir, sizeof(dir), "%s/stats", session_dir);
+	if (mkdir(dir, 0755) && errno != EEXIST)
 		return -errno;
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	w.f = fopen(tmp, "we");
-	if (!w.f)
-		return -errno;
+	ret = op_afile_open(&a, path);
+	if (ret)
+		return ret;
+	w.f = a.f;
 	fprintf(w.f, "# opsampler integrity record: SUM NODES LEN FILE, for "
 		"each sample file as the daemon left it\n");
 	ret = op_sfname_walk(session_dir, add_file, &w);
 	if (!ret)
 		ret = w.err;
-	if (fflush(w.f) && !ret)
-		ret = -errno;
-	if (fsync(fileno(w.f)) && !ret)
-		ret = -errno;
-	if (fclose(w.f) && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, path))
-		ret = -errno;
-	if (ret)
-		unlink(tmp);
-	else if (nr_files)
+	if (ret) {
+		op_afile_abort(&a);
+		return ret;
+	}
+	ret = op_afile_commit(&a, true);
+	if (!ret && nr_files)
 		*nr_files = w.nr;
 	return ret;
 }

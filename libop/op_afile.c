@@ -1,0 +1,80 @@
+/* Files written whole or not at all (op_afile.h). */
+#include "config.h"
+#include "op_afile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void release(struct op_afile *a)
+{
+	free(a->path);
+	free(a->tmp);
+	memset(a, 0, sizeof(*a));
+}
+
+int op_afile_open(struct op_afile *a, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	int dirlen = slash ? (int)(slash - path) + 1 : 0;
+	int fd, ret;
+
+	memset(a, 0, sizeof(*a));
+	a->path = strdup(path);
+	/* a dot name beside the target: readers that list the directory
+	 * skip it, and a rename within one directory is atomic */
+	if (!a->path || asprintf(&a->tmp, "%.*s.%s.XXXXXX", dirlen, path,
+				 path + dirlen) < 0) {
+		a->tmp = NULL;
+		release(a);
+		return -ENOMEM;
+	}
+	fd = mkostemp(a->tmp, O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		release(a);
+		return ret;
+	}
+	a->f = fdopen(fd, "w");
+	if (!a->f) {
+		ret = -errno;
+		close(fd);
+		unlink(a->tmp);
+		release(a);
+		return ret;
+	}
+	return 0;
+}
+
+int op_afile_commit(struct op_afile *a, bool sync)
+{
+	int ret = 0;
+
+	if (fflush(a->f) || ferror(a->f))
+		ret = -(errno ? errno : EIO);
+	if (!ret && sync && fsync(fileno(a->f)))
+		ret = -errno;
+	/* mkstemp made it 0600; the files a session keeps are readable */
+	if (!ret && fchmod(fileno(a->f), 0644))
+		ret = -errno;
+	if (fclose(a->f) && !ret)
+		ret = -errno;
+	if (!ret && rename(a->tmp, a->path))
+		ret = -errno;
+	if (ret)
+		unlink(a->tmp);
+	release(a);
+	return ret;
+}
+
+void op_afile_abort(struct op_afile *a)
+{
+	if (a->f) {
+		fclose(a->f);
+		unlink(a->tmp);
+	}
+	release(a);
+}

@@ -1,0 +1,38 @@
+/* A file written whole or not at all: the text goes to a temporary file
+ * beside the target, which replaces the target by rename(2) only once all
+ * of it is written, so a reader (or a crash) sees the old file or the new
+ * one, never part of one. Used for the small files a session keeps beside
+ * its sample files: stats, the saved kernel symbols, the integrity record,
+ * the order of kernel names, the session's settings.
+ *
+ *	struct op_afile a;
+ *	if (op_afile_open(&a, path) == 0) {
+ *		fprintf(a.f, ...);
+ *		ret = op_afile_commit(&a, false);
+ *	}
+ */
+#ifndef OP_AFILE_H
+#define OP_AFILE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+struct op_afile {
+	FILE *f;		/* write here */
+	char *path;		/* the target */
+	char *tmp;		/* the temporary, in the target's directory */
+};
+
+/* Create a temporary beside path. 0 or -errno (nothing left behind). */
+int op_afile_open(struct op_afile *a, const char *path);
+
+/* Write the temporary out (fsync'd first when sync), make it 0644 and
+ * rename it over the target. On any failure, a write error of the stream
+ * included, the temporary is removed and the target left as it was. Always
+ * releases a. 0 or -errno. */
+int op_afile_commit(struct op_afile *a, bool sync);
+
+/* Give up: remove the temporary, release a. */
+void op_afile_abort(struct op_afile *a);
+
+#endif /* OP_AFILE_H */
