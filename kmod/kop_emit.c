@@ -196,6 +196,7 @@ void kop_emit_cpu(struct kop_sync *s, int cpu)
 			s->counts.nr_lost_evbuf++;
 			continue;
 		}
+		kop_evbuf_mark(b);
 		nr_written++;
 		nr_kernel += e->kernel;
 		nr_anon += e->anon;

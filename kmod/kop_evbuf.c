@@ -131,12 +131,32 @@ ssize_t kop_evbuf_read_words(struct kop_evbuf *b, uint64_t *buf, size_t max,
 			return 0;
 		}
 	}
-	/* the writer only writes whole sequences: all of it is whole */
-	n = b->wr - b->rd <= max ? b->wr - b->rd : whole_prefix(b, max);
+	/* the writer only writes whole sequences: all of it is whole; of
+	 * more than max, up to the last mark that fits (or, with none, a
+	 * walk over the words) */
+	n = b->wr - b->rd;
+	if (n > max) {
+		unsigned int i = b->nr_marks;
+
+		while (i > 0 && b->marks[i - 1] - b->rd > max)
+			i--;
+		n = i > 0 && b->marks[i - 1] > b->rd ? b->marks[i - 1] - b->rd :
+		    whole_prefix(b, max);
+	}
 	memcpy(buf, b->words + b->rd, n * sizeof(*buf));
 	b->rd += n;
+	{
+		/* marks now behind the reader go */
+		unsigned int k = 0;
+
+		while (k < b->nr_marks && b->marks[k] <= b->rd)
+			k++;
+		memmove(b->marks, b->marks + k, (b->nr_marks - k) * sizeof(*b->marks));
+		b->nr_marks -= k;
+	}
 	if (b->rd == b->wr) {
 		b->rd = b->wr = 0;
+		b->nr_marks = 0;
 		b->seen_gen = b->gen;
 	}
 	pthread_mutex_unlock(&b->lock);

@@ -7,7 +7,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
+
+#define KOP_EVBUF_MARKS 64
+#define KOP_EVBUF_MARK_STEP 2048
 
 /* The event buffer: the sync thread writes whole sequences under lock,
  * the daemon's reader copies them out under lock. */
@@ -20,6 +24,12 @@ struct kop_evbuf {
 	uint64_t gen;		/* syncs ended; protected by lock */
 	uint64_t seen_gen;	/* reader's last gen; protected by lock */
 	bool stopped;		/* protected by lock */
+	/* ends of whole sequences in (rd, wr], ascending, one every
+	 * KOP_EVBUF_MARK_STEP words or so, that the writer sets: a reader
+	 * taking less than all cuts at one instead of walking the words to
+	 * find a sequence's end; protected by lock */
+	size_t marks[KOP_EVBUF_MARKS];
+	unsigned int nr_marks;
 };
 
 int kop_evbuf_init(struct kop_evbuf *b, size_t size, size_t watershed);
@@ -34,9 +44,25 @@ static inline bool kop_evbuf_room(struct kop_evbuf *b, size_t n)
 	/* compact: the reader is not inside (it holds lock to read) */
 	for (size_t i = b->rd; i < b->wr; i++)
 		b->words[i - b->rd] = b->words[i];
+	for (unsigned int i = 0; i < b->nr_marks; i++)
+		b->marks[i] -= b->rd;
 	b->wr -= b->rd;
 	b->rd = 0;
 	return true;
+}
+/* With lock held, at the end of a whole sequence: note it when the last
+ * note is KOP_EVBUF_MARK_STEP words behind (the oldest goes when full). */
+static inline void kop_evbuf_mark(struct kop_evbuf *b)
+{
+	size_t last = b->nr_marks ? b->marks[b->nr_marks - 1] : b->rd;
+
+	if (b->wr - last < KOP_EVBUF_MARK_STEP)
+		return;
+	if (b->nr_marks == KOP_EVBUF_MARKS) {
+		memmove(b->marks, b->marks + 1, (KOP_EVBUF_MARKS - 1) * sizeof(*b->marks));
+		b->nr_marks--;
+	}
+	b->marks[b->nr_marks++] = b->wr;
 }
 static inline void kop_evbuf_put(struct kop_evbuf *b, uint64_t w)
 {

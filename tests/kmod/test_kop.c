@@ -21,6 +21,7 @@
 
 #include "fake_ring.h"
 #include "kop.h"
+#include "kop_evbuf.h"
 #include "kop_task.h"
 #include "op_kernel.h"
 #include "op_proto.h"
@@ -721,6 +722,60 @@ static void test_read_never_splits(void **state)
 	assert_int_equal(kop_evbuf_read(fx->s, buf, 64, -1), -EPIPE);
 }
 
+/* A read of less than all stops at a mark the writer set at the end of a
+ * whole sample, not after a walk over the words; compaction keeps the
+ * marks on the same words. */
+static void test_read_cuts_at_marks(void **state)
+{
+	struct kop_evbuf b;
+	uint64_t *got = malloc(40000 * sizeof(*got)), buf[5000];
+	size_t nr_got = 0, w = 0;
+	ssize_t n;
+
+	(void)state;
+	assert_non_null(got);
+	assert_int_equal(kop_evbuf_init(&b, 30000, 1), 0);
+	pthread_mutex_lock(&b.lock);
+	for (; w < 12000; w++) {	/* samples: offset, event 0 */
+		assert_true(kop_evbuf_room(&b, 2));
+		kop_evbuf_put(&b, w);
+		kop_evbuf_put(&b, 0);
+		kop_evbuf_mark(&b);
+	}
+	pthread_mutex_unlock(&b.lock);
+	assert_true(b.nr_marks > 8);
+	for (int i = 0; i < 3; i++) {
+		n = kop_evbuf_read_words(&b, buf, 5000, 0);
+		/* marks at 2048, 4096...: the last that fits, not 5000 */
+		assert_int_equal(n, 2 * KOP_EVBUF_MARK_STEP);
+		assert_int_equal(n % 2, 0);
+		memcpy(got + nr_got, buf, (size_t)n * sizeof(*buf));
+		nr_got += (size_t)n;
+	}
+	/* more than the room at the end: the writer compacts */
+	pthread_mutex_lock(&b.lock);
+	for (; w < 18000; w++) {
+		assert_true(kop_evbuf_room(&b, 2));
+		kop_evbuf_put(&b, w);
+		kop_evbuf_put(&b, 0);
+		kop_evbuf_mark(&b);
+	}
+	pthread_mutex_unlock(&b.lock);
+	while ((n = kop_evbuf_read_words(&b, buf, 5000, 0)) > 0) {
+		assert_int_equal(n % 2, 0);
+		memcpy(got + nr_got, buf, (size_t)n * sizeof(*buf));
+		nr_got += (size_t)n;
+	}
+	assert_int_equal(nr_got, 2 * w);
+	for (size_t i = 0; i < w; i++) {
+		assert_int_equal(got[2 * i], i);
+		assert_int_equal(got[2 * i + 1], 0);
+	}
+	assert_int_equal(b.nr_marks, 0);
+	kop_evbuf_release(&b);
+	free(got);
+}
+
 struct reader_arg {
 	struct kop_session *s;
 	ssize_t n;
@@ -1196,7 +1251,7 @@ static void test_task_map_overlaps(void **state)
 
 int main(void)
 {
-	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 13];
+	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 14];
 	size_t n = 0;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
@@ -1222,5 +1277,6 @@ int main(void)
 		test_kernel_map, fx_setup, fx_teardown);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_task_map_overlaps);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_stream_walk);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_read_cuts_at_marks);
 	return _cmocka_run_group_tests("kmod", tests, n, NULL, NULL);
 }
