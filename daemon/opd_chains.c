@@ -300,6 +300,10 @@ static uint32_t tree_path(struct opd_chains *c, uint32_t app,
 		return id;
 	/* the rest is new: nodes nr_nodes + 1 on, each the last's child */
 	first_new = level;
+	if (c->nr_nodes + (nr + 1 - level) >= UINT32_MAX - 1) {
+		*err = -EOVERFLOW;	/* IDs are 32-bit: a reader stops there */
+		return 0;
+	}
 	*err = nodes_room(c, nr + 1 - level);
 	if (*err)
 		return 0;
