@@ -305,6 +305,7 @@ void opd_session_stats(struct opd_session *s, struct opd_stats *st)
 	st->v[OPD_LOST_FILTERED] = s->sampler.nr_filtered;
 	st->v[OPD_ARCS] = s->sampler.nr_arcs;
 	st->v[OPD_CHAINS_LOST] = s->chains.nr_lost;
+	st->v[OPD_ARCS_LOST] = s->sfiles.nr_lost_arcs;
 	st->v[OPD_CALLGRAPH_DEPTH] = s->cfg.callgraph;
 	/* cut in the daemon (a caller in no image), or in kmod below */
 	st->v[OPD_LOST_BT_NO_MAPPING] = s->sampler.nr_bt_lost_no_mapping;
@@ -319,6 +320,7 @@ void opd_session_stats(struct opd_session *s, struct opd_stats *st)
 		st->v[OPD_CHAINS] = ks.nr_chains;
 		st->v[OPD_BT_TRUNCATED] = ks.nr_bt_truncated;
 		st->v[OPD_BT_ABORTED] = ks.nr_bt_aborted;
+		st->v[OPD_LOST_SIDEBAND] = ks.nr_lost_sideband;
 		st->v[OPD_LOST_BT_NO_MAPPING] += ks.nr_bt_lost_no_mapping;
 		/* and those a flight recorder's snapshot lost by pausing */
 		st->v[OPD_LOST_RECORDS_BY_KERNEL] = ks.nr_lost_ring + ks.nr_lost_paused;

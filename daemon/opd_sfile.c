@@ -223,6 +223,15 @@ static void sfile_drop(struct opd_sfiles *sf, struct opd_sfile *f)
 	sf->nr_cached--;
 }
 
+/* A sample, or an arc (of an arc file), that no file took. */
+static void count_lost(struct opd_sfiles *sf, const struct opd_sfile_key *key)
+{
+	if (key->cg)
+		sf->nr_lost_arcs++;
+	else
+		sf->nr_lost++;
+}
+
 struct opd_sfile *opd_sfile_get(struct opd_sfiles *sf,
 				const struct opd_sfile_key *key)
 {
@@ -235,7 +244,7 @@ struct opd_sfile *opd_sfile_get(struct opd_sfiles *sf,
 	}
 	if (!f) {
 		if (key->event >= sf->nr_events) {
-			sf->nr_lost++;
+			count_lost(sf, key);
 			return NULL;
 		}
 		if (sf->nr_cached >= sf->max_open && sf->lru_tail) {
@@ -244,7 +253,7 @@ struct opd_sfile *opd_sfile_get(struct opd_sfiles *sf,
 		}
 		f = calloc(1, sizeof(*f));
 		if (!f) {
-			sf->nr_lost++;
+			count_lost(sf, key);
 			return NULL;
 		}
 		f->key = *key;
@@ -261,7 +270,7 @@ struct opd_sfile *opd_sfile_get(struct opd_sfiles *sf,
 	if (f->failed && now_ns() >= f->retry_at)
 		try_open(sf, f);
 	if (f->failed) {
-		sf->nr_lost++;
+		count_lost(sf, key);
 		return NULL;
 	}
 	return f;
@@ -273,7 +282,7 @@ bool opd_sfile_add(struct opd_sfiles *sf, struct opd_sfile *f, uint64_t key)
 
 	if (ret == 0)
 		return true;
-	sf->nr_lost++;
+	count_lost(sf, &f->key);
 	if (!f->logged) {
 		char *rel = opd_sfile_name(sf, &f->key);
 

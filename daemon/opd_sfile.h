@@ -69,6 +69,7 @@ struct opd_sfiles {
 	uint64_t nr_evictions;
 	uint64_t nr_open_failures;	/* failed opens, retries included */
 	uint64_t nr_lost;		/* samples lost to open or add failures */
+	uint64_t nr_lost_arcs;		/* arcs lost so (an arc is no sample) */
 };
 
 #define OPD_SFILE_DEFAULT_MAX_OPEN 512

@@ -30,6 +30,8 @@ static const char *const counter_names[OPD_NR_COUNTERS] = {
 	[OPD_BT_TRUNCATED] = "backtrace_truncated",
 	[OPD_BT_ABORTED] = "backtrace_aborted",		/* OProfile's name */
 	[OPD_CHAINS_LOST] = "callgraph_chains_lost",
+	[OPD_ARCS_LOST] = "callgraph_arcs_lost",
+	[OPD_LOST_SIDEBAND] = "lost_sideband_records",
 	[OPD_CALLGRAPH_DEPTH] = "callgraph_depth",
 };
 

@@ -31,6 +31,9 @@ enum opd_counter_id {
 	OPD_BT_TRUNCATED,		/* chains that filled the depth */
 	OPD_BT_ABORTED,			/* chains the record could not hold */
 	OPD_CHAINS_LOST,		/* chains the chain store could not keep */
+	OPD_ARCS_LOST,			/* arcs no arc file could take */
+	OPD_LOST_SIDEBAND,		/* side-band records the kernel lost
+					 * (mmaps, execs, exits: not samples) */
 	OPD_CALLGRAPH_DEPTH,		/* --callgraph: a setting, 0 is off */
 	OPD_NR_COUNTERS
 };

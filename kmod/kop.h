@@ -112,6 +112,10 @@ struct kop_stats {
 					 * on event i */
 	uint64_t nr_lost_paused;	/* flight recorder: samples the kernel
 					 * lost while a snapshot paused the rings */
+	uint64_t nr_lost_sideband;	/* side-band records (mmap, comm, fork,
+					 * exit) the kernel lost: not samples,
+					 * but the samples after them may be
+					 * filed under a stale image */
 };
 
 /* Event i's bit in a mask of events (the last bit stands for every event

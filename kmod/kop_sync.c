@@ -175,8 +175,10 @@ static void resolve_chain(struct kop_sync *s, struct kop_cpu_out *o,
 		if (other || e->nr_frames == s->cfg->callgraph_depth)
 			continue;
 		if (kernel) {
-			if (!(f = frame_slot(o)))
+			if (!(f = frame_slot(o))) {
+				s->counts.nr_bt_aborted++;	/* no memory */
 				break;
+			}
 			f->cookie = OP_NO_COOKIE;
 			f->offset = pc;
 			f->kernel = 1;
@@ -187,8 +189,10 @@ static void resolve_chain(struct kop_sync *s, struct kop_cpu_out *o,
 				s->counts.nr_bt_lost_no_mapping++;
 				break;
 			}
-			if (!(f = frame_slot(o)))
+			if (!(f = frame_slot(o))) {
+				s->counts.nr_bt_aborted++;
 				break;
+			}
 			f->cookie = m->cookie;
 			f->offset = pc - m->start + (m->pgoff & ~KOP_MAP_ANON);
 			f->kernel = 0;
@@ -518,6 +522,15 @@ void kop_sync_record(struct kop_sync *s, struct kop_ring *r,
 		/* id, lost */
 		if (h->size < sizeof(*h) + 16 + sizeof(struct kop_sample_id)) {
 			bad_record(s, r, "short LOST", h->type);
+			break;
+		}
+		if (r->sideband) {
+			/* mmaps, execs, exits: no sample was lost */
+			s->counts.nr_lost_sideband += p[1];
+			if (kop_sync_log_once(s, KOP_LOG_SIDEBAND_LOST))
+				op_log(&s->cfg->log, OP_LOG_WARN,
+				       "kmod: cpu %d side-band ring lost %" PRIu64 " records (mmaps, execs, exits): samples after them may be filed under a stale image; counted in nr_lost_sideband",
+				       r->cpu, p[1]);
 			break;
 		}
 		s->counts.nr_lost_ring += p[1];
@@ -993,6 +1006,7 @@ void kop_sync_read_stats(struct kop_sync *s, struct kop_stats *st)
 	st->nr_bt_lost_no_mapping = s->pub.nr_bt_lost_no_mapping;
 	st->nr_bt_truncated = s->pub.nr_bt_truncated;
 	st->nr_bt_aborted = s->pub.nr_bt_aborted;
+	st->nr_lost_sideband = s->pub.nr_lost_sideband;
 	st->throttled = s->pub.throttled;
 	memcpy(st->nr_lost_ring_cpu, s->pub_lost_cpu, bytes);
 	memcpy(st->nr_samples_cpu, s->pub_samples_cpu, bytes);

@@ -58,7 +58,7 @@ struct kop_counts {
 		 nr_anon_samples, nr_lost_ring, nr_lost_evbuf,
 		 nr_lost_no_task, nr_bad_records, nr_module_loads,
 		 nr_chains, nr_bt_lost_no_mapping, nr_bt_truncated,
-		 nr_bt_aborted;
+		 nr_bt_aborted, nr_lost_sideband;
 	uint64_t throttled;
 };
 
@@ -71,6 +71,7 @@ enum {
 	KOP_LOG_NOMEM = 1 << 4,
 	KOP_LOG_RING_LOST = 1 << 5,
 	KOP_LOG_FUTURE = 1 << 6,
+	KOP_LOG_SIDEBAND_LOST = 1 << 7,
 };
 
 /* The sync thread's state. Three kinds of field, each marked:

@@ -169,6 +169,41 @@ static void our_losses(FILE *err, const char *stats)
 	fputc('\n', err);
 }
 
+/* What the session lost that is not a sample: parts of call chains (the
+ * samples are counted and kept, flat or with a shorter chain) and the
+ * kernel's side-band records (a lost mmap or exec can file later samples
+ * under a stale image). Each counter as the daemon wrote it, once. */
+static void other_losses(FILE *err, const char *stats)
+{
+	static const char *const chains[] = {
+		"lost_bt_no_mapping", "backtrace_truncated", "backtrace_aborted",
+		"callgraph_chains_lost", "callgraph_arcs_lost",
+	};
+	unsigned long v;
+	const char *sep = "";
+	bool any = false;
+
+	for (size_t i = 0; i < sizeof(chains) / sizeof(chains[0]); i++) {
+		v = read_op_stat(stats, chains[i]);
+		if (v == (unsigned long)-1 || !v)
+			continue;
+		if (!any)
+			fprintf(err, "\nWARNING: call chains were cut or not kept "
+				"(their samples are counted, with what was kept of "
+				"the chain):");
+		any = true;
+		fprintf(err, "%s %s %lu", sep, chains[i], v);
+		sep = ",";
+	}
+	if (any)
+		fputc('\n', err);
+	v = read_op_stat(stats, "lost_sideband_records");
+	if (v != (unsigned long)-1 && v)
+		fprintf(err, "\nWARNING: the kernel lost %lu side-band records "
+			"(mmaps, execs, exits): samples after them may be filed "
+			"under a stale image (lost_sideband_records)\n", v);
+}
+
 void pp_session_warnings(FILE *err, const char *samples_dir,
 			 const char *session_dir)
 {
@@ -221,6 +256,7 @@ void pp_session_warnings(FILE *err, const char *samples_dir,
 	}
 	/* ours last, so that OProfile's text comes first and whole */
 	our_losses(err, stats);
+	other_losses(err, stats);
 	{
 		/* a session with call chains: say so, as --status does; OProfile's
 		 * opreport has no word for it */

@@ -69,10 +69,11 @@ known_difference() {
 form_anon_escape() {
 	sed -i 's|%2F|/|g' "$1"
 }
-# - loss-summary: our loss summary, after OProfile's warnings on stderr.
+# - loss-summary: our loss summary, after OProfile's warnings on stderr
+#   (samples lost; parts of call chains and side-band records lost).
 form_loss_summary() {
-	sed -i -e '/^$/{$!N;/^\nWARNING: [0-9]* of [0-9]* samples ([0-9.]*%) were lost while profiling: /d;P;D}' \
-	       -e '/^WARNING: [0-9]* of [0-9]* samples ([0-9.]*%) were lost while profiling: /d' "$2"
+	local re='WARNING: ([0-9]* of [0-9]* samples \([0-9.]*%\) were lost while profiling|call chains were cut or not kept|the kernel lost [0-9]* side-band records)'
+	sed -E -i -e "/^\$/{\$!N;/^\n$re/d;P;D}" -e "/^$re/d" "$2"
 }
 
 # - callgraph-note: for a session with call chains, our opreport says so

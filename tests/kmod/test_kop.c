@@ -270,6 +270,15 @@ static const struct kcase cases[] = {
 		.want = { .nr_samples = 1, .nr_kernel_samples = 1, .nr_lost_ring = 7 },
 	},
 	{
+		.name = "lost side-band records are no lost samples: counted apart, no DROPPED",
+		.steps = {
+			{ W_LOST, 0, .time = 5, .len = 9, .ring = 1 },
+			{ W_KSAMPLE, 0, 0, 0, 0, 6, KTEXT + 0x40 },
+		},
+		.expect = { CPU(0), CTX(0, 0, 0), KERN, KTEXT + 0x40, 0, END },
+		.want = { .nr_samples = 1, .nr_kernel_samples = 1, .nr_lost_sideband = 9 },
+	},
+	{
 		.name = "a task past the release of its pid (pid/tid -1) goes to the kernel's context",
 		.steps = {
 			{ W_KSAMPLE, 0, UINT32_MAX, UINT32_MAX, 0, 5, KTEXT + 0x40 },
@@ -589,7 +598,7 @@ static void run_step(struct fixture *fx, const struct step *st)
 						st->time));
 		break;
 	case W_LOST:
-		put(fx, st->cpu, rec, fake_lost(rec, st->len, st->time));
+		put_ring(fx, st->cpu, st->ring, rec, fake_lost(rec, st->len, st->time));
 		break;
 	case W_RAW:
 		put_ring(fx, st->cpu, st->ring, rec,
@@ -671,6 +680,7 @@ static void run_case(void **state)
 	assert_int_equal(st.nr_bt_lost_no_mapping, c->want.nr_bt_lost_no_mapping);
 	assert_int_equal(st.nr_bt_truncated, c->want.nr_bt_truncated);
 	assert_int_equal(st.nr_bt_aborted, c->want.nr_bt_aborted);
+	assert_int_equal(st.nr_lost_sideband, c->want.nr_lost_sideband);
 	assert_int_equal(st.throttled, c->want.throttled);
 	assert_int_equal(st.nr_cpus, 2);
 	assert_int_equal(st.nr_lost_ring_cpu[0], c->want.nr_lost_ring);

@@ -228,6 +228,20 @@ stat cpu0/sample_lost_overflow 0
 stat cpu1/sample_lost_overflow 0
 stat lost_no_mapping 10
 EOF
+# what is lost that is no sample: parts of call chains, side-band
+# records; each named with its count, none added to the samples lost
+"$MKS" "$S" <<EOF
+stat lost_bt_no_mapping 3
+stat backtrace_truncated 2
+stat callgraph_arcs_lost 5
+stat lost_sideband_records 4
+EOF
+expect 0
+err_has "^WARNING: call chains were cut or not kept (their samples are counted, with what was kept of the chain): lost_bt_no_mapping 3, backtrace_truncated 2, callgraph_arcs_lost 5$"
+err_has "^WARNING: the kernel lost 4 side-band records (mmaps, execs, exits): samples after them may be filed under a stale image (lost_sideband_records)$"
+# the samples lost are still the 10 of 100000 above, nothing added
+err_has "^WARNING: 10 of 100000 samples (0.0100%) were lost while profiling: lost_no_mapping 10$"
+rm "$S"/samples/current/stats/{lost_bt_no_mapping,backtrace_truncated,callgraph_arcs_lost,lost_sideband_records}
 rm "$S/samples/current/stats/lost_no_task"
 
 # throttling: whenever stats/throttled exists, named by its real path
