@@ -33,15 +33,22 @@ static uint64_t hash_words(const uint32_t *w, size_t n)
 	return h ^ (h >> 31);
 }
 
-static void lost(struct opd_chains *c, const char *what, int err)
+/* Say a failure, once a session. */
+static void say(struct opd_chains *c, const char *what, int err)
 {
-	c->nr_lost++;
 	if (c->logged)
 		return;
 	c->logged = true;
 	op_log(c->log, OP_LOG_ERR,
 	       "chains: %s in %s: %s; call chains are counted as lost from now on when it fails again",
 	       what, c->dir, strerror(-err));
+}
+
+/* A chain not stored: counted, and said once. */
+static void lost(struct opd_chains *c, const char *what, int err)
+{
+	c->nr_lost++;
+	say(c, what, err);
 }
 
 int opd_chains_init(struct opd_chains *c, const char *current_dir,
@@ -371,9 +378,8 @@ static int load_tree(struct opd_chains *c, uint64_t *end)
 	if (ret)
 		return ret;
 	if (t.v1) {
-		c->old_format = true;
 		op_chain_tree_release(&t);
-		return 0;
+		return -EPROTO;
 	}
 	ret = nodes_room(c, t.nr);
 	if (!ret) {
@@ -433,19 +439,31 @@ static int cut_torn_line(const char *path, int fd)
 /* Open (and on first use create, or read what a previous daemon left)
  * the two lists. A torn tail is cut off so appends start on a record
  * boundary. */
+/* The store on file cannot be extended: leave it, say why, count new
+ * chains lost. */
+static int freeze(struct opd_chains *c, const char *why)
+{
+	c->frozen = true;
+	op_log(c->log, OP_LOG_ERR, "chains: %s/chains %s; it is left as it is "
+	       "and new call chains are counted as lost", c->dir, why);
+	return -EPROTO;
+}
+
 static int open_lists(struct opd_chains *c)
 {
 	struct op_chain_images im;
+	struct stat sb;
 	char path[4096];
 	uint64_t end = 0;
 	int ret;
 
 	if (c->chains_fd >= 0)
 		return 0;
-	if (c->old_format)
+	if (c->frozen)
 		return -EPROTO;
 	if (mkdir(c->dir, 0755) && errno != EEXIST)
 		return -errno;
+	snprintf(path, sizeof(path), "%s/chains", c->dir);
 	ret = op_chains_read_images(c->dir, &im);
 	if (ret == 0) {
 		ret = load_image(c, &im);
@@ -453,16 +471,23 @@ static int open_lists(struct opd_chains *c)
 		if (ret)
 			return ret;
 		ret = load_tree(c, &end);
+		if (ret == -EPROTO)
+			return freeze(c, "is of an older format (OPCHAIN1)");
+		if (ret == -EINVAL && !stat(path, &sb) && sb.st_size > 8)
+			return freeze(c, "is not a chain list");
+		if (ret == -EINVAL)
+			ret = 0;	/* a header a crash tore: a new list */
 		if (ret && ret != -ENOENT)
 			return ret;
-		if (c->old_format) {
-			op_log(c->log, OP_LOG_ERR, "chains: %s/chains is of an older "
-			       "format (OPCHAIN1); it is left as it is and new call "
-			       "chains are counted as lost", c->dir);
-			return -EPROTO;
-		}
+		if (!stat(path, &sb) && (uint64_t)sb.st_size > end && end)
+			op_log(c->log, OP_LOG_WARN, "chains: %s: %llu byte(s) after "
+			       "the last whole node cut (a record a crash tore)",
+			       path, (unsigned long long)(sb.st_size - end));
 	} else if (ret != -ENOENT) {
 		return ret;
+	} else if (!stat(path, &sb) && sb.st_size > 8) {
+		/* nodes whose images are gone: counts files name them */
+		return freeze(c, "has nodes but no images list");
 	}
 	snprintf(path, sizeof(path), "%s/images", c->dir);
 	c->images_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -497,6 +522,7 @@ uint32_t opd_chains_image(struct opd_chains *c, const struct op_img *img,
 {
 	char *name = op_img_name(img), line[64];
 	uint32_t id;
+	off_t end = -1;
 	int ret = name ? open_lists(c) : -ENOMEM;
 
 	if (!ret && c->names_cap) {
@@ -509,6 +535,8 @@ uint32_t opd_chains_image(struct opd_chains *c, const struct op_img *img,
 	}
 	id = (uint32_t)(c->nr_images + 1);
 	snprintf(line, sizeof(line), "%u %d ", id, is_kernel ? 1 : 0);
+	if (!ret && (end = lseek(c->images_fd, 0, SEEK_END)) < 0)
+		ret = -errno;
 	if (!ret)
 		ret = append(c->images_fd, line, strlen(line));
 	if (!ret)
@@ -519,8 +547,12 @@ uint32_t opd_chains_image(struct opd_chains *c, const struct op_img *img,
 		ret = names_put(c, name, id);
 	if (!ret)
 		return id;
+	/* a part of a line, or one the table does not hold (its ID would be
+	 * written again): cut back, or every later line would be unreadable */
+	if (end >= 0 && ftruncate(c->images_fd, end))
+		say(c, "cutting back the images list", -errno);
 	free(name);
-	lost(c, "naming an image", ret);
+	say(c, "naming an image", ret);	/* the chain is counted by the caller */
 	return 0;
 }
 

@@ -28,7 +28,9 @@ struct opd_chains {
 	const struct op_logger *log;
 	int images_fd, chains_fd;	/* -1 until the first chain */
 	bool loaded;			/* an existing store was read */
-	bool old_format;		/* it is OPCHAIN1: not extended */
+	bool frozen;			/* the store on file cannot be extended
+					 * (an older format, no images list
+					 * for its nodes): left as it is */
 
 	/* image name -> ID, open addressing; names owned */
 	char **names;
@@ -75,7 +77,8 @@ struct opd_chains {
 int opd_chains_init(struct opd_chains *c, const char *current_dir,
 		    const struct op_logger *log);
 
-/* The image's ID, naming it on file the first time. 0 on failure. */
+/* The image's ID, naming it on file the first time. 0 on failure, said
+ * once but not counted: the caller counts the chain that needed it. */
 uint32_t opd_chains_image(struct opd_chains *c, const struct op_img *img,
 			  bool is_kernel);
 

@@ -263,6 +263,58 @@ static void test_first_format(void **state)
 	free(top);
 }
 
+/* A store on file the writer cannot extend without renumbering what its
+ * counts refer to (nodes with no images list, a list that is not one) is
+ * left whole; new chains are counted lost. A header torn at creation is
+ * a new list. */
+static void test_frozen(void **state)
+{
+	char *top = tu_mkdtemp(), *dir = tu_path(top, OP_CHAINS_DIR);
+	char *chains = tu_path(dir, "chains"), *images = tu_path(dir, "images");
+	const struct opd_chain_key all = { "TIMER.1000000.0", ALL, ALL, ALL };
+	struct op_chain_frame f = { .image = 1, .offset = 0x10 };
+	struct opd_chains c;
+	struct stat sb;
+
+	(void)state;
+	assert_int_equal(mkdir(dir, 0755), 0);
+	/* nodes, no images */
+	assert_int_equal(tu_write_file(chains, "OPCHAIN2\x01\x01\x00\x01\x01\x10", 14), 0);
+	assert_int_equal(opd_chains_init(&c, top, NULL), 0);
+	assert_int_equal(opd_chains_image(&c, &app, false), 0);
+	opd_chains_add(&c, &all, 0, &f, 1);
+	opd_chains_add(&c, &all, 0, &f, 1);
+	assert_int_equal(c.nr_lost, 2);
+	assert_int_equal(c.nr_added, 0);
+	opd_chains_release(&c);
+	assert_int_equal(stat(chains, &sb), 0);
+	assert_int_equal(sb.st_size, 14);
+	assert_int_not_equal(access(images, F_OK), 0);
+
+	/* not a chain list at all */
+	assert_int_equal(tu_write_file(images, "1 0 {root}/bin/app\n", 19), 0);
+	assert_int_equal(tu_write_file(chains, "NOTACHAINLIST", 13), 0);
+	assert_int_equal(opd_chains_init(&c, top, NULL), 0);
+	opd_chains_add(&c, &all, 0, &f, 1);
+	assert_int_equal(c.nr_lost, 1);
+	opd_chains_release(&c);
+	assert_int_equal(stat(chains, &sb), 0);
+	assert_int_equal(sb.st_size, 13);
+
+	/* a torn header: a new list */
+	assert_int_equal(tu_write_file(chains, "OPCH", 4), 0);
+	assert_int_equal(opd_chains_init(&c, top, NULL), 0);
+	opd_chains_add(&c, &all, 0, &f, 1);
+	assert_int_equal(c.nr_lost, 0);
+	assert_int_equal(c.nr_added, 1);
+	opd_chains_release(&c);
+	tu_rm_rf(top);
+	free(images);
+	free(chains);
+	free(dir);
+	free(top);
+}
+
 /* Not a chain store: refused, and nothing read; records that cannot be
  * end the tree there. */
 static void test_bad_files(void **state)
@@ -355,6 +407,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_store),
 		cmocka_unit_test(test_first_format),
+		cmocka_unit_test(test_frozen),
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_depth_bound),
 	};
