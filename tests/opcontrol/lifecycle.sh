@@ -105,17 +105,20 @@ expect 0 "" opc --dump
 
 # reset: current emptied while the daemon runs, and filled again after.
 # The daemon keeps sampling the whole system, so other programs' files may
-# reappear at once: the workload's, and a marker, must not.
+# reappear at once: the workload's, and a marker, must not. Only this
+# test's own demo_spin counts (its sample files under its absolute path):
+# another build tree's, running meanwhile, is sampled too.
+spin_files=$cur/{root}$(realpath "$DEMO_SPIN")/*
 touch "$cur/marker"
-[ -n "$(find "$cur" -type f -path '*demo_spin*')" ] || fail "no demo_spin files before reset"
+[ -n "$(find "$cur" -type f -path "$spin_files")" ] || fail "no demo_spin files before reset"
 expect 0 "samples in $cur cleared" opc --reset
 pid=$(cat "$SESSION_DIR/lock")
 expect 0 "Profiling: running" opc --status
 [ ! -e "$cur/marker" ] || fail "reset left current's contents"
-[ -z "$(find "$cur" -type f -path '*demo_spin*')" ] || fail "demo_spin's sample files left after reset"
+[ -z "$(find "$cur" -type f -path "$spin_files")" ] || fail "demo_spin's sample files left after reset"
 "$DEMO_SPIN" 1 >/dev/null
 expect 0 "" opc --dump
-[ -n "$(find "$cur" -type f -path '*demo_spin*' -name 'TIMER.*')" ] ||
+[ -n "$(find "$cur" -type f -path "$spin_files" -name 'TIMER.*')" ] ||
 	fail "no demo_spin sample files after reset and more work"
 
 # the integrity record is written at each stop and gone at each start
