@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 char *tu_mkdtemp(void)
@@ -77,4 +78,31 @@ int tu_require_perf(void)
 	const char *v = getenv("OPSAMPLER_REQUIRE_PERF");
 
 	return v && strcmp(v, "0") != 0 && *v;
+}
+
+int tu_lock_system_wide(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	char path[4096];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/opsampler-system-wide.lock",
+		 tmp && *tmp ? tmp : "/tmp");
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+	if (fd < 0)
+		return -errno;
+	/* the shell tests wait 1200 s for it; so does this one (SIGALRM
+	 * ends it then: a test that waited that long has failed) */
+	alarm(1200);
+	while (flock(fd, LOCK_EX)) {
+		if (errno != EINTR) {
+			int err = -errno;
+
+			close(fd);
+			alarm(0);
+			return err;
+		}
+	}
+	alarm(0);
+	return 0;	/* fd stays open: the lock lasts as long as we do */
 }

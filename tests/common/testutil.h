@@ -20,4 +20,9 @@ char *tu_path(const char *dir, const char *name);
 /* True when perf_event_open tests must not skip (OPSAMPLER_REQUIRE_PERF=1). */
 int tu_require_perf(void);
 
+/* Take the machine-wide lock the tests that profile the whole system take
+ * turns with (tests/e2e/lib.sh: $TMPDIR/opsampler-system-wide.lock), held
+ * until the process exits. 0 or -errno. */
+int tu_lock_system_wide(void);
+
 #endif /* TESTUTIL_H */

@@ -33,16 +33,17 @@ static const struct op_img vdso = {
 	.anon_start = 0x7000, .anon_end = 0x7fff,
 };
 
-/* Chain id's frames (innermost first) and app, from the store on file. */
+/* Chain id's frames (innermost first) and its application's image ID,
+ * from the store on file. */
 static uint32_t chain_of(const char *dir, uint32_t id, struct op_chain_frame *f,
-			 uint32_t *app, size_t *nr_nodes)
+			 uint32_t *app_id, size_t *nr_nodes)
 {
 	struct op_chain_tree t;
 	uint32_t nr;
 
 	assert_int_equal(op_chains_load(dir, &t, NULL), 0);
 	assert_true(t.max_depth <= 8);
-	nr = op_chain_frames(&t, op_chain_key_node(&t, id), f, app);
+	nr = op_chain_frames(&t, op_chain_key_node(&t, id), f, app_id);
 	if (nr_nodes)
 		*nr_nodes = t.nr;
 	op_chain_tree_release(&t);

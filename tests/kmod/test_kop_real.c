@@ -241,6 +241,11 @@ int main(void)
 		return 1;
 	}
 
+	/* system-wide: not at the same time as the other tests that are */
+	if (tu_lock_system_wide()) {
+		fprintf(stderr, "test_kop_real: FAIL: cannot take the system-wide test lock\n");
+		return 1;
+	}
 	cpu_clock_config(&ev, &cfg, -1);
 	/* a ring that will not reach its watermark and a timer that will
 	 * not fire: only the child's exit can wake the sync thread */
