@@ -215,8 +215,10 @@ op() { "$OPCONTROL" --session-dir="$SESSION_DIR" "$@"; }
 # (the part of it from CMD's start to the end of the dump), OP_SAMPLES
 # (stats/total_samples: every sample the daemon received), OP_LOST (the
 # samples it never received, each counted once: lost_records_by_kernel,
-# the rings' loss, + event_lost_overflow, the event buffer's; the per-CPU
-# sample_lost_overflow files break the first down and are not added),
+# the rings' loss, + event_lost_overflow, the event buffer's, +
+# lost_no_task, kmod's for samples of a process it never knew: the
+# upstream losses opreport counts; the per-CPU sample_lost_overflow files
+# break the first down and are not added),
 # OP_BYTES (bytes of samples/current, directories included;
 # OP_BYTES_OPROFILE of them in OProfile's layout: the sample and arc files
 # and their directories), OP_WINDOW (seconds from CMD's start
@@ -259,7 +261,8 @@ bench_op_run() {
 	OP_SAMPLES=$(cat "$stats/total_samples" 2>/dev/null || echo 0)
 	OP_LOST=0
 	local f
-	for f in "$stats"/event_lost_overflow "$stats"/lost_records_by_kernel; do
+	for f in "$stats"/event_lost_overflow "$stats"/lost_records_by_kernel \
+		"$stats"/lost_no_task; do
 		[ -f "$f" ] && OP_LOST=$((OP_LOST + $(cat "$f")))
 	done
 	op --shutdown >/dev/null 2>&1 || { bench_note "opcontrol --shutdown failed"; op_kill_daemon; }
