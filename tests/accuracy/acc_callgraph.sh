@@ -16,9 +16,15 @@ op --setup --no-vmlinux --event="cpu-clock:$ACC_PERIOD" --callgraph=32 ||
 	fail "opcontrol --setup --callgraph=32 failed"
 op --start || fail "opcontrol --start failed"
 "$WORKLOADS/cgleaf" 4 >"$E2E_TMP/cgleaf.out" || fail "cgleaf workload failed"
+# --status and the report say that chains are collected, and how deep
+op --status >"$E2E_TMP/status" || fail "opcontrol --status failed"
+grep -q "^Call chains: depth 32" "$E2E_TMP/status" ||
+	{ cat "$E2E_TMP/status" >&2; fail "--status does not say the call-chain depth"; }
 acc_stop
 cat "$E2E_TMP/cgleaf.out"
 acc_report "$E2E_TMP/report" -c
+grep -q "^NOTE: call chains were collected, to a depth of 32: opreport -c shows them$" "$E2E_TMP/report.err" ||
+	{ cat "$E2E_TMP/report.err" >&2; fail "opreport does not say the call-chain depth"; }
 acc_report "$E2E_TMP/flat" -l "image:$WORKLOADS/cgleaf"
 [ "$(stats_value callgraph_chains_lost)" = 0 ] || fail "the chain store lost chains"
 # the kernel named from the session's saved symbols and order of names
