@@ -85,6 +85,11 @@ for k in $KINDS; do
 		cell_opreport "opreport-c@$k" "$s" -c
 		cell_opreport "opreport-c-g@$k" "$s" -c -g "$LIBCALL"
 		cell_opreport "opreport-c-X@$k" "$s" -c -X
+		# -c with the options that change its text
+		cell_opreport "opreport-c-w@$k" "$s" -c -w
+		cell_opreport "opreport-c-pct@$k" "$s" -c -%
+		cell_opreport "opreport-c-t@$k" "$s" -c -t 2
+		cell_opreport "opreport-c-merge-lib@$k" "$s" -c --merge=lib
 		continue
 	fi
 	opreport_cells "$k" "$s" "$LIBCALL"
