@@ -3,7 +3,10 @@
 #   1. the whole suite (unit, end-to-end with the real kernel) under
 #      AddressSanitizer and UndefinedBehaviorSanitizer;
 #   2. the concurrency stress tests under ThreadSanitizer;
-#   3. a short run of every fuzz target.
+#   3. a short run of every fuzz target;
+#   4. the plain GNU build in the source tree (./configure && make), in a
+#      copy of it, with the report tests whose paths an in-tree build
+#      changes.
 # Exits non-zero on any failure.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -32,6 +35,19 @@ make -C build-tsan/tests check-tsan || status=1
 
 echo "== fuzz (${FUZZ_SECONDS:-20} s per target)"
 make -C build-asan fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-20}" || status=1
+
+echo "== the plain build in a copy of the source tree"
+intree=$(mktemp -d "${TMPDIR:-/tmp}/opsampler-intree.XXXXXX")
+tar -C "$top" --exclude='./build-asan' --exclude='./build-tsan' --exclude='./autom4te.cache' --exclude='./.git' \
+	-cf - . | tar -C "$intree" -xf -
+if ! (cd "$intree" && ./configure -q && make -s -j"$(nproc)" &&
+      make -s -C tests check TESTS="pp/golden.sh pp/options.sh pp/errors.sh"); then
+	status=1
+	find "$intree/tests" -name '*.log' ! -name test-suite.log \
+		-exec grep -l -E '^(FAIL|ERROR)' {} \; 2>/dev/null | head -5 | while read -r f; do
+		echo "---- $f"; tail -40 "$f"; done
+fi
+rm -rf "$intree"
 
 echo "== test-suite summaries"
 summary build-asan
