@@ -90,6 +90,10 @@ for k in $KINDS; do
 		cell_opreport "opreport-c-pct@$k" "$s" -c -%
 		cell_opreport "opreport-c-t@$k" "$s" -c -t 2
 		cell_opreport "opreport-c-merge-lib@$k" "$s" -c --merge=lib
+		cell_opreport "opreport-c-r@$k" "$s" -c -r
+		cell_opreport "opreport-c-a@$k" "$s" -c -a
+		cell_opreport "opreport-c-e@$k" "$s" -c -e main
+		cell_opreport "opreport-c-sort@$k" "$s" -c --sort=image,symbol
 		continue
 	fi
 	opreport_cells "$k" "$s" "$LIBCALL"
