@@ -7,8 +7,10 @@
 #   - OProfile's opreport and ours in every mode (summary, -l, -l -g, -d,
 #     -X, --merge=cpu|lib|tid|tgid|all, cpu:1, -x, -a): the same text, line
 #     for line, apart from tests/interop/known-differences;
-#   - on the call-graph session, opreport -c, -c -g and -c -X, and -l,
-#     which must leave the {cg} files alone in both tools;
+#   - on the call-graph session, opreport -c (alone, with -g, -X, -w, -%,
+#     -t, --merge=lib, -r, -a, -e, --sort), and -l, which must leave the
+#     {cg} files alone in both tools; on a second one separated by CPU
+#     too ("callgraph-cpu"), -c, -c cpu:1 and -c --merge=cpu;
 #   - ours -X under OProfile's schema: no error OProfile's XML lacks;
 #   - OProfile's opannotate and ours (--source, --assembly, both) on the
 #     workload: the same text;
@@ -20,7 +22,7 @@
 interop_need_peer
 e2e_need_perf
 
-KINDS="none cpu lib,kernel thread callgraph"
+KINDS="none cpu lib,kernel thread callgraph callgraph-cpu"
 op() { "$OPCONTROL" --session-dir="$1" "${@:2}"; }
 session_of() { echo "$E2E_TMP/s-$(echo "$1" | tr , -)"; }
 cleanup_sessions() {
@@ -53,7 +55,12 @@ record() {
 		wait "$wl"
 	) &
 	holder=$!
-	if [ "$1" = callgraph ]; then
+	if [ "$1" = callgraph-cpu ]; then
+		# (with lib,kernel, which --callgraph implies)
+		op "$s" --setup --event=default --callgraph=16 --separate=cpu \
+			--pid="$holder" >/dev/null ||
+			fail "opcontrol --setup --callgraph --separate=cpu failed"
+	elif [ "$1" = callgraph ]; then
 		# (--callgraph implies --separate=lib,kernel)
 		op "$s" --setup --event=default --callgraph=16 --pid="$holder" >/dev/null ||
 			fail "opcontrol --setup --callgraph=16 failed"
@@ -80,6 +87,13 @@ LIBCALL="image:$WORKLOADS/libcall"
 t0=$SECONDS
 for k in $KINDS; do
 	s=$(session_of "$k")
+	if [ "$k" = callgraph-cpu ]; then
+		# arc files per CPU: each CPU's, and merged
+		cell_opreport "opreport-c@$k" "$s" -c
+		cell_opreport "opreport-c-cpu1@$k" "$s" -c cpu:1
+		cell_opreport "opreport-c-merge-cpu@$k" "$s" -c --merge=cpu
+		continue
+	fi
 	if [ "$k" = callgraph ]; then
 		cell_opreport "opreport-l@$k" "$s" -l
 		cell_opreport "opreport-c@$k" "$s" -c
