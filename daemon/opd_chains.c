@@ -666,6 +666,11 @@ int opd_chains_sync(struct opd_chains *c)
 {
 	int first = 0;
 
+	/* the lists first: the counts synced next name their nodes */
+	if (c->images_fd >= 0 && fdatasync(c->images_fd))
+		first = -errno;
+	if (c->chains_fd >= 0 && fdatasync(c->chains_fd) && !first)
+		first = -errno;
 	for (size_t i = 0; i < c->nr_files; i++) {
 		int ret = odb_sync(&c->files[i].db);
 

@@ -89,7 +89,9 @@ void opd_chains_add(struct opd_chains *c, const struct opd_chain_key *key,
 		    uint32_t app, const struct op_chain_frame *frames,
 		    size_t nr);
 
-/* msync the counts. 0 or the first -errno. */
+/* Write the lists out (fdatasync), then msync the counts, so that what
+ * a sync leaves on disk names no node it does not hold. 0 or the first
+ * -errno. */
 int opd_chains_sync(struct opd_chains *c);
 
 /* Close and free; safe on a zeroed struct. */
