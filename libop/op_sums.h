@@ -6,14 +6,16 @@
  *
  * The record is stats/sums under the session directory (OProfile's tools
  * read only {root}/ and {kern}/ there, so they never see it), one line per
- * sample file (sample files, arc files, chain-count files):
+ * sample file (sample files, arc files, chain-count files), and one for
+ * each of the call-chain store's two lists (plain files):
  *
  *     SUM NODES LEN REL
  *
- * SUM the file's checksum in hex (op_sum_odb()), NODES its used nodes, LEN
- * its length in bytes, REL its path under the session directory (the rest
- * of the line; a name holding a newline is not recorded). Lines starting
- * with '#' are comments.
+ * SUM the file's checksum in hex (op_sum_odb(); for a list op_sum_bytes()
+ * over all of it), NODES its used nodes (0 for a list), LEN its length in
+ * bytes, REL its path under the session directory (the rest of the line;
+ * a name holding a newline is not recorded). Lines starting with '#' are
+ * comments.
  *
  * It is valid only while nobody writes the session: the daemon writes it
  * when collection stops (stop, exit, the dump of a stopped session, a
@@ -66,6 +68,13 @@ const struct op_sum *op_sums_find(const struct op_sums *s, const char *rel);
 
 /* 0 when db (of file length len) matches e, else -EBADMSG. */
 int op_sum_check(const struct op_sum *e, const odb_t *db);
+
+/* Checksum of a plain file's bytes (the call-chain store's lists). */
+uint64_t op_sum_bytes(const void *p, size_t len);
+
+/* 0 when the file at path matches e (its length and op_sum_bytes()),
+ * -EBADMSG when not, or -errno when it cannot be read. */
+int op_sum_check_file(const struct op_sum *e, const char *path);
 
 void op_sums_release(struct op_sums *s);
 

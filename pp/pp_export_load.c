@@ -328,6 +328,23 @@ static int load_store(struct pp_export *x, const char *session,
 		free(dir);
 		return -ENOMEM;
 	}
+	/* the two lists as the daemon left them: every chain hangs on them,
+	 * so a changed one refuses the store whole */
+	for (int i = 0; i < 2; i++) {
+		const char *rel = i ? OP_CHAINS_DIR "/chains" : OP_CHAINS_DIR "/images";
+		const struct op_sum *e = op_sums_find(&c.sums, rel);
+		char path[PATH_MAX];
+
+		snprintf(path, sizeof(path), "%s/%s", session, rel);
+		if (e && (ret = op_sum_check_file(e, path))) {
+			op_log(lg, OP_LOG_ERR, "cannot read the chain store's list %s: %s",
+			       path, pp_sfile_strerror(ret));
+			x->nr_bad_files++;
+			op_sums_release(&c.sums);
+			free(dir);
+			return ret == -ENOMEM ? ret : -EINVAL;
+		}
+	}
 	ret = op_chains_read_images(dir, &ims);
 	if (ret) {
 		op_log(lg, OP_LOG_ERR, "cannot read the chain store's images %s/images: %s",

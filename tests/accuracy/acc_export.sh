@@ -88,6 +88,12 @@ op --start || fail "opcontrol --start failed"
 "$WORKLOADS/cgleaf" 4 >"$E2E_TMP/cgleaf.out" || fail "cgleaf workload failed"
 acc_stop
 cat "$E2E_TMP/cgleaf.out"
+# the integrity record holds the chain store's two lists, which the
+# export checks
+for l in chains images; do
+	grep -q " 0 [0-9]* callchains/$l\$" "$SESSION_DIR/samples/current/stats/sums" ||
+		fail "the integrity record does not hold callchains/$l"
+done
 "$OPEXPORT" --session-dir="$SESSION_DIR" -o "$E2E_TMP/cg.pb.gz" \
 	"image:$WORKLOADS/cgleaf" 2>"$E2E_TMP/export.err" ||
 	{ cat "$E2E_TMP/export.err" >&2; fail "opexport of the call-graph session failed"; }

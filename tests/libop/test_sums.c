@@ -76,22 +76,36 @@ static int check_path(const struct op_sums *s, const char *dir, const char *rel)
 	return ret;
 }
 
+/* Sample files by their tables, the chain store's two lists by all their
+ * bytes; any other file is left out. */
 static void test_lists_sample_files_only(void **state)
 {
 	char *dir = tu_mkdtemp();
 	char *p1 = write_sf(dir, SF, 300);
 	char *p2 = write_sf(dir, "callchains/TIMER.100000.0.all.all.all", 3);
 	char *other = tu_path(dir, "callchains/images");
+	char *stray = tu_path(dir, "callchains/notes");
 	struct op_sums s;
 	size_t n = 0;
 
 	(void)state;
 	write_text(other, "1 0 {root}/bin/x\n");
+	write_text(stray, "not a sample file\n");
 	assert_int_equal(op_sums_write(dir, &n), 0);
-	assert_int_equal(n, 2);
+	assert_int_equal(n, 3);
 	assert_int_equal(op_sums_read(dir, &s, NULL), 0);
-	assert_int_equal(s.nr, 2);
-	assert_null(op_sums_find(&s, "callchains/images"));
+	assert_int_equal(s.nr, 3);
+	assert_null(op_sums_find(&s, "callchains/notes"));
+	assert_non_null(op_sums_find(&s, "callchains/images"));
+	assert_int_equal(op_sums_find(&s, "callchains/images")->nodes, 0);
+	assert_int_equal(op_sums_find(&s, "callchains/images")->len, 17);
+	assert_int_equal(op_sum_check_file(op_sums_find(&s, "callchains/images"), other), 0);
+	write_text(other, "1 0 {root}/bin/y\n");	/* same length */
+	assert_int_equal(op_sum_check_file(op_sums_find(&s, "callchains/images"), other),
+			 -EBADMSG);
+	write_text(other, "1 0 {root}/bin/x\n2 0 {root}/bin/z\n");
+	assert_int_equal(op_sum_check_file(op_sums_find(&s, "callchains/images"), other),
+			 -EBADMSG);
 	assert_int_equal(check_path(&s, dir, SF), 0);
 	assert_int_equal(check_path(&s, dir, "callchains/TIMER.100000.0.all.all.all"), 0);
 	assert_int_equal(op_sums_find(&s, SF)->nodes, 300);
@@ -102,6 +116,7 @@ static void test_lists_sample_files_only(void **state)
 	free(p1);
 	free(p2);
 	free(other);
+	free(stray);
 	tu_rm_rf(dir);
 	free(dir);
 }
