@@ -192,6 +192,13 @@ int opd_session_open(struct opd_session *s, char *err, size_t errlen)
 				      s->nr_events, read_cpu_speed(), 0, &s->cfg.log);
 	if (!ret)
 		ret = opd_chains_init(&s->chains, s->cfg.current_dir, &s->cfg.log);
+	if (!ret)
+		ret = opd_stats_read(&s->base, s->cfg.current_dir, OPD_MAX_CPUS);
+	if (!ret && s->base.v[OPD_TOTAL_SAMPLES])
+		op_log(&s->cfg.log, OP_LOG_INFO, "%s/stats: %llu samples counted by "
+		       "an earlier daemon: its counts go on from there",
+		       s->cfg.current_dir,
+		       (unsigned long long)s->base.v[OPD_TOTAL_SAMPLES]);
 	s->dec = malloc(sizeof(*s->dec));
 	s->buf = malloc(OPD_READ_WORDS * sizeof(*s->buf));
 	if (ret || !s->dec || !s->buf) {
@@ -339,6 +346,8 @@ void opd_session_stats(struct opd_session *s, struct opd_stats *st)
 		if (s->dec->nr_samples_cpu[c] || s->dec->nr_dropped_cpu[c])
 			nr_cpus = nr_cpus > c + 1 ? nr_cpus : c + 1;
 	}
+	if (s->base.nr_cpus > nr_cpus)
+		nr_cpus = s->base.nr_cpus;
 	if (nr_cpus > OPD_MAX_CPUS)
 		nr_cpus = OPD_MAX_CPUS;
 	st->cpu_lost_overflow = calloc(nr_cpus ? nr_cpus : 1, sizeof(uint64_t));
@@ -352,8 +361,17 @@ void opd_session_stats(struct opd_session *s, struct opd_stats *st)
 							   ks.nr_lost_ring_cpu[c] : 0;
 			else
 				st->cpu_lost_overflow[c] = s->dec->nr_dropped_cpu[c];
+			if (c < s->base.nr_cpus) {
+				st->cpu_received[c] += s->base.cpu_received[c];
+				st->cpu_lost_overflow[c] += s->base.cpu_lost_overflow[c];
+			}
 		}
 	}
+	/* an earlier daemon's counts into the same files (a setting is not
+	 * a count) */
+	for (int i = 0; i < OPD_NR_COUNTERS; i++)
+		if (i != OPD_CALLGRAPH_DEPTH)
+			st->v[i] += s->base.v[i];
 	if (have_ks)
 		kop_stats_release(&ks);
 }
@@ -470,5 +488,6 @@ void opd_session_close(struct opd_session *s)
 	free(s->buf);
 	s->dec = NULL;
 	s->buf = NULL;
+	opd_session_stats_release(&s->base);
 	s->opened = false;
 }

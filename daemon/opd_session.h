@@ -79,6 +79,10 @@ struct opd_session {
 	 * and the event buffer sized to take a whole snapshot at once */
 	size_t flight_ring_bytes;
 	size_t flight_evbuf_words;
+	/* what an earlier daemon counted into the same current/ (opcontrol
+	 * --shutdown, then --start: the files go on accumulating), added to
+	 * this one's counts so that the stats describe the files */
+	struct opd_stats base;
 };
 
 /* Copy cfg and resolve its events; nothing is created. Returns 0, or

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -98,6 +99,59 @@ int opd_stats_write(const struct opd_stats *st, const char *current_dir)
 	}
 #undef KEEP
 	return first;
+}
+
+/* The number in dir/name, 0 when there is none. */
+static uint64_t read_value(const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+	unsigned long long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v;
+}
+
+int opd_stats_read(struct opd_stats *st, const char *current_dir,
+		   unsigned int max_cpus)
+{
+	char dir[PATH_MAX], sub[PATH_MAX + 32];
+	struct stat sb;
+	unsigned int n = 0;
+
+	memset(st, 0, sizeof(*st));
+	if (snprintf(dir, sizeof(dir), "%s/stats", current_dir) >= (int)sizeof(dir) ||
+	    stat(dir, &sb) || !S_ISDIR(sb.st_mode))
+		return 0;
+	for (int i = 0; i < OPD_NR_COUNTERS; i++)
+		st->v[i] = read_value(dir, counter_names[i]);
+	while (n < max_cpus) {
+		snprintf(sub, sizeof(sub), "%s/cpu%u", dir, n);
+		if (stat(sub, &sb) || !S_ISDIR(sb.st_mode))
+			break;
+		n++;
+	}
+	st->cpu_lost_overflow = calloc(n ? n : 1, sizeof(uint64_t));
+	st->cpu_received = calloc(n ? n : 1, sizeof(uint64_t));
+	if (!st->cpu_lost_overflow || !st->cpu_received) {
+		free(st->cpu_lost_overflow);
+		free(st->cpu_received);
+		memset(st, 0, sizeof(*st));
+		return -ENOMEM;
+	}
+	st->nr_cpus = n;
+	for (unsigned int c = 0; c < n; c++) {
+		snprintf(sub, sizeof(sub), "%s/cpu%u", dir, c);
+		st->cpu_lost_overflow[c] = read_value(sub, "sample_lost_overflow");
+		st->cpu_received[c] = read_value(sub, "sample_received");
+	}
+	return 0;
 }
 
 void opd_stats_log(const struct opd_stats *st, const struct op_logger *lg,

@@ -55,6 +55,13 @@ const char *opd_counter_name(enum opd_counter_id id);
  * Returns 0 or the first -errno. */
 int opd_stats_write(const struct opd_stats *st, const char *current_dir);
 
+/* Read what a daemon left in current_dir/stats/: each counter, and the
+ * per-CPU ones of cpu0/ on up to the first missing (at most max_cpus).
+ * A counter with no readable file reads 0. 0 or -ENOMEM (*st zeroed,
+ * nothing to release, when there is no stats/ at all). */
+int opd_stats_read(struct opd_stats *st, const char *current_dir,
+		   unsigned int max_cpus);
+
 /* Log the figures at level INFO, prefixed with why ("dump", "exit"). */
 void opd_stats_log(const struct opd_stats *st, const struct op_logger *lg,
 		   const char *why);

@@ -127,6 +127,26 @@ expect 0 "profiler stopped" opc --stop
 expect 0 "profiler running" opc --start
 [ ! -e "$cur/stats/sums" ] || fail "the integrity record outlived --start"
 
+# a daemon shut down and started again goes on counting into the same
+# files: its stats count what they hold, the earlier daemon's samples too
+# (samples_written against the files' counts, every sample file, each
+# time collection has stopped: a running daemon's files keep growing)
+expect 0 "profiler stopped" opc --stop
+held() { "$top_builddir/tests/daemon/sfcheck" "$cur" | awk '{ n += $1 } END { print n + 0 }'; }
+before=$(held)
+[ "$(stat_of samples_written)" = "$before" ] ||
+	fail "samples_written $(stat_of samples_written) while the files hold $before"
+expect 0 "" opc --shutdown
+expect 0 "profiler running" opc --start
+pid=$(cat "$SESSION_DIR/lock")
+"$DEMO_SPIN" 1 >/dev/null
+expect 0 "profiler stopped" opc --stop
+after=$(held)
+[ "$after" -gt "$before" ] || fail "no samples after the restart ($after, $before before)"
+[ "$(stat_of samples_written)" = "$after" ] ||
+	fail "after a restart, samples_written $(stat_of samples_written) while the files hold $after"
+expect 0 "profiler running" opc --start
+
 # shutdown: the daemon exits, its lock and socket go
 expect 0 "oprofiled (pid $pid) shut down" opc --shutdown
 ! alive "$pid" || fail "daemon $pid still alive after --shutdown"
