@@ -20,6 +20,7 @@
 #include "op_events.h"
 #include "op_names.h"
 #include "opd_fs.h"
+#include "opd_stats.h"
 
 /* Waits up to OPC_LOCK_WAIT_MS (or $OPCONTROL_LOCK_WAIT_MS). The fd is close-on-exec so oprofiled does not
  * inherit the lock. */
@@ -168,18 +169,10 @@ static unsigned long long opc_count_samples(const struct opc *c)
 
 static unsigned long long opc_read_stat(const struct opc *c, const char *name)
 {
-	char path[PATH_MAX + 64];
-	unsigned long long v = 0;
-	FILE *f;
+	char dir[PATH_MAX + 8];
 
-	snprintf(path, sizeof(path), "%s/stats/%s", c->paths.current_dir, name);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	if (fscanf(f, "%llu", &v) != 1)
-		v = 0;
-	fclose(f);
-	return v;
+	snprintf(dir, sizeof(dir), "%s/stats", c->paths.current_dir);
+	return opd_stats_value(dir, name);
 }
 
 static void opc_print_events(const char *list)

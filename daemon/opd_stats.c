@@ -101,8 +101,7 @@ int opd_stats_write(const struct opd_stats *st, const char *current_dir)
 	return first;
 }
 
-/* The number in dir/name, 0 when there is none. */
-static uint64_t read_value(const char *dir, const char *name)
+uint64_t opd_stats_value(const char *dir, const char *name)
 {
 	char path[PATH_MAX];
 	unsigned long long v = 0;
@@ -130,7 +129,7 @@ int opd_stats_read(struct opd_stats *st, const char *current_dir,
 	    stat(dir, &sb) || !S_ISDIR(sb.st_mode))
 		return 0;
 	for (int i = 0; i < OPD_NR_COUNTERS; i++)
-		st->v[i] = read_value(dir, counter_names[i]);
+		st->v[i] = opd_stats_value(dir, counter_names[i]);
 	while (n < max_cpus) {
 		snprintf(sub, sizeof(sub), "%s/cpu%u", dir, n);
 		if (stat(sub, &sb) || !S_ISDIR(sb.st_mode))
@@ -148,8 +147,8 @@ int opd_stats_read(struct opd_stats *st, const char *current_dir,
 	st->nr_cpus = n;
 	for (unsigned int c = 0; c < n; c++) {
 		snprintf(sub, sizeof(sub), "%s/cpu%u", dir, c);
-		st->cpu_lost_overflow[c] = read_value(sub, "sample_lost_overflow");
-		st->cpu_received[c] = read_value(sub, "sample_received");
+		st->cpu_lost_overflow[c] = opd_stats_value(sub, "sample_lost_overflow");
+		st->cpu_received[c] = opd_stats_value(sub, "sample_received");
 	}
 	return 0;
 }

@@ -55,6 +55,10 @@ const char *opd_counter_name(enum opd_counter_id id);
  * Returns 0 or the first -errno. */
 int opd_stats_write(const struct opd_stats *st, const char *current_dir);
 
+/* The number in dir/name (dir a stats/ directory), 0 when there is none
+ * or it does not read as one. */
+uint64_t opd_stats_value(const char *dir, const char *name);
+
 /* Read what a daemon left in current_dir/stats/: each counter, and the
  * per-CPU ones of cpu0/ on up to the first missing (at most max_cpus).
  * A counter with no readable file reads 0. 0 or -ENOMEM (*st zeroed,
