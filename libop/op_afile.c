@@ -1,4 +1,4 @@
-/* Files written whole or not at all (op_afile.h). */
+/* Files read and written whole (op_afile.h). */
 #include "config.h"
 #include "op_afile.h"
 
@@ -77,4 +77,40 @@ void op_afile_abort(struct op_afile *a)
 		unlink(a->tmp);
 	}
 	release(a);
+}
+
+int op_file_read(const char *path, unsigned char **buf, size_t *len)
+{
+	FILE *f = fopen(path, "re");
+	unsigned char *b = NULL;
+	size_t n = 0, cap = 0, got;
+	int ret = 0;
+
+	*buf = NULL;
+	*len = 0;
+	if (!f)
+		return -errno;
+	do {
+		if (n == cap) {
+			unsigned char *v = realloc(b, cap = cap ? cap * 2 : 65536);
+
+			if (!v) {
+				ret = -ENOMEM;
+				break;
+			}
+			b = v;
+		}
+		got = fread(b + n, 1, cap - n, f);
+		n += got;
+	} while (got);
+	if (!ret && ferror(f))
+		ret = -EIO;
+	fclose(f);
+	if (ret || !n) {
+		free(b);
+		return ret;
+	}
+	*buf = b;
+	*len = n;
+	return 0;
 }

@@ -1,4 +1,6 @@
-/* A file written whole or not at all: the text goes to a temporary file
+/* Files read and written whole.
+ *
+ * A file written whole or not at all: the text goes to a temporary file
  * beside the target, which replaces the target by rename(2) only once all
  * of it is written, so a reader (or a crash) sees the old file or the new
  * one, never part of one. Used for the small files a session keeps beside
@@ -34,5 +36,9 @@ int op_afile_commit(struct op_afile *a, bool sync);
 
 /* Give up: remove the temporary, release a. */
 void op_afile_abort(struct op_afile *a);
+
+/* Read the whole file at path into *buf (malloc'd; NULL for an empty
+ * file) and *len. 0 or -errno (-ENOENT: no file). */
+int op_file_read(const char *path, unsigned char **buf, size_t *len);
 
 #endif /* OP_AFILE_H */

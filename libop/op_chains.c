@@ -7,12 +7,11 @@
 #include "op_chains.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
+
+#include "op_afile.h"
 
 void op_chain_images_release(struct op_chain_images *im)
 {
@@ -257,62 +256,34 @@ void op_chain_tree_release(struct op_chain_tree *t)
 
 int op_chains_load(const char *dir, struct op_chain_tree *t, uint64_t *end)
 {
-	char path[4096], magic[8];
-	uint8_t *buf = NULL;
-	size_t len = 0, used = 0;
-	struct stat sb;
-	int fd, ret = 0;
+	const size_t magic = sizeof(OP_CHAINS_MAGIC) - 1;
+	char path[4096];
+	unsigned char *buf;
+	size_t len, used = 0;
+	int ret;
 
 	memset(t, 0, sizeof(*t));
 	if (end)
 		*end = 0;
 	snprintf(path, sizeof(path), "%s/chains", dir);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &sb) || pread(fd, magic, sizeof(magic), 0) != (ssize_t)sizeof(magic) ||
-	    (memcmp(magic, OP_CHAINS_MAGIC, sizeof(magic)) &&
-	     memcmp(magic, OP_CHAINS_MAGIC_V1, sizeof(magic)))) {
-		close(fd);
+	ret = op_file_read(path, &buf, &len);
+	if (ret)
+		return ret;
+	if (len < magic || (memcmp(buf, OP_CHAINS_MAGIC, magic) &&
+			    memcmp(buf, OP_CHAINS_MAGIC_V1, magic))) {
+		free(buf);
 		return -EINVAL;
 	}
-	if ((uint64_t)sb.st_size > sizeof(magic)) {
-		len = (size_t)sb.st_size - sizeof(magic);
-		buf = malloc(len);
-		if (!buf) {
-			close(fd);
-			return -ENOMEM;
-		}
-		/* a file shorter than fstat said (truncated meanwhile) reads
-		 * as what it holds */
-		for (size_t got = 0; got < len; ) {
-			ssize_t n = pread(fd, buf + got, len - got,
-					  (off_t)(sizeof(magic) + got));
-
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n < 0) {
-				ret = -errno;
-				break;
-			}
-			if (n == 0) {
-				len = got;
-				break;
-			}
-			got += (size_t)n;
-		}
-	}
-	close(fd);
-	if (!ret)
-		ret = memcmp(magic, OP_CHAINS_MAGIC, sizeof(magic)) ?
-		      load_v1(t, buf, len, &used) : load_v2(t, buf, len, &used);
+	ret = memcmp(buf, OP_CHAINS_MAGIC, magic) ?
+	      load_v1(t, buf + magic, len - magic, &used) :
+	      load_v2(t, buf + magic, len - magic, &used);
 	free(buf);
 	if (ret) {
 		op_chain_tree_release(t);
 		return ret;
 	}
 	if (end)
-		*end = sizeof(magic) + used;
+		*end = magic + used;
 	return 0;
 }
 

@@ -61,46 +61,11 @@ uint64_t op_sum_bytes(const void *p, size_t len)
 	return fnv_words(FNV_OFFSET, p, len);
 }
 
-/* The whole of the file at path, malloc'd, in *buf and *len. 0 or -errno. */
-static int read_whole(const char *path, unsigned char **buf, size_t *len)
-{
-	FILE *f = fopen(path, "re");
-	unsigned char *b = NULL;
-	size_t n = 0, cap = 0, got;
-	int ret = 0;
-
-	if (!f)
-		return -errno;
-	do {
-		if (n == cap) {
-			unsigned char *v = realloc(b, cap = cap ? cap * 2 : 65536);
-
-			if (!v) {
-				ret = -ENOMEM;
-				break;
-			}
-			b = v;
-		}
-		got = fread(b + n, 1, cap - n, f);
-		n += got;
-	} while (got);
-	if (!ret && ferror(f))
-		ret = -EIO;
-	fclose(f);
-	if (ret) {
-		free(b);
-		return ret;
-	}
-	*buf = b;
-	*len = n;
-	return 0;
-}
-
 int op_sum_check_file(const struct op_sum *e, const char *path)
 {
 	unsigned char *buf = NULL;
 	size_t len = 0;
-	int ret = read_whole(path, &buf, &len);
+	int ret = op_file_read(path, &buf, &len);
 
 	if (!ret && (len != e->len || op_sum_bytes(buf, len) != e->sum))
 		ret = -EBADMSG;
@@ -126,7 +91,7 @@ static int add_file(const char *rel, const char *full, void *arg)
 		unsigned char *buf;
 		size_t len;
 
-		if (read_whole(full, &buf, &len))
+		if (op_file_read(full, &buf, &len))
 			return 0;	/* not recorded: not checked */
 		if (fprintf(w->f, "%016" PRIx64 " 0 %zu %s\n",
 			    op_sum_bytes(buf, len), len, rel) < 0)

@@ -1,4 +1,4 @@
-/* fuzz-sources: libop/op_chains.c libop/op_names.c */
+/* fuzz-sources: libop/op_chains.c libop/op_afile.c libop/op_names.c */
 /* The call-chain store's readers on arbitrary bytes: whatever the images
  * and chains lists hold, op_chains_read_images() and op_chains_load()
  * return an error or what they read, with every image parsed back to a
