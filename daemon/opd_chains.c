@@ -135,7 +135,7 @@ static int chains_grow(struct opd_chains *c)
 	if (!slots)
 		return -ENOMEM;
 	for (size_t id = 1; id <= c->nr_chains; id++) {
-		const uint32_t *w = &c->words[c->starts[id - 1]];
+		const uint32_t *w = &c->words[c->seen[id - 1].start];
 		size_t i = hash_words(w, HDR_WORDS + w[0] * FRAME_WORDS) & (cap - 1);
 
 		while (slots[i])
@@ -157,7 +157,7 @@ static uint32_t chains_find(const struct opd_chains *c, const uint32_t *w,
 	size_t i = hash_words(w, n) & mask;
 
 	for (; c->slots[i]; i = (i + 1) & mask) {
-		const uint32_t *x = &c->words[c->starts[c->slots[i] - 1]];
+		const uint32_t *x = &c->words[c->seen[c->slots[i] - 1].start];
 
 		if (x[0] == w[0] && !memcmp(x, w, n * sizeof(*w)))
 			return c->slots[i];
@@ -186,24 +186,18 @@ static int chains_put(struct opd_chains *c, const uint32_t *w, size_t n,
 		c->words = v;
 		c->words_cap = cap;
 	}
-	if (c->nr_chains == c->starts_cap) {
-		size_t cap = c->starts_cap ? c->starts_cap * 2 : 4096;
-		size_t *v = realloc(c->starts, cap * sizeof(*v));
-		uint32_t *l;
+	if (c->nr_chains == c->seen_cap) {
+		size_t cap = c->seen_cap ? c->seen_cap * 2 : 4096;
+		struct opd_chain_seen *v = realloc(c->seen, cap * sizeof(*v));
 
 		if (!v)
 			return -ENOMEM;
-		c->starts = v;
-		l = realloc(c->leaf, cap * sizeof(*l));
-		if (!l)
-			return -ENOMEM;
-		c->leaf = l;
-		c->starts_cap = cap;
+		c->seen = v;
+		c->seen_cap = cap;
 	}
 	chains_find(c, w, n, &slot);
 	memcpy(&c->words[c->nr_words], w, n * sizeof(*w));
-	c->leaf[c->nr_chains] = leaf;
-	c->starts[c->nr_chains++] = c->nr_words;
+	c->seen[c->nr_chains++] = (struct opd_chain_seen){ c->nr_words, leaf };
 	c->nr_words += n;
 	c->slots[slot] = (uint32_t)c->nr_chains;
 	return 0;
@@ -639,7 +633,7 @@ void opd_chains_add(struct opd_chains *c, const struct opd_chain_key *key,
 	if (c->slots_cap)
 		id = chains_find(c, w, n, &slot);
 	if (id) {
-		id = c->leaf[id - 1];
+		id = c->seen[id - 1].leaf;
 	} else {
 		id = tree_path(c, app, frames, nr, &ret);
 		if (!id)
@@ -694,8 +688,7 @@ void opd_chains_release(struct opd_chains *c)
 	free(c->name_ids);
 	free(c->slots);
 	free(c->words);
-	free(c->starts);
-	free(c->leaf);
+	free(c->seen);
 	free(c->nodes);
 	free(c->nslots);
 	free(c->enc);

@@ -52,9 +52,11 @@ struct opd_chains {
 	size_t slots_cap;
 	uint32_t *words;		/* each chain: nr, app, 4 words a frame */
 	size_t nr_words, words_cap;
-	size_t *starts;			/* chain ordinal - 1 -> index in words */
-	uint32_t *leaf;			/* chain ordinal - 1 -> node ID */
-	size_t nr_chains, starts_cap;
+	struct opd_chain_seen {
+		size_t start;		/* its words' index in words */
+		uint32_t leaf;		/* the node it ends at */
+	} *seen;			/* chain ordinal - 1 */
+	size_t nr_chains, seen_cap;
 
 	/* the counts files open (few: one per event and separation key) */
 	struct opd_chain_file {

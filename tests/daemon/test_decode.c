@@ -908,11 +908,11 @@ static void test_chain_arcs(void **state)
 	assert_int_equal(store.nr_added, 2);
 	assert_int_equal(store.nr_lost, 0);
 	{
-		const uint32_t *w = &store.words[store.starts[0]];
+		const uint32_t *w = &store.words[store.seen[0].start];
 
 		assert_int_equal(w[0], 3);	/* frames */
 		assert_int_equal(w[4], 0x30);	/* the kernel pc's offset, low word */
-		w = &store.words[store.starts[1]];
+		w = &store.words[store.seen[1].start];
 		assert_int_equal(w[0], 2);
 	}
 	opd_chains_release(&store);
