@@ -101,20 +101,27 @@ static void open_sfile(const struct fx *f, const struct op_sfname *sn, odb_t *db
 	free(rel);
 }
 
-/* Add count at each offset of the sample file of image kind/name under
- * application app (separated by cpu). */
-static void add_samples(const struct fx *f, enum op_img_kind kind,
-			const char *name, int cpu, const uint64_t *offs, size_t n)
+/* The name of the sample file of image kind/name under application
+ * /bin/app, on cpu (OP_SF_ALL: not separated). */
+static struct op_sfname app_sfname(enum op_img_kind kind, const char *name, int cpu)
 {
-	struct op_sfname sn = {
+	return (struct op_sfname){
 		.image = { .kind = kind, .path = (char *)name },
-		.dep = { .kind = OP_IMG_FILE, .path = "/bin/app" },
-		.event = "TIMER",
+		.dep = { .kind = OP_IMG_FILE, .path = (char *)"/bin/app" },
+		.event = (char *)"TIMER",
 		.count = 100000,
 		.tgid = OP_SF_ALL,
 		.tid = OP_SF_ALL,
 		.cpu = cpu,
 	};
+}
+
+/* Add count at each offset of the sample file of image kind/name under
+ * application app (separated by cpu). */
+static void add_samples(const struct fx *f, enum op_img_kind kind,
+			const char *name, int cpu, const uint64_t *offs, size_t n)
+{
+	struct op_sfname sn = app_sfname(kind, name, cpu);
 	odb_t db;
 
 	open_sfile(f, &sn, &db);
@@ -129,18 +136,10 @@ static void add_arcs(const struct fx *f, enum op_img_kind kind, const char *name
 		     enum op_img_kind to_kind, const char *to_name,
 		     const uint64_t (*arcs)[2], size_t n)
 {
-	struct op_sfname sn = {
-		.image = { .kind = kind, .path = (char *)name },
-		.dep = { .kind = OP_IMG_FILE, .path = "/bin/app" },
-		.cg = { .kind = to_kind, .path = (char *)to_name },
-		.event = "TIMER",
-		.count = 100000,
-		.tgid = OP_SF_ALL,
-		.tid = OP_SF_ALL,
-		.cpu = OP_SF_ALL,
-	};
+	struct op_sfname sn = app_sfname(kind, name, OP_SF_ALL);
 	odb_t db;
 
+	sn.cg = (struct op_img){ .kind = to_kind, .path = (char *)to_name };
 	open_sfile(f, &sn, &db);
 	for (size_t i = 0; i < n; i++)
 		assert_int_equal(odb_add(&db, arcs[i][0] << 32 | arcs[i][1], 1), 0);
