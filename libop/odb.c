@@ -117,30 +117,44 @@ const char *odb_strerror(int err)
 	}
 }
 
-/* Check the descriptor and every chain of a mapped table of `size` nodes.
- * Every bucket head and every next link of a used node must be below
- * current_size, and no node may be reached twice (that is a loop or two
- * chains sharing a tail: a key lives in one bucket only). O(size). */
-static int odb_check_chains(const odb_t *db, uint32_t size, uint32_t cur)
+/* Check every chain of a mapped table of `size` nodes. Every bucket head
+ * and every next link of a used node must be below current_size, every
+ * node must sit in its key's bucket, and no node may be reached twice
+ * (that is a loop or two chains sharing a tail: a key lives in one bucket
+ * only). A used node in no chain is what a writer killed inside
+ * odb_new_node() leaves (current_size is published before the bucket
+ * head): its count is real, readers of the nodes count it, and a writable
+ * open links it into its bucket so that odb_get() and odb_add() see it
+ * too. O(size). */
+static int odb_check_chains(odb_t *db, uint32_t size, uint32_t cur)
 {
 	uint8_t *seen;
-	uint32_t b;
+	uint32_t b, i;
 	int ret = 0;
 
 	seen = calloc((cur + 7) / 8 + 1, 1);
 	if (!seen)
 		return -ENOMEM;
 	for (b = 0; b < size && !ret; b++) {
-		uint32_t i = db->buckets[b];
-
+		i = db->buckets[b];
 		while (i) {
-			if (i >= cur || (seen[i / 8] & (1u << (i % 8)))) {
+			if (i >= cur || (seen[i / 8] & (1u << (i % 8))) ||
+			    odb_hash(db->nodes[i].key, size - 1) != b) {
 				ret = -ODB_ECHAIN;
 				break;
 			}
 			seen[i / 8] |= 1u << (i % 8);
 			i = db->nodes[i].next;
 		}
+	}
+	for (i = 1; !ret && db->writable && i < cur; i++) {
+		uint32_t *head;
+
+		if (seen[i / 8] & (1u << (i % 8)))
+			continue;
+		head = &db->buckets[odb_hash(db->nodes[i].key, size - 1)];
+		db->nodes[i].next = *head;
+		*head = i;
 	}
 	free(seen);
 	return ret;

@@ -376,8 +376,8 @@ static uint32_t long_bucket(const unsigned char *raw)
 enum corruption {
 	C_MAGIC, C_VERSION, C_SIZE_NOT_POW2, C_SIZE_ZERO, C_SIZE_HUGE,
 	C_SIZE_SMALLER, C_CUR_ZERO, C_CUR_BIG, C_BUCKET_RANGE, C_NEXT_RANGE,
-	C_LOOP, C_SELF_LOOP, C_SHARED_TAIL, C_TRUNC, C_EXTEND, C_EMPTY,
-	C_SHORT_MAGIC, C_HEADER_ONLY,
+	C_LOOP, C_SELF_LOOP, C_SHARED_TAIL, C_WRONG_BUCKET, C_TRUNC, C_EXTEND,
+	C_EMPTY, C_SHORT_MAGIC, C_HEADER_ONLY,
 };
 
 static const struct {
@@ -398,6 +398,7 @@ static const struct {
 	{ C_LOOP, -ODB_ECHAIN, "chain loop" },
 	{ C_SELF_LOOP, -ODB_ECHAIN, "node pointing at itself" },
 	{ C_SHARED_TAIL, -ODB_ECHAIN, "two buckets sharing a node" },
+	{ C_WRONG_BUCKET, -ODB_ECHAIN, "a chain under another key's bucket" },
 	{ C_TRUNC, -ODB_ETRUNC, "last bucket cut off" },
 	{ C_EXTEND, -ODB_ETRUNC, "trailing garbage" },
 	{ C_EMPTY, -ODB_ETRUNC, "empty file" },
@@ -437,6 +438,14 @@ static void test_corrupt_table(void **state)
 		case C_LOOP: put32(raw, OFF_NEXT(second), head); break;
 		case C_SELF_LOOP: put32(raw, OFF_NEXT(head), head); break;
 		case C_SHARED_TAIL: put32(raw, OFF_BUCKET((b + 1) % 128), second); break;
+		case C_WRONG_BUCKET:
+			for (uint32_t e = 0; e < 128; e++)
+				if (!get32(raw, OFF_BUCKET(e))) {
+					put32(raw, OFF_BUCKET(e), head);
+					break;
+				}
+			put32(raw, OFF_BUCKET(b), 0);
+			break;
 		case C_TRUNC: n = len - 4; break;
 		case C_EXTEND: memset(raw + len, 0, 16); n = len + 16; break;
 		case C_EMPTY: n = 0; break;
@@ -464,6 +473,48 @@ static void test_corrupt_table(void **state)
 	assert_int_equal(odb_open(&(odb_t){ 0 }, bad, ODB_RDWR), -EINVAL);
 	free(bad);
 	free(good);
+}
+
+static int sum_counts(uint64_t key, uint64_t count, void *ctx)
+{
+	(void)key;
+	*(uint64_t *)ctx += count;
+	return 0;
+}
+
+/* A used node in no chain: what a writer killed between publishing
+ * current_size and the bucket head leaves. Its count is real: a read-only
+ * open keeps the file and the nodes' readers count it; a writable open
+ * links it into its bucket, so that odb_get() and odb_add() find it. */
+static void test_orphan_node(void **state)
+{
+	struct fixture *f = *state;
+	size_t len;
+	unsigned char *raw = valid_file(f->file, &len);
+	uint32_t b = long_bucket(raw), head = get32(raw, OFF_BUCKET(b));
+	uint64_t key, total = 0;
+	odb_t db;
+
+	memcpy(&key, raw + OFF_NODE(head), 8);
+	put32(raw, OFF_BUCKET(b), get32(raw, OFF_NEXT(head)));
+	assert_int_equal(tu_write_file(f->file, raw, len), 0);
+
+	assert_int_equal(odb_open(&db, f->file, ODB_RDONLY), 0);
+	assert_int_equal(odb_for_each(&db, sum_counts, &total), 0);
+	assert_int_equal(total, 50 * 3);
+	assert_int_equal(odb_get(&db, key), 0);
+	odb_close(&db);
+
+	assert_int_equal(odb_open(&db, f->file, ODB_RDWR), 0);
+	assert_int_equal(odb_get(&db, key), 3);
+	assert_int_equal(odb_add(&db, key, 2), 0);
+	assert_int_equal(odb_get(&db, key), 5);
+	assert_int_equal(odb_nr_nodes(&db), 50);	/* no second node */
+	odb_close(&db);
+	assert_int_equal(odb_open(&db, f->file, ODB_RDONLY), 0);
+	assert_int_equal(odb_get(&db, key), 5);
+	odb_close(&db);
+	free(raw);
 }
 
 /* The 88-byte header of OProfile 0.9 (version 0x12), and of opsampler
@@ -704,6 +755,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_overflow, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_for_each_stops, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_corrupt_table, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_orphan_node, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_old_headers, setup, teardown),
 		cmocka_unit_test(test_strerror),
 		cmocka_unit_test_setup_teardown(test_truncations, setup, teardown),
