@@ -175,6 +175,16 @@ static bool h_dropped(struct opd_decoder *dec, const uint64_t *args)
 	return true;
 }
 
+/* The count of the sample that must come next; any other word breaks it
+ * off (opd_decode()). */
+static bool h_sample_count(struct opd_decoder *dec, const uint64_t *args)
+{
+	if (args[0] < 2 || args[0] > UINT32_MAX)
+		return false;
+	dec->next_count = (uint32_t)args[0];
+	return true;
+}
+
 static const handler_fn handlers[OP_NR_CODES] = {
 	[OP_CTX_SWITCH] = h_ctx_switch,
 	[OP_CTX_TGID] = h_ctx_tgid,
@@ -186,6 +196,7 @@ static const handler_fn handlers[OP_NR_CODES] = {
 	[OP_TRACE_BEGIN] = h_trace_begin,
 	[OP_TRACE_END] = h_trace_end,
 	[OP_DROPPED] = h_dropped,
+	[OP_SAMPLE_COUNT] = h_sample_count,
 };
 
 /* Index of the next escape at or after i, or n. */
@@ -204,7 +215,9 @@ void opd_decode(struct opd_decoder *dec, const uint64_t *w, size_t n)
 		if (w[i] != OP_ESCAPE_CODE) {
 			uint64_t pc = w[i];
 			uint64_t ev;
+			uint32_t count = dec->next_count ? dec->next_count : 1;
 
+			dec->next_count = 0;
 			if (i + 1 >= n || w[i + 1] == OP_ESCAPE_CODE) {
 				bad(dec, OPD_BAD_TRUNCATED, pc);
 				i = next_escape(w, i + 1, n);
@@ -225,20 +238,27 @@ void opd_decode(struct opd_decoder *dec, const uint64_t *w, size_t n)
 			}
 			dec->t.event = (uint32_t)ev;
 			if (dec->t.trace == OPD_TRACE_CALLERS) {
+				/* no count comes inside a chain: the
+				 * SAMPLE_COUNT would have ended it */
 				dec->nr_callers++;
 				if (dec->ops->caller)
 					dec->ops->caller(dec->ctx, &dec->t, pc);
 				continue;
 			}
-			dec->nr_samples++;
-			dec->nr_samples_cpu[dec->t.cpu]++;
-			dec->ops->sample(dec->ctx, &dec->t, pc);
+			dec->nr_samples += count;
+			dec->nr_samples_cpu[dec->t.cpu] += count;
+			dec->ops->sample(dec->ctx, &dec->t, pc, count);
 			if (dec->t.trace == OPD_TRACE_SAMPLE)
 				dec->t.trace = OPD_TRACE_CALLERS;
 			continue;
 		}
 
 		/* an escape: code, then its arguments */
+		if (dec->next_count) {
+			/* a SAMPLE_COUNT with no sample after it */
+			bad(dec, OPD_BAD_TRUNCATED, OP_SAMPLE_COUNT);
+			dec->next_count = 0;
+		}
 		if (i + 1 >= n) {
 			bad(dec, OPD_BAD_TRUNCATED, OP_ESCAPE_CODE);
 			return;
@@ -277,5 +297,11 @@ void opd_decode(struct opd_decoder *dec, const uint64_t *w, size_t n)
 			bad(dec, OPD_BAD_ARG, code);
 			i = next_escape(w, i, n);
 		}
+	}
+	if (dec->next_count) {
+		/* the buffer ends between a SAMPLE_COUNT and its sample, a
+		 * sequence kmod never splits */
+		bad(dec, OPD_BAD_TRUNCATED, OP_SAMPLE_COUNT);
+		dec->next_count = 0;
 	}
 }

@@ -12,7 +12,8 @@
  * argument or the event word that is itself an escape, or the end of the
  * buffer inside a sequence), an out-of-range event index or a sample with no
  * context is counted in nr_bad, logged once per kind, and decoding skips to
- * the next escape. A chain broken off by anything but a mode or image
+ * the next escape. A SAMPLE_COUNT not followed at once by a sample counts as
+ * truncated and is forgotten. A chain broken off by anything but a mode or image
  * change ends there (trace_end, not complete) and counts as truncated.
  * Nothing in the stream can make the decoder fail.
  *
@@ -62,9 +63,11 @@ enum opd_bad_kind {
 };
 
 struct opd_decode_ops {
-	/* A complete sample: pc is the offset in t->cookie's image (user) or
-	 * the absolute kernel pc (t->in_kernel); t->event is set. */
-	void (*sample)(void *ctx, const struct opd_transient *t, uint64_t pc);
+	/* A complete sample, n of them at once (SAMPLE_COUNT): pc is the
+	 * offset in t->cookie's image (user) or the absolute kernel pc
+	 * (t->in_kernel); t->event is set. n is 1 for a sample with callers. */
+	void (*sample)(void *ctx, const struct opd_transient *t, uint64_t pc,
+		       uint32_t n);
 	/* MODULE_LOADED seen; may be NULL */
 	void (*module_loaded)(void *ctx);
 	/* A caller in the chain of the last sample (t->trace is
@@ -83,8 +86,11 @@ struct opd_decoder {
 	void *ctx;
 	uint32_t nr_events;		/* valid event indices: [0, nr_events) */
 	const struct op_logger *log;
+	uint32_t next_count;		/* SAMPLE_COUNT's n for the next
+					 * sample; 0: none */
 
-	uint64_t nr_samples;		/* samples delivered to ops->sample */
+	uint64_t nr_samples;		/* samples delivered to ops->sample,
+					 * each counted n times */
 	uint64_t nr_bad;		/* bad sequences (stats: bad_escape) */
 	uint64_t nr_bad_kind[OPD_NR_BAD_KINDS];
 	uint64_t nr_dropped;		/* DROPPED counts, summed */

@@ -123,7 +123,8 @@ static bool push_frame(struct opd_sampler *sp, struct opd_image *image,
 	return true;
 }
 
-static void sample(void *ctx, const struct opd_transient *t, uint64_t pc)
+static void sample(void *ctx, const struct opd_transient *t, uint64_t pc,
+		   uint32_t n)
 {
 	struct opd_sampler *sp = ctx;
 	const struct opd_image *dep;
@@ -132,10 +133,10 @@ static void sample(void *ctx, const struct opd_transient *t, uint64_t pc)
 	uint64_t offset;
 
 	if (t->in_kernel)
-		sp->nr_kernel++;
+		sp->nr_kernel += n;
 	image = locate(sp, t, pc, &offset);
 	if (!image) {
-		sp->nr_lost_no_mapping++;
+		sp->nr_lost_no_mapping += n;
 		sp->chain.on = false;
 		if (t->in_kernel && !sp->logged_kernel_no_mapping) {
 			sp->logged_kernel_no_mapping = true;
@@ -146,11 +147,11 @@ static void sample(void *ctx, const struct opd_transient *t, uint64_t pc)
 		return;
 	}
 	if (!t->in_kernel && image->img.kind == OP_IMG_ANON)
-		sp->nr_anon++;
+		sp->nr_anon += n;
 	app = app_of(sp, t->app_cookie);
 
 	if (!image->selected && !(app && app->selected)) {
-		sp->nr_filtered++;
+		sp->nr_filtered += n;
 		sp->chain.on = false;
 		return;
 	}
@@ -160,7 +161,7 @@ static void sample(void *ctx, const struct opd_transient *t, uint64_t pc)
 	 * with wider loads than it was written with, which stalls. */
 	dep = dep_of(sp, t, image, app);
 	if (!dep) {
-		sp->nr_lost_no_mapping++;
+		sp->nr_lost_no_mapping += n;
 		sp->chain.on = false;
 		return;
 	}
@@ -198,13 +199,13 @@ static void sample(void *ctx, const struct opd_transient *t, uint64_t pc)
 			.tgid = tgid, .tid = tid, .cpu = cpu,
 		};
 
-		sp->last_file = opd_sfile_get(sp->sfiles, &key);
+		sp->last_file = opd_sfile_get(sp->sfiles, &key, n);
 		sp->last_key = key;
 		if (!sp->last_file)
 			return;		/* counted by the cache */
 	}
-	if (opd_sfile_add(sp->sfiles, sp->last_file, offset))
-		sp->nr_written++;
+	if (opd_sfile_add(sp->sfiles, sp->last_file, offset, n))
+		sp->nr_written += n;
 }
 
 /* A caller of the chain's last frame: one more on the arc from it into
@@ -240,10 +241,10 @@ static void caller(void *ctx, const struct opd_transient *t, uint64_t pc)
 
 		/* a new file may evict the sample path's cached one */
 		sp->last_file = NULL;
-		f = opd_sfile_get(sp->sfiles, &key);
+		f = opd_sfile_get(sp->sfiles, &key, 1);
 	}
 	if (f && opd_sfile_add(sp->sfiles, f, offset << 32 |
-			       (c->callee_offset & 0xffffffffULL)))
+			       (c->callee_offset & 0xffffffffULL), 1))
 		sp->nr_arcs++;
 	c->callee = image;
 	c->callee_offset = offset;

@@ -224,16 +224,17 @@ static void sfile_drop(struct opd_sfiles *sf, struct opd_sfile *f)
 }
 
 /* A sample, or an arc (of an arc file), that no file took. */
-static void count_lost(struct opd_sfiles *sf, const struct opd_sfile_key *key)
+static void count_lost(struct opd_sfiles *sf, const struct opd_sfile_key *key,
+		       uint32_t n)
 {
 	if (key->cg)
-		sf->nr_lost_arcs++;
+		sf->nr_lost_arcs += n;
 	else
-		sf->nr_lost++;
+		sf->nr_lost += n;
 }
 
 struct opd_sfile *opd_sfile_get(struct opd_sfiles *sf,
-				const struct opd_sfile_key *key)
+				const struct opd_sfile_key *key, uint32_t n)
 {
 	size_t h = key_hash(key, sf->nr_buckets);
 	struct opd_sfile *f;
@@ -244,7 +245,7 @@ struct opd_sfile *opd_sfile_get(struct opd_sfiles *sf,
 	}
 	if (!f) {
 		if (key->event >= sf->nr_events) {
-			count_lost(sf, key);
+			count_lost(sf, key, n);
 			return NULL;
 		}
 		if (sf->nr_cached >= sf->max_open && sf->lru_tail) {
@@ -253,7 +254,7 @@ struct opd_sfile *opd_sfile_get(struct opd_sfiles *sf,
 		}
 		f = calloc(1, sizeof(*f));
 		if (!f) {
-			count_lost(sf, key);
+			count_lost(sf, key, n);
 			return NULL;
 		}
 		f->key = *key;
@@ -270,19 +271,20 @@ struct opd_sfile *opd_sfile_get(struct opd_sfiles *sf,
 	if (f->failed && now_ns() >= f->retry_at)
 		try_open(sf, f);
 	if (f->failed) {
-		count_lost(sf, key);
+		count_lost(sf, key, n);
 		return NULL;
 	}
 	return f;
 }
 
-bool opd_sfile_add(struct opd_sfiles *sf, struct opd_sfile *f, uint64_t key)
+bool opd_sfile_add(struct opd_sfiles *sf, struct opd_sfile *f, uint64_t key,
+		   uint32_t n)
 {
-	int ret = odb_add(&f->db, key, 1);
+	int ret = odb_add(&f->db, key, n);
 
 	if (ret == 0)
 		return true;
-	count_lost(sf, &f->key);
+	count_lost(sf, &f->key, n);
 	if (!f->logged) {
 		char *rel = opd_sfile_name(sf, &f->key);
 

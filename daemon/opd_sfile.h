@@ -85,17 +85,18 @@ int opd_sfiles_init(struct opd_sfiles *sf, const char *dir,
 		    double cpu_speed, size_t max_open,
 		    const struct op_logger *log);
 
-/* The file for key, opened (or created) if needed and made most recent.
- * NULL when it cannot be opened (counted, logged once; tried again after
- * retry_ns). */
+/* The file for key, opened (or created) if needed and made most recent,
+ * for n samples (or arcs). NULL when it cannot be opened: the n are counted
+ * lost, the failure logged once; it is tried again after retry_ns. */
 struct opd_sfile *opd_sfile_get(struct opd_sfiles *sf,
-				const struct opd_sfile_key *key);
+				const struct opd_sfile_key *key, uint32_t n);
 
-/* Add one at key: a sample's offset, or an arc's (caller offset << 32 |
- * callee offset, as OProfile's daemons key them). A failure is counted in
- * nr_lost and logged once per file. Returns true when the count reached
- * the file. */
-bool opd_sfile_add(struct opd_sfiles *sf, struct opd_sfile *f, uint64_t key);
+/* Add n at key: a sample's offset, or an arc's (caller offset << 32 |
+ * callee offset, as OProfile's daemons key them). A failure counts the n
+ * in nr_lost and is logged once per file. Returns true when the count
+ * reached the file. */
+bool opd_sfile_add(struct opd_sfiles *sf, struct opd_sfile *f, uint64_t key,
+		   uint32_t n);
 
 /* msync every open file. Returns 0 or the first -errno. */
 int opd_sfiles_sync(struct opd_sfiles *sf);

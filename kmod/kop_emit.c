@@ -9,7 +9,8 @@
  * the block (always for the first); KERNEL_ENTER / USER_ENTER after a CTX_SWITCH or on a mode change;
  * COOKIE_SWITCH before a user sample after a CTX_SWITCH, a USER_ENTER, or
  * when the image changes; MODULE_LOADED before the first kernel sample
- * after a module-set change. Then the offset and the event index.
+ * after a module-set change; SAMPLE_COUNT n when the sample stands for n
+ * (kop_sync.c's tally). Then the offset and the event index.
  *
  * One writer per protocol code, as buffer_sync.c has its add_* helpers:
  * each writes ESCAPE, its code and its arguments. The room a sequence takes
@@ -22,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "op_proto.h"
 
@@ -68,6 +70,22 @@ static inline void put_sample(struct kop_evbuf *b, uint64_t offset, uint32_t eve
 {
 	kop_evbuf_put(b, offset);
 	kop_evbuf_put(b, event);
+}
+
+/* Words of a sample without callers, its count included. */
+static inline size_t sample_words(const struct kop_resolved *e)
+{
+	return OP_SAMPLE_WORDS +
+	       (e->count > 1 ? op_seq_words(OP_SAMPLE_COUNT) : 0);
+}
+
+static inline void put_counted(struct kop_evbuf *b, const struct kop_resolved *e)
+{
+	if (e->count > 1) {
+		put_code(b, OP_SAMPLE_COUNT);
+		kop_evbuf_put(b, e->count);
+	}
+	put_sample(b, e->offset, e->event);
 }
 
 /* What the stream has last said in this CPU's block. */
@@ -117,7 +135,8 @@ static bool put_full_sample(struct kop_evbuf *b, struct emit_state *st,
 {
 	bool ctx = e->tid != st->tid || e->tgid != st->tgid || e->app_cookie != st->app;
 	bool module = e->module_loaded || st->pending_module;
-	size_t need = pos_words(st, e->kernel, e->cookie, ctx);
+	size_t need = pos_words(st, e->kernel, e->cookie, ctx) - OP_SAMPLE_WORDS +
+		      sample_words(e);
 
 	if (module)
 		need += op_seq_words(OP_MODULE_LOADED);
@@ -145,7 +164,7 @@ static bool put_full_sample(struct kop_evbuf *b, struct emit_state *st,
 	if (e->nr_frames)
 		put_code(b, OP_TRACE_BEGIN);
 	put_pos(b, st, e->kernel, e->cookie, ctx);
-	put_sample(b, e->offset, e->event);
+	put_counted(b, e);
 	if (!e->nr_frames)
 		return true;
 	for (uint32_t i = 0; i < e->nr_frames; i++) {
@@ -167,12 +186,15 @@ void kop_emit_cpu(struct kop_sync *s, int cpu)
 		.cookie = OP_NO_COOKIE,
 	};
 	size_t nr_written = 0, nr_kernel = 0, nr_anon = 0, nr_chains = 0;
+	size_t nr_all = 0;
 
 	if (!o->nr && !o->nr_lost)
 		return;
+	for (size_t i = 0; i < o->nr; i++)
+		nr_all += o->v[i].count;
 	if (!kop_evbuf_room(b, op_seq_words(OP_CPU_SWITCH) +
 			       (o->nr_lost ? op_seq_words(OP_DROPPED) : 0))) {
-		s->counts.nr_lost_evbuf += o->nr;
+		s->counts.nr_lost_evbuf += nr_all;
 		goto out_full;
 	}
 	put_cpu_switch(b, cpu);
@@ -188,18 +210,16 @@ void kop_emit_cpu(struct kop_sync *s, int cpu)
 		    e->app_cookie == st.app && e->kernel == st.kernel &&
 		    !e->module_loaded && !st.pending_module && !e->nr_frames &&
 		    (e->kernel || e->cookie == st.cookie) &&
-		    b->size - b->wr >= OP_SAMPLE_WORDS) {
-			b->words[b->wr] = e->offset;
-			b->words[b->wr + 1] = e->event;
-			b->wr += OP_SAMPLE_WORDS;
+		    b->size - b->wr >= sample_words(e)) {
+			put_counted(b, e);
 		} else if (!put_full_sample(b, &st, e, o->frames)) {
-			s->counts.nr_lost_evbuf++;
+			s->counts.nr_lost_evbuf += e->count;
 			continue;
 		}
 		kop_evbuf_mark(b);
-		nr_written++;
-		nr_kernel += e->kernel;
-		nr_anon += e->anon;
+		nr_written += e->count;
+		nr_kernel += e->kernel ? e->count : 0;
+		nr_anon += e->anon ? e->count : 0;
 		nr_chains += e->nr_frames != 0;
 	}
 	s->counts.nr_samples += nr_written;
@@ -208,13 +228,15 @@ void kop_emit_cpu(struct kop_sync *s, int cpu)
 	s->counts.nr_anon_samples += nr_anon;
 	s->counts.nr_chains += nr_chains;
 	s->samples_cpu[cpu] += nr_written;
-	if (nr_written == o->nr)
+	if (nr_written == nr_all)
 		goto out;
 out_full:
 	if (kop_sync_log_once(s, KOP_LOG_EVBUF_FULL))
 		op_log(&s->cfg->log, OP_LOG_WARN,
 		       "kmod: event buffer full, samples dropped and counted in nr_lost_evbuf (reader too slow or buffer too small)");
 out:
+	if (o->nr)
+		memset(o->tally, 0, sizeof(o->tally));
 	o->nr = 0;
 	o->nr_frames = 0;
 	kop_evbuf_check_watershed(b);

@@ -123,6 +123,58 @@ static struct kop_resolved *out_slot(struct kop_sync *s, int cpu)
 	return &o->v[o->nr++];
 }
 
+/* What a sample resolved to, the tally's key. Passed as values, never
+ * built in memory first: a key written field by field and compared at once
+ * is read back with wider loads than it was written with, which stalls
+ * (store forwarding fails) on every sample. */
+struct tally_key {
+	uint64_t offset, cookie, app;
+	int32_t tid, tgid;
+	uint32_t event;
+	bool kernel, anon;
+};
+
+static inline uint32_t tally_hash(uint64_t offset, uint64_t cookie, int32_t tid,
+				  uint32_t event)
+{
+	uint64_t h = offset ^ cookie * 0x9e3779b97f4a7c15ULL ^
+		     ((uint64_t)(uint32_t)tid << 32 | event);
+
+	return (uint32_t)((h * 0xff51afd7ed558ccdULL) >> (64 - KOP_TALLY_BITS));
+}
+
+/* A sample without callers that resolved to k is met again in o's block:
+ * its twin counts it, true. Otherwise *free_at is the tally slot to
+ * remember it in once it has its place in the list, or KOP_TALLY_SLOTS
+ * when the probe found none. */
+static inline bool tally(struct kop_cpu_out *o, const struct tally_key k,
+			 uint32_t *free_at)
+{
+	uint32_t i = tally_hash(k.offset, k.cookie, k.tid, k.event);
+
+	*free_at = KOP_TALLY_SLOTS;
+	for (unsigned int p = 0; p < KOP_TALLY_PROBES; p++) {
+		uint32_t at = o->tally[i];
+		struct kop_resolved *t;
+
+		if (!at) {
+			*free_at = i;
+			return false;
+		}
+		t = &o->v[at - 1];
+		if (t->offset == k.offset && t->cookie == k.cookie &&
+		    t->tid == k.tid && t->tgid == k.tgid &&
+		    t->app_cookie == k.app && t->event == k.event &&
+		    t->kernel == k.kernel && t->anon == k.anon &&
+		    t->count < UINT32_MAX) {
+			t->count++;
+			return true;
+		}
+		i = (i + 1) & (KOP_TALLY_SLOTS - 1);
+	}
+	return false;
+}
+
 static struct kop_frame *frame_slot(struct kop_cpu_out *o)
 {
 	if (o->nr_frames == o->cap_frames) {
@@ -204,27 +256,29 @@ static void resolve_chain(struct kop_sync *s, struct kop_cpu_out *o,
 		s->counts.nr_bt_truncated++;
 }
 
-static void kernel_ranges(struct kop_sync *s, uint64_t pc, uint64_t time,
-			  struct kop_resolved *e)
+/* Is pc in the kernel's text or a module we know? If not, the module list
+ * is read again (at most every MODULE_REREAD_NS): true when it changed, and
+ * the sample must say MODULE_LOADED. */
+static bool kernel_ranges(struct kop_sync *s, uint64_t pc, uint64_t time)
 {
 	int changed;
 
 	if (!s->have_kmap || op_kernel_map_in_text(&s->kmap, pc) ||
 	    op_kernel_map_find_module(&s->kmap, pc))
-		return;
+		return false;
 	/* either way: a flight recorder's snapshot goes back in time from
 	 * one ring to the next, and from one snapshot to the next */
 	if (s->last_module_reread &&
 	    (time > s->last_module_reread ? time - s->last_module_reread :
 					    s->last_module_reread - time) < MODULE_REREAD_NS)
-		return;
+		return false;
 	s->last_module_reread = time ? time : 1;
 	changed = op_kernel_map_reread_modules(&s->kmap, s->cfg->proc_root,
 					       &s->cfg->log);
-	if (changed > 0) {
-		e->module_loaded = 1;
-		s->counts.nr_module_loads++;
-	}
+	if (changed <= 0)
+		return false;
+	s->counts.nr_module_loads++;
+	return true;
 }
 
 static void do_sample(struct kop_sync *s, const struct kop_ring *r,
@@ -236,8 +290,12 @@ static void do_sample(struct kop_sync *s, const struct kop_ring *r,
 		      mode != PERF_RECORD_MISC_GUEST_USER;
 	pid_t tgid = (pid_t)rec->pid;
 	struct kop_task *k;
-	struct kop_resolved e = { 0 };
+	struct tally_key key;
+	struct kop_resolved e;
 	struct kop_resolved *slot;
+	struct kop_cpu_out *o = &s->out[r->cpu];
+	uint32_t free_at = KOP_TALLY_SLOTS;
+	bool module = false;
 
 	if (r->sideband) {
 		bad_record(s, r, "sample in the side-band ring", h->type);
@@ -253,10 +311,6 @@ static void do_sample(struct kop_sync *s, const struct kop_ring *r,
 	 * (tgid 0), and an exiting thread of a live process to that process. */
 	if (rec->pid == UINT32_MAX)
 		tgid = 0;
-	e.tgid = tgid;
-	e.tid = rec->tid == UINT32_MAX || !tgid ? tgid : (int32_t)rec->tid;
-	e.event = r->event;
-	e.kernel = kernel;
 	if (s->hot_task && s->hot_tgid == tgid) {
 		k = s->hot_task;
 	} else {
@@ -285,28 +339,31 @@ static void do_sample(struct kop_sync *s, const struct kop_ring *r,
 	}
 	if (k && k->unknown)
 		k = NULL;
-	e.app_cookie = k ? k->app_cookie : OP_NO_COOKIE;
+	key = (struct tally_key){
+		.offset = rec->ip, .cookie = OP_NO_COOKIE,
+		.app = k ? k->app_cookie : OP_NO_COOKIE,
+		.tid = rec->tid == UINT32_MAX || !tgid ? tgid : (int32_t)rec->tid,
+		.tgid = tgid, .event = r->event, .kernel = kernel,
+	};
 	if (kernel) {
-		e.offset = rec->ip;
-		kernel_ranges(s, rec->ip, rec->time, &e);
+		module = kernel_ranges(s, rec->ip, rec->time);
 	} else {
 		const struct kop_map *m = k ? kop_task_lookup(k, rec->ip) : NULL;
 
 		if (m) {
-			e.cookie = m->cookie;
-			e.offset = rec->ip - m->start + (m->pgoff & ~KOP_MAP_ANON);
-			e.anon = !!(m->pgoff & KOP_MAP_ANON);
+			key.cookie = m->cookie;
+			key.offset = rec->ip - m->start + (m->pgoff & ~KOP_MAP_ANON);
+			key.anon = !!(m->pgoff & KOP_MAP_ANON);
 		} else if (k) {
 			/* in no mapping we know: the process's anonymous image */
 			if (k->anon_cookie == OP_NO_COOKIE)
 				k->anon_cookie = kop_dcookie_anon(s->dcookies,
 								  "anon", tgid,
 								  0, UINT64_MAX);
-			e.cookie = k->anon_cookie;
-			e.offset = rec->ip;
-			e.anon = 1;
+			key.cookie = k->anon_cookie;
+			key.anon = true;
 		}
-		if (e.cookie == OP_NO_COOKIE) {
+		if (key.cookie == OP_NO_COOKIE) {
 			s->counts.nr_lost_no_task++;
 			if (kop_sync_log_once(s, KOP_LOG_NO_TASK))
 				op_log(&s->cfg->log, OP_LOG_INFO,
@@ -315,18 +372,32 @@ static void do_sample(struct kop_sync *s, const struct kop_ring *r,
 			return;
 		}
 	}
+	if (module)
+		/* what follows is resolved against the new module set: no
+		 * sample before it may count one after */
+		memset(o->tally, 0, sizeof(o->tally));
+	else if (!s->cfg->callgraph_depth && tally(o, key, &free_at))
+		return;
+	e = (struct kop_resolved){
+		.app_cookie = key.app, .cookie = key.cookie, .offset = key.offset,
+		.tid = key.tid, .tgid = key.tgid, .event = key.event,
+		.kernel = key.kernel, .module_loaded = module, .anon = key.anon,
+		.count = 1,
+	};
 	if (s->cfg->callgraph_depth)
-		resolve_chain(s, &s->out[r->cpu], k, h, &e);
+		resolve_chain(s, o, k, h, &e);
 	slot = out_slot(s, r->cpu);
 	if (!slot) {
 		s->counts.nr_lost_evbuf++;
-		s->out[r->cpu].nr_frames -= e.nr_frames;
+		o->nr_frames -= e.nr_frames;
 		if (kop_sync_log_once(s, KOP_LOG_NOMEM))
 			op_log(&s->cfg->log, OP_LOG_ERR,
 			       "kmod: out of memory resolving samples, counted in nr_lost_evbuf");
 		return;
 	}
 	*slot = e;
+	if (free_at < KOP_TALLY_SLOTS && o->nr < UINT32_MAX)
+		o->tally[free_at] = (uint32_t)o->nr;	/* its index + 1 */
 }
 
 static void do_mmap2(struct kop_sync *s, const struct kop_ring *r,

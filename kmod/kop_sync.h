@@ -21,7 +21,8 @@
 #include "op_log.h"
 
 /* A sample resolved against the task table at its time, waiting to be
- * written into its CPU's block of the stream. */
+ * written into its CPU's block of the stream; with the samples of the same
+ * block that resolved the same way (count). */
 struct kop_resolved {
 	uint64_t app_cookie;
 	uint64_t cookie;	/* OP_NO_COOKIE for kernel samples */
@@ -33,6 +34,7 @@ struct kop_resolved {
 	uint8_t anon;		/* user sample in an anonymous region */
 	uint16_t nr_frames;	/* callers, in the CPU's frames from first_frame */
 	uint32_t first_frame;
+	uint32_t count;		/* samples it stands for; 1 with callers */
 };
 
 /* A caller of a sample, resolved as a sample is (its cookie and offset, or
@@ -43,12 +45,25 @@ struct kop_frame {
 	uint8_t kernel;
 };
 
+/* The tally: where in a CPU's list the samples without callers are, by a
+ * hash of what they resolved to, so that a sample met again in the same
+ * block adds one to its twin's count instead of taking a place of its own.
+ * A block of a busy CPU holds thousands of samples (250 ms at 10 kHz) of a
+ * few hundred pcs, often fewer: each distinct one then costs the stream,
+ * the event buffer and the daemon once, not once a sample. A probe that
+ * finds neither the twin nor room leaves the sample untallied (written on
+ * its own, still counted right). */
+#define KOP_TALLY_BITS 10
+#define KOP_TALLY_SLOTS (1u << KOP_TALLY_BITS)
+#define KOP_TALLY_PROBES 8
+
 struct kop_cpu_out {
 	struct kop_resolved *v;
 	size_t nr, cap;
 	struct kop_frame *frames;	/* the samples' callers */
 	size_t nr_frames, cap_frames;
 	uint64_t nr_lost;	/* ring loss since the last block: DROPPED */
+	uint32_t tally[KOP_TALLY_SLOTS];	/* index in v + 1; 0: free */
 };
 
 /* Counters the sync thread keeps; copied to kop_sync.pub under stats_lock

@@ -17,6 +17,7 @@ static const struct {
 	[OP_TRACE_BEGIN] = { "TRACE_BEGIN", 0 },
 	[OP_TRACE_END] = { "TRACE_END", 0 },
 	[OP_DROPPED] = { "DROPPED", 1 },
+	[OP_SAMPLE_COUNT] = { "SAMPLE_COUNT", 1 },
 };
 
 int op_code_nr_args(uint64_t code)

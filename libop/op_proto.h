@@ -2,7 +2,8 @@
  * reads. It is a stream of 64-bit words. A word equal to OP_ESCAPE_CODE starts
  * a context change: the next word is an op_code and its arguments follow.
  * Any other word starts a sample: the offset in the current image (or the
- * absolute pc after KERNEL_ENTER), then the event index.
+ * absolute pc after KERNEL_ENTER), then the event index. A sample counts
+ * once, or n times when SAMPLE_COUNT n comes right before it.
  *
  * The codes are append-only: a code once given never changes meaning, so a
  * stream written by an older kmod decodes with a newer daemon. The table of
@@ -42,6 +43,11 @@ enum op_code {
 	OP_TRACE_END = 9,
 	/* args: number of samples lost upstream (for accounting) */
 	OP_DROPPED = 10,
+	/* args: n, at least 2: the sample whose two words follow at once
+	 * stands for n samples of the same context, pc and event (the sync
+	 * thread's tally of a block's repeats). Never before a chain: a
+	 * sample with callers counts once */
+	OP_SAMPLE_COUNT = 11,
 	OP_NR_CODES
 };
 

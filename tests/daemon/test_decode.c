@@ -57,11 +57,17 @@ struct sink {
 	struct rec callers[16];
 	size_t nr_callers;
 	size_t nr_complete, nr_broken;	/* chains ended */
+	uint64_t nr_counted;	/* samples, each call's n summed */
 };
 
-static void sink_sample(void *ctx, const struct opd_transient *t, uint64_t pc)
+static void sink_sample(void *ctx, const struct opd_transient *t, uint64_t pc,
+			uint32_t n)
 {
 	struct sink *s = ctx;
+
+	assert_true(n >= 1);
+	assert_true(n == 1 || t->trace == OPD_TRACE_NONE);
+	s->nr_counted += n;
 
 	/* whatever the stream, a delivered sample has its context */
 	assert_true(t->cpu >= 0 && t->cpu < OPD_MAX_CPUS);
@@ -131,7 +137,7 @@ struct decode_case {
 	uint64_t w[40];
 	size_t n;
 	uint32_t nr_events;
-	size_t nr_samples;
+	size_t nr_samples;	/* a SAMPLE_COUNT's n times */
 	uint64_t nr_bad;
 	struct rec first;	/* checked when nr_samples > 0 */
 };
@@ -183,6 +189,27 @@ static const struct decode_case decode_cases[] = {
 	{ "sample cut by an escape", { CTX0, 0x10, ESC, OP_USER_ENTER, 0x20, 0 }, CTX0_N + 5, 1, 1, 1,
 	  { 0x20, 0, 100, 100, 7, 9, false, 0 } },
 	{ "empty stream", { 0 }, 0, 1, 0, 0, { 0 } },
+	{ "a counted sample", { CTX0, ESC, OP_SAMPLE_COUNT, 5, 0x10, 0, 0x20, 0 },
+	  CTX0_N + 7, 1, 6, 0, { 0x10, 0, 100, 100, 7, 9, false, 0 } },
+	{ "a count of one is out of range",
+	  { CTX0, ESC, OP_SAMPLE_COUNT, 1, 0x10, 0, ESC, OP_USER_ENTER, 0x20, 0 },
+	  CTX0_N + 9, 1, 1, 1, { 0x20, 0, 100, 100, 7, 9, false, 0 } },
+	{ "a count past 32 bits is out of range",
+	  { CTX0, ESC, OP_SAMPLE_COUNT, 1ULL << 32, 0x10, 0 }, CTX0_N + 5, 1, 0, 1, { 0 } },
+	{ "a count with an escape after it, not a sample",
+	  { CTX0, ESC, OP_SAMPLE_COUNT, 5, ESC, OP_USER_ENTER, 0x20, 0 }, CTX0_N + 7, 1, 1, 1,
+	  { 0x20, 0, 100, 100, 7, 9, false, 0 } },
+	{ "a count as the last sequence", { CTX0, 0x10, 0, ESC, OP_SAMPLE_COUNT, 5 },
+	  CTX0_N + 5, 1, 1, 1, { 0x10, 0, 100, 100, 7, 9, false, 0 } },
+	{ "a count before a chain is not the chain's",
+	  { CTX0, ESC, OP_SAMPLE_COUNT, 3, ESC, OP_TRACE_BEGIN, 0x1, 0, 0x2, 0,
+	    ESC, OP_TRACE_END }, CTX0_N + 11, 1, 1, 1,
+	  { 0x1, 0, 100, 100, 7, 9, false, 0 } },
+	{ "a count breaks a chain off, then counts its sample",
+	  { CTX0, ESC, OP_TRACE_BEGIN, 0x1, 0, ESC, OP_SAMPLE_COUNT, 3, 0x2, 0 },
+	  CTX0_N + 9, 1, 4, 1, { 0x1, 0, 100, 100, 7, 9, false, 0 } },
+	{ "a counted sample with a bad event counts none",
+	  { CTX0, ESC, OP_SAMPLE_COUNT, 3, 0x10, 4, 0x20, 0 }, CTX0_N + 7, 1, 0, 1, { 0 } },
 };
 
 static void run_decode_case(const struct decode_case *c)
@@ -195,9 +222,9 @@ static void run_decode_case(const struct decode_case *c)
 	assert_non_null(dec);
 	opd_decoder_init(dec, &sink_ops, &s, c->nr_events, &lg);
 	opd_decode(dec, c->w, c->n);
-	if (s.n != c->nr_samples || dec->nr_bad != c->nr_bad)
-		fail_msg("case '%s': %zu samples (want %zu), %llu bad (want %llu)",
-			 c->name, s.n, c->nr_samples,
+	if (s.nr_counted != c->nr_samples || dec->nr_bad != c->nr_bad)
+		fail_msg("case '%s': %llu samples (want %zu), %llu bad (want %llu)",
+			 c->name, (unsigned long long)s.nr_counted, c->nr_samples,
 			 (unsigned long long)dec->nr_bad, (unsigned long long)c->nr_bad);
 	assert_int_equal(dec->nr_samples, c->nr_samples);
 	if (c->nr_samples) {
@@ -436,18 +463,19 @@ static int fake_lookup(void *ctx, uint64_t cookie, struct kop_dcookie_info *info
 }
 
 /* The stream every separation case decodes. cpu 0: task 100 (app 1)
- * samples app 0x10 twice, libc 0x20, kernel text +0x30, module +0x40,
- * anon 0x50; then an unknown cookie and a kernel pc outside everything
- * (both lost, no mapping). cpu 1: thread 101 of 100 samples app 0x10 and
+ * samples app 0x10 twice (one sample counted 2), libc 0x20, kernel text
+ * +0x30, module +0x40, anon 0x50; then an unknown cookie and a kernel pc
+ * outside everything, twice (one sample counted 2) (all three lost, no
+ * mapping). cpu 1: thread 101 of 100 samples app 0x10 and
  * the kernel +0x30; task 300 (app 5) samples libc 0x20. */
 static const uint64_t chain_stream[] = {
 	ESC, OP_CPU_SWITCH, 0, ESC, OP_CTX_SWITCH, 100, 1, ESC, OP_CTX_TGID, 100,
-	ESC, OP_COOKIE_SWITCH, 1, 0x10, 0, 0x10, 0,
+	ESC, OP_COOKIE_SWITCH, 1, ESC, OP_SAMPLE_COUNT, 2, 0x10, 0,
 	ESC, OP_COOKIE_SWITCH, 2, 0x20, 0,
 	ESC, OP_KERNEL_ENTER, KTEXT + 0x30, 0, KMOD + 0x40, 0, ESC, OP_USER_ENTER,
 	ESC, OP_COOKIE_SWITCH, 3, 0x50, 0,
 	ESC, OP_COOKIE_SWITCH, 4, 0x60, 0,
-	ESC, OP_KERNEL_ENTER, 0x1000, 0, ESC, OP_USER_ENTER,
+	ESC, OP_KERNEL_ENTER, ESC, OP_SAMPLE_COUNT, 2, 0x1000, 0, ESC, OP_USER_ENTER,
 	ESC, OP_CPU_SWITCH, 1, ESC, OP_CTX_SWITCH, 101, 1, ESC, OP_CTX_TGID, 100,
 	ESC, OP_COOKIE_SWITCH, 1, 0x10, 0,
 	ESC, OP_KERNEL_ENTER, KTEXT + 0x30, 0, ESC, OP_USER_ENTER,
@@ -681,9 +709,9 @@ static void test_chain_separations(void **state)
 		chain_init(&c, dir, sep, 0, NULL);
 		opd_decode(c.dec, chain_stream, sizeof(chain_stream) / sizeof(chain_stream[0]));
 		assert_int_equal(c.dec->nr_bad, 0);
-		assert_int_equal(c.dec->nr_samples, 11);
-		assert_int_equal(c.sampler.nr_lost_no_mapping, 2);
-		assert_int_equal(c.sampler.nr_kernel, 4);
+		assert_int_equal(c.dec->nr_samples, 12);
+		assert_int_equal(c.sampler.nr_lost_no_mapping, 3);
+		assert_int_equal(c.sampler.nr_kernel, 5);
 		assert_int_equal(c.sampler.nr_anon, 1);
 		assert_int_equal(c.sampler.nr_written, 9);
 		assert_int_equal(opd_sfiles_sync(&c.sfiles), 0);

@@ -31,6 +31,9 @@ static void apply(struct stream_state *st, const uint64_t *w)
 	case OP_DROPPED:
 		st->nr_dropped += w[1];
 		break;
+	case OP_SAMPLE_COUNT:
+		st->count = w[1];
+		break;
 	}
 }
 
@@ -43,7 +46,10 @@ int stream_walk(struct stream_state *st, const uint64_t *w, size_t nr,
 		if (w[i] == OP_ESCAPE_CODE) {
 			int nargs = i + 1 < nr ? op_code_nr_args(w[i + 1]) : -1;
 
-			if (nargs < 0 || i + 2 + (size_t)nargs > nr)
+			if (nargs < 0 || i + 2 + (size_t)nargs > nr || st->count)
+				goto err_bad;
+			if (w[i + 1] == OP_SAMPLE_COUNT &&
+			    (w[i + 2] < 2 || w[i + 2] > UINT32_MAX))
 				goto err_bad;
 			apply(st, w + i + 1);
 			i += 2 + (size_t)nargs;
@@ -51,11 +57,17 @@ int stream_walk(struct stream_state *st, const uint64_t *w, size_t nr,
 		}
 		if (i + OP_SAMPLE_WORDS > nr)
 			goto err_bad;
-		st->nr_samples++;
-		if (fn)
+		uint64_t n = st->count ? st->count : 1;
+
+		st->nr_samples += n;
+		st->nr_counted += st->count;
+		st->count = 0;
+		for (uint64_t k = 0; fn && k < n; k++)
 			fn(ctx, st, w[i], w[i + 1]);
 		i += OP_SAMPLE_WORDS;
 	}
+	if (st->count)
+		goto err_bad;	/* a read never ends inside a sequence */
 	return 0;
 
 err_bad:

@@ -23,11 +23,14 @@ struct stream_state {
 	uint64_t cookie;	/* COOKIE_SWITCH */
 	bool kernel;		/* KERNEL_ENTER, until USER_ENTER */
 	/* totals over every walk of this state */
-	uint64_t nr_samples;
+	uint64_t nr_samples;	/* a SAMPLE_COUNT's sample n times */
+	uint64_t nr_counted;	/* of them, in samples that came counted */
 	uint64_t nr_dropped;	/* sum of the DROPPED arguments */
+	uint64_t count;		/* a SAMPLE_COUNT's n for the next word */
 };
 
-/* Called for each sample, with the state it was written under. */
+/* Called for each sample, with the state it was written under; n times for
+ * a sample that came with SAMPLE_COUNT n. */
 typedef void (*stream_sample_fn)(void *ctx, const struct stream_state *st,
 				 uint64_t pc, uint64_t event);
 
@@ -35,7 +38,8 @@ typedef void (*stream_sample_fn)(void *ctx, const struct stream_state *st,
  * from one walk to the next, as kop_evbuf_read() hands out whole sequences
  * read by read; zero it before the first. Returns 0 when the words are
  * whole sequences of known codes, or -EINVAL at the first that is not (an
- * unknown code, or a sequence cut off by nr), after walking what came
+ * unknown code, a sequence cut off by nr, a SAMPLE_COUNT below 2 or not
+ * followed at once by a sample), after walking what came
  * before it; *bad_at (may be NULL) is then that sequence's index. */
 int stream_walk(struct stream_state *st, const uint64_t *words, size_t nr,
 		stream_sample_fn fn, void *ctx, size_t *bad_at);

@@ -35,6 +35,7 @@
 #define KERN ESC, OP_KERNEL_ENTER
 #define COOKIE(c) ESC, OP_COOKIE_SWITCH, (c)
 #define DROPPED(n) ESC, OP_DROPPED, (n)
+#define COUNT(n) ESC, OP_SAMPLE_COUNT, (n)
 #define MODLOAD ESC, OP_MODULE_LOADED
 #define END 0x5a5a5a5a5a5a5a5aULL
 
@@ -56,7 +57,8 @@ enum step_op {
 	W_LOST,		/* cpu len(=count) time */
 	W_RAW,		/* cpu ppid(=type) len(=size) time */
 	W_FILL,		/* cpu: len kernel samples of pid 0 */
-	W_FILLU,	/* cpu: len user samples of pid at addr */
+	W_FILLU,	/* cpu: len user samples of pid from addr on, 8
+			 * bytes apart (no two alike: none is tallied) */
 	SYNC,
 	DRAIN,		/* read and discard what the event buffer holds */
 	PROC_ADD,	/* pid, name = maps text, exe = exe link */
@@ -422,12 +424,33 @@ static const struct kcase cases[] = {
 		},
 		/* 3 + 14 + 23 * 2 = 63 words hold 24 samples */
 		.expect = { CPU(0), CTX(900, 1, 900), USER, COOKIE(1),
-			    0x10, 0, 0x10, 0, 0x10, 0, 0x10, 0, 0x10, 0, 0x10, 0,
-			    0x10, 0, 0x10, 0, 0x10, 0, 0x10, 0, 0x10, 0, 0x10, 0,
-			    0x10, 0, 0x10, 0, 0x10, 0, 0x10, 0, 0x10, 0, 0x10, 0,
-			    0x10, 0, 0x10, 0, 0x10, 0, 0x10, 0, 0x10, 0, 0x10, 0,
+			    0x10, 0, 0x18, 0, 0x20, 0, 0x28, 0, 0x30, 0, 0x38, 0, 0x40, 0, 0x48, 0,
+			    0x50, 0, 0x58, 0, 0x60, 0, 0x68, 0, 0x70, 0, 0x78, 0, 0x80, 0, 0x88, 0,
+			    0x90, 0, 0x98, 0, 0xa0, 0, 0xa8, 0, 0xb0, 0, 0xb8, 0, 0xc0, 0, 0xc8, 0,
 			    END },
 		.want = { .nr_samples = 24, .nr_user_samples = 24, .nr_lost_evbuf = 16 },
+	},
+	{
+		.name = "a sample met again in a block is written once, with its count",
+		.steps = {
+			{ W_MMAP, 0, 950, 950, 0, 1, 0x400000, 0x1000, 0, 3, "/bin/x" },
+			{ W_SAMPLE, 0, 950, 950, 0, 11, 0x400010 },
+			{ W_SAMPLE, 0, 950, 950, 0, 12, 0x400020 },
+			{ W_SAMPLE, 0, 950, 950, 0, 13, 0x400010 },
+			{ W_KSAMPLE, 0, 950, 950, 0, 14, KTEXT + 8 },
+			{ W_SAMPLE, 0, 950, 950, 0, 15, 0x400010 },
+			{ W_KSAMPLE, 0, 950, 950, 0, 16, KTEXT + 8 },
+			/* another thread's: another sample */
+			{ W_SAMPLE, 0, 950, 951, 0, 17, 0x400010 },
+			{ SYNC },
+			/* a new block: counted anew */
+			{ W_SAMPLE, 0, 950, 950, 0, 18, 0x400010 },
+		},
+		.expect = { CPU(0), CTX(950, 1, 950), USER, COOKIE(1),
+			    COUNT(3), 0x10, 0, 0x20, 0, KERN, COUNT(2), KTEXT + 8, 0,
+			    CTX(951, 1, 950), USER, COOKIE(1), 0x10, 0,
+			    CPU(0), CTX(950, 1, 950), USER, COOKIE(1), 0x10, 0, END },
+		.want = { .nr_samples = 8, .nr_user_samples = 6, .nr_kernel_samples = 2 },
 	},
 };
 
@@ -613,7 +636,7 @@ static void run_step(struct fixture *fx, const struct step *st)
 		for (uint64_t i = 0; i < st->len; i++)
 			put(fx, st->cpu, rec, fake_sample(rec, false, st->pid,
 							  st->tid, st->time + i,
-							  st->addr));
+							  st->addr + 8 * i));
 		break;
 	case SYNC:
 		assert_int_equal(kop_session_sync(fx->s), 0);
@@ -870,7 +893,7 @@ static void test_build_id_cookies(void **state)
 	n = kop_evbuf_read(fx->s, got, 256, 0);
 	{
 		const uint64_t want[] = { CPU(0), CTX(220, 0, 220), USER,
-			COOKIE(1), 0x10, 0, 0x10, 0, COOKIE(2), 0x10, 0,
+			COOKIE(1), COUNT(2), 0x10, 0, COOKIE(2), 0x10, 0,
 			COOKIE(3), 0x10, 0 };
 
 		assert_int_equal(n, sizeof(want) / sizeof(want[0]));

@@ -30,13 +30,14 @@ static const struct {
 	{ OP_TRACE_BEGIN, 8, "TRACE_BEGIN", 0 },
 	{ OP_TRACE_END, 9, "TRACE_END", 0 },
 	{ OP_DROPPED, 10, "DROPPED", 1 },
+	{ OP_SAMPLE_COUNT, 11, "SAMPLE_COUNT", 1 },
 };
 
 static void test_codes_pinned(void **state)
 {
 	(void)state;
 	/* a new code must be added to this table too */
-	assert_int_equal(OP_NR_CODES, 11);
+	assert_int_equal(OP_NR_CODES, 12);
 	for (size_t i = 0; i < sizeof(pinned) / sizeof(pinned[0]); i++) {
 		assert_int_equal(pinned[i].code, pinned[i].number);
 		assert_string_equal(op_code_name(pinned[i].code), pinned[i].name);
