@@ -235,8 +235,10 @@ out_full:
 		op_log(&s->cfg->log, OP_LOG_WARN,
 		       "kmod: event buffer full, samples dropped and counted in nr_lost_evbuf (reader too slow or buffer too small)");
 out:
-	if (o->nr)
+	if (o->nr_tally) {
 		memset(o->tally, 0, sizeof(o->tally));
+		o->nr_tally = 0;
+	}
 	o->nr = 0;
 	o->nr_frames = 0;
 	kop_evbuf_check_watershed(b);

@@ -134,13 +134,13 @@ struct tally_key {
 	bool kernel, anon;
 };
 
-static inline uint32_t tally_hash(uint64_t offset, uint64_t cookie, int32_t tid,
+static inline uint64_t tally_hash(uint64_t offset, uint64_t cookie, int32_t tid,
 				  uint32_t event)
 {
 	uint64_t h = offset ^ cookie * 0x9e3779b97f4a7c15ULL ^
 		     ((uint64_t)(uint32_t)tid << 32 | event);
 
-	return (uint32_t)((h * 0xff51afd7ed558ccdULL) >> (64 - KOP_TALLY_BITS));
+	return h * 0xff51afd7ed558ccdULL;
 }
 
 /* A sample without callers that resolved to k is met again in o's block:
@@ -150,18 +150,25 @@ static inline uint32_t tally_hash(uint64_t offset, uint64_t cookie, int32_t tid,
 static inline bool tally(struct kop_cpu_out *o, const struct tally_key k,
 			 uint32_t *free_at)
 {
-	uint32_t i = tally_hash(k.offset, k.cookie, k.tid, k.event);
+	uint64_t h = tally_hash(k.offset, k.cookie, k.tid, k.event);
+	uint32_t i = (uint32_t)(h >> (64 - KOP_TALLY_BITS));
+	uint64_t tag = h & 0xffffffff00000000ULL;
 
 	*free_at = KOP_TALLY_SLOTS;
 	for (unsigned int p = 0; p < KOP_TALLY_PROBES; p++) {
-		uint32_t at = o->tally[i];
+		uint64_t slot = o->tally[i];
 		struct kop_resolved *t;
 
-		if (!at) {
-			*free_at = i;
+		if (!slot) {
+			if (o->nr_tally < KOP_TALLY_SLOTS / 2)
+				*free_at = i;
 			return false;
 		}
-		t = &o->v[at - 1];
+		if ((slot & 0xffffffff00000000ULL) != tag) {
+			i = (i + 1) & (KOP_TALLY_SLOTS - 1);
+			continue;
+		}
+		t = &o->v[(uint32_t)slot - 1];
 		if (t->offset == k.offset && t->cookie == k.cookie &&
 		    t->tid == k.tid && t->tgid == k.tgid &&
 		    t->app_cookie == k.app && t->event == k.event &&
@@ -191,18 +198,24 @@ static struct kop_frame *frame_slot(struct kop_cpu_out *o)
 
 /* The callers in a sample record's chain (PERF_SAMPLE_CALLCHAIN after the
  * fixed fields: nr, then nr entries, PERF_CONTEXT_* markers among the pcs),
- * resolved into o's frames against task k as the sample itself was. The
+ * resolved into o's frames against task k as the sample itself was (taken
+ * in the kernel or not); *e gets where they are. The
  * first pc is the sampled one and is skipped. A user frame in no mapping
  * of k ends the chain: what a frame-pointer walk finds past such a frame
  * is rarely a return address. */
+struct kop_chain_pos {
+	uint32_t first_frame;	/* in o's frames */
+	uint16_t nr_frames;
+};
+
 static void resolve_chain(struct kop_sync *s, struct kop_cpu_out *o,
 			  struct kop_task *k, const struct perf_event_header *h,
-			  struct kop_resolved *e)
+			  bool kernel, struct kop_chain_pos *e)
 {
 	const uint64_t *chain = (const void *)((const struct kop_sample_rec *)h + 1);
 	size_t room = (h->size - sizeof(struct kop_sample_rec)) / sizeof(uint64_t);
 	uint64_t nr, nr_pcs = 0;
-	bool kernel = e->kernel, skip = true, other = false;
+	bool skip = true, other = false;
 
 	e->first_frame = (uint32_t)o->nr_frames;
 	if (room < 1 || (nr = chain[0]) > room - 1) {
@@ -291,7 +304,7 @@ static void do_sample(struct kop_sync *s, const struct kop_ring *r,
 	pid_t tgid = (pid_t)rec->pid;
 	struct kop_task *k;
 	struct tally_key key;
-	struct kop_resolved e;
+	struct kop_chain_pos frames = { 0, 0 };
 	struct kop_resolved *slot;
 	struct kop_cpu_out *o = &s->out[r->cpu];
 	uint32_t free_at = KOP_TALLY_SLOTS;
@@ -372,32 +385,40 @@ static void do_sample(struct kop_sync *s, const struct kop_ring *r,
 			return;
 		}
 	}
-	if (module)
+	if (module) {
 		/* what follows is resolved against the new module set: no
 		 * sample before it may count one after */
 		memset(o->tally, 0, sizeof(o->tally));
-	else if (!s->cfg->callgraph_depth && tally(o, key, &free_at))
+		o->nr_tally = 0;
+	} else if (!s->cfg->callgraph_depth && tally(o, key, &free_at))
 		return;
-	e = (struct kop_resolved){
-		.app_cookie = key.app, .cookie = key.cookie, .offset = key.offset,
-		.tid = key.tid, .tgid = key.tgid, .event = key.event,
-		.kernel = key.kernel, .module_loaded = module, .anon = key.anon,
-		.count = 1,
-	};
 	if (s->cfg->callgraph_depth)
-		resolve_chain(s, o, k, h, &e);
+		resolve_chain(s, o, k, h, kernel, &frames);
 	slot = out_slot(s, r->cpu);
 	if (!slot) {
 		s->counts.nr_lost_evbuf++;
-		o->nr_frames -= e.nr_frames;
+		o->nr_frames -= frames.nr_frames;
 		if (kop_sync_log_once(s, KOP_LOG_NOMEM))
 			op_log(&s->cfg->log, OP_LOG_ERR,
 			       "kmod: out of memory resolving samples, counted in nr_lost_evbuf");
 		return;
 	}
-	*slot = e;
-	if (free_at < KOP_TALLY_SLOTS && o->nr < UINT32_MAX)
-		o->tally[free_at] = (uint32_t)o->nr;	/* its index + 1 */
+	/* written in place: a copy of a struct just built on the stack is
+	 * read back wider than it was written, and stalls */
+	*slot = (struct kop_resolved){
+		.app_cookie = key.app, .cookie = key.cookie, .offset = key.offset,
+		.tid = key.tid, .tgid = key.tgid, .event = key.event,
+		.kernel = key.kernel, .module_loaded = module, .anon = key.anon,
+		.nr_frames = frames.nr_frames, .first_frame = frames.first_frame,
+		.count = 1,
+	};
+	if (free_at < KOP_TALLY_SLOTS && o->nr < UINT32_MAX) {
+		uint64_t hash = tally_hash(key.offset, key.cookie, key.tid, key.event);
+
+		/* the hash's upper half, its index + 1 */
+		o->tally[free_at] = (hash & 0xffffffff00000000ULL) | (uint32_t)o->nr;
+		o->nr_tally++;
+	}
 }
 
 static void do_mmap2(struct kop_sync *s, const struct kop_ring *r,

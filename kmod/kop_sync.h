@@ -50,9 +50,12 @@ struct kop_frame {
  * block adds one to its twin's count instead of taking a place of its own.
  * A block of a busy CPU holds thousands of samples (250 ms at 10 kHz) of a
  * few hundred pcs, often fewer: each distinct one then costs the stream,
- * the event buffer and the daemon once, not once a sample. A probe that
- * finds neither the twin nor room leaves the sample untallied (written on
- * its own, still counted right). */
+ * the event buffer and the daemon once, not once a sample. A slot holds
+ * the hash's upper half beside the place, so a probe reads the list only
+ * for a likely twin; it takes new samples until half full, so a block of
+ * all-different samples (thousands of images) costs a few probes in the
+ * table each, not a walk through the list. A sample it does not take is
+ * written on its own, still counted right. */
 #define KOP_TALLY_BITS 10
 #define KOP_TALLY_SLOTS (1u << KOP_TALLY_BITS)
 #define KOP_TALLY_PROBES 8
@@ -63,7 +66,9 @@ struct kop_cpu_out {
 	struct kop_frame *frames;	/* the samples' callers */
 	size_t nr_frames, cap_frames;
 	uint64_t nr_lost;	/* ring loss since the last block: DROPPED */
-	uint32_t tally[KOP_TALLY_SLOTS];	/* index in v + 1; 0: free */
+	uint64_t tally[KOP_TALLY_SLOTS];	/* hash << 32 | index in v + 1;
+						 * 0: free */
+	uint32_t nr_tally;			/* slots in use */
 };
 
 /* Counters the sync thread keeps; copied to kop_sync.pub under stats_lock
