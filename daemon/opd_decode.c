@@ -299,8 +299,8 @@ void opd_decode(struct opd_decoder *dec, const uint64_t *w, size_t n)
 		}
 	}
 	if (dec->next_count) {
-		/* the buffer ends between a SAMPLE_COUNT and its sample, a
-		 * sequence kmod never splits */
+		/* the buffer ends between a SAMPLE_COUNT and its sample,
+		 * which kop_evbuf_read() never splits */
 		bad(dec, OPD_BAD_TRUNCATED, OP_SAMPLE_COUNT);
 		dec->next_count = 0;
 	}

@@ -208,8 +208,10 @@ void kop_session_free(struct kop_session *s);
  * is reached, a sync ends, the session stops, or timeout_ms passes (-1:
  * no timeout). Returns the number of words (0 on timeout with nothing
  * there), or -EPIPE once the session is stopped and the buffer is empty.
- * Never splits an escape sequence or a sample across two reads; max must
- * hold the longest one (4 words), else -EINVAL. */
+ * Never splits an escape sequence or a sample across two reads, nor a
+ * SAMPLE_COUNT from its sample; max must hold the longest of them
+ * (KOP_EVBUF_MIN_READ words: a counted sample), else -EINVAL. */
+#define KOP_EVBUF_MIN_READ 5
 ssize_t kop_evbuf_read(struct kop_session *s, uint64_t *buf, size_t max,
 		       int timeout_ms);
 

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "kop.h"
 #include "op_config.h"
 #include "op_proto.h"
 
@@ -68,7 +69,9 @@ void kop_evbuf_stop(struct kop_evbuf *b)
 	pthread_cond_broadcast(&b->cond);
 }
 
-/* Words of whole sequences at the front of words[rd, wr) that fit in max. */
+/* Words of whole sequences at the front of words[rd, wr) that fit in max.
+ * A SAMPLE_COUNT and the sample it counts are one: a read that ended
+ * between them would hand the decoder a count with nothing to count. */
 static size_t whole_prefix(const struct kop_evbuf *b, size_t max)
 {
 	size_t pos = b->rd, end = b->wr, n = 0;
@@ -82,6 +85,8 @@ static size_t whole_prefix(const struct kop_evbuf *b, size_t max)
 				op_code_nr_args(b->words[pos + 1]) : 0;
 
 			len = 2 + (nargs > 0 ? (size_t)nargs : 0);
+			if (pos + 1 < end && b->words[pos + 1] == OP_SAMPLE_COUNT)
+				len += OP_SAMPLE_WORDS;
 		}
 		if (n + len > max || pos + len > end)
 			break;
@@ -97,7 +102,7 @@ ssize_t kop_evbuf_read_words(struct kop_evbuf *b, uint64_t *buf, size_t max,
 	struct timespec until;
 	size_t n;
 
-	if (max < 4)
+	if (max < KOP_EVBUF_MIN_READ)
 		return -EINVAL;
 	if (timeout_ms >= 0) {
 		clock_gettime(CLOCK_MONOTONIC, &until);

@@ -737,18 +737,28 @@ static void test_read_never_splits(void **state)
 	fx_start(fx, &ev, 1, 0, 0);
 	put_ring(fx, 0, SIDEBAND_RING, rec, fake_mmap2(rec, 42, 0x1000, 0x1000, 0, 8, 1, 9, "/bin/z", 1));
 	put(fx, 0, rec, fake_sample(rec, false, 42, 42, 2, 0x1008));
+	put(fx, 0, rec, fake_sample(rec, false, 42, 42, 3, 0x1008));
 	assert_int_equal(kop_session_sync(fx->s), 0);
 	/* CPU(0) is 3 words, CTX 4 + TGID 3: max 5 takes only CPU_SWITCH */
-	assert_int_equal(kop_evbuf_read(fx->s, buf, 3, 0), -EINVAL);
+	assert_int_equal(kop_evbuf_read(fx->s, buf, KOP_EVBUF_MIN_READ - 1, 0), -EINVAL);
 	n = kop_evbuf_read(fx->s, buf, 5, 0);
 	assert_int_equal(n, 3);
 	assert_int_equal(buf[1], OP_CPU_SWITCH);
 	n = kop_evbuf_read(fx->s, buf, 6, 0);
 	assert_int_equal(n, 4);		/* CTX_SWITCH, not half of TGID */
 	assert_int_equal(buf[1], OP_CTX_SWITCH);
-	n = kop_evbuf_read(fx->s, buf, 64, 0);
-	assert_int_equal(n, 3 + 2 + 3 + 2);
-	assert_int_equal(buf[n - 2], 8);
+	n = kop_evbuf_read(fx->s, buf, 6, 0);
+	assert_int_equal(n, 3 + 2);	/* CTX_TGID, USER_ENTER */
+	/* COOKIE_SWITCH 3, then SAMPLE_COUNT 2 (3) and its sample (2): a
+	 * read of 7 stops after the cookie, not between count and sample */
+	n = kop_evbuf_read(fx->s, buf, 7, 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(buf[1], OP_COOKIE_SWITCH);
+	n = kop_evbuf_read(fx->s, buf, KOP_EVBUF_MIN_READ, 0);
+	assert_int_equal(n, 3 + 2);
+	assert_int_equal(buf[1], OP_SAMPLE_COUNT);
+	assert_int_equal(buf[2], 2);
+	assert_int_equal(buf[3], 8);
 	/* nothing left: a timed read times out with 0 */
 	assert_int_equal(kop_evbuf_read(fx->s, buf, 64, 20), 0);
 	assert_int_equal(kop_session_stop(fx->s), 0);
