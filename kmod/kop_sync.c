@@ -196,6 +196,12 @@ static struct kop_frame *frame_slot(struct kop_cpu_out *o)
 	return &o->frames[o->nr_frames++];
 }
 
+/* Where a sample's callers are in its CPU's frames. */
+struct kop_chain_pos {
+	uint32_t first_frame;
+	uint16_t nr_frames;
+};
+
 /* The callers in a sample record's chain (PERF_SAMPLE_CALLCHAIN after the
  * fixed fields: nr, then nr entries, PERF_CONTEXT_* markers among the pcs),
  * resolved into o's frames against task k as the sample itself was (taken
@@ -203,11 +209,6 @@ static struct kop_frame *frame_slot(struct kop_cpu_out *o)
  * first pc is the sampled one and is skipped. A user frame in no mapping
  * of k ends the chain: what a frame-pointer walk finds past such a frame
  * is rarely a return address. */
-struct kop_chain_pos {
-	uint32_t first_frame;	/* in o's frames */
-	uint16_t nr_frames;
-};
-
 static void resolve_chain(struct kop_sync *s, struct kop_cpu_out *o,
 			  struct kop_task *k, const struct perf_event_header *h,
 			  bool kernel, struct kop_chain_pos *e)
