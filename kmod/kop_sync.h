@@ -66,7 +66,7 @@ struct kop_cpu_out {
 	struct kop_frame *frames;	/* the samples' callers */
 	size_t nr_frames, cap_frames;
 	uint64_t nr_lost;	/* ring loss since the last block: DROPPED */
-	uint64_t tally[KOP_TALLY_SLOTS];	/* hash << 32 | index in v + 1;
+	uint64_t tally[KOP_TALLY_SLOTS];	/* the hash's upper half | index in v + 1;
 						 * 0: free */
 	uint32_t nr_tally;			/* slots in use */
 };
