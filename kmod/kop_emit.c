@@ -23,7 +23,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "op_proto.h"
 
@@ -235,10 +234,7 @@ out_full:
 		op_log(&s->cfg->log, OP_LOG_WARN,
 		       "kmod: event buffer full, samples dropped and counted in nr_lost_evbuf (reader too slow or buffer too small)");
 out:
-	if (o->nr_tally) {
-		memset(o->tally, 0, sizeof(o->tally));
-		o->nr_tally = 0;
-	}
+	kop_tally_clear(o);
 	o->nr = 0;
 	o->nr_frames = 0;
 	kop_evbuf_check_watershed(b);

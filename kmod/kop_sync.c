@@ -145,15 +145,15 @@ static inline uint64_t tally_hash(uint64_t offset, uint64_t cookie, int32_t tid,
 
 /* A sample without callers that resolved to k is met again in o's block:
  * its twin counts it, true. Otherwise *free_at is the tally slot to
- * remember it in once it has its place in the list, or KOP_TALLY_SLOTS
- * when the probe found none. */
+ * remember it in once it has its place in the list (KOP_TALLY_SLOTS when
+ * the probe found none) and *tag what that slot keeps beside the place. */
 static inline bool tally(struct kop_cpu_out *o, const struct tally_key k,
-			 uint32_t *free_at)
+			 uint32_t *free_at, uint64_t *tag)
 {
 	uint64_t h = tally_hash(k.offset, k.cookie, k.tid, k.event);
 	uint32_t i = (uint32_t)(h >> (64 - KOP_TALLY_BITS));
-	uint64_t tag = h & 0xffffffff00000000ULL;
 
+	*tag = h & 0xffffffff00000000ULL;
 	*free_at = KOP_TALLY_SLOTS;
 	for (unsigned int p = 0; p < KOP_TALLY_PROBES; p++) {
 		uint64_t slot = o->tally[i];
@@ -164,7 +164,7 @@ static inline bool tally(struct kop_cpu_out *o, const struct tally_key k,
 				*free_at = i;
 			return false;
 		}
-		if ((slot & 0xffffffff00000000ULL) != tag) {
+		if ((slot & 0xffffffff00000000ULL) != *tag) {
 			i = (i + 1) & (KOP_TALLY_SLOTS - 1);
 			continue;
 		}
@@ -309,6 +309,7 @@ static void do_sample(struct kop_sync *s, const struct kop_ring *r,
 	struct kop_resolved *slot;
 	struct kop_cpu_out *o = &s->out[r->cpu];
 	uint32_t free_at = KOP_TALLY_SLOTS;
+	uint64_t tag = 0;
 	bool module = false;
 
 	if (r->sideband) {
@@ -386,12 +387,11 @@ static void do_sample(struct kop_sync *s, const struct kop_ring *r,
 			return;
 		}
 	}
-	if (module) {
+	if (module)
 		/* what follows is resolved against the new module set: no
 		 * sample before it may count one after */
-		memset(o->tally, 0, sizeof(o->tally));
-		o->nr_tally = 0;
-	} else if (!s->cfg->callgraph_depth && tally(o, key, &free_at))
+		kop_tally_clear(o);
+	else if (!s->cfg->callgraph_depth && tally(o, key, &free_at, &tag))
 		return;
 	if (s->cfg->callgraph_depth)
 		resolve_chain(s, o, k, h, kernel, &frames);
@@ -414,10 +414,7 @@ static void do_sample(struct kop_sync *s, const struct kop_ring *r,
 		.count = 1,
 	};
 	if (free_at < KOP_TALLY_SLOTS && o->nr < UINT32_MAX) {
-		uint64_t hash = tally_hash(key.offset, key.cookie, key.tid, key.event);
-
-		/* the hash's upper half, its index + 1 */
-		o->tally[free_at] = (hash & 0xffffffff00000000ULL) | (uint32_t)o->nr;
+		o->tally[free_at] = tag | (uint32_t)o->nr;	/* its index + 1 */
 		o->nr_tally++;
 	}
 }

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include "kop.h"
@@ -70,6 +71,16 @@ struct kop_cpu_out {
 						 * 0: free */
 	uint32_t nr_tally;			/* slots in use */
 };
+
+/* Forget the tally: the list it points into was emptied, or what follows
+ * must not count into what came before. */
+static inline void kop_tally_clear(struct kop_cpu_out *o)
+{
+	if (o->nr_tally) {
+		memset(o->tally, 0, sizeof(o->tally));
+		o->nr_tally = 0;
+	}
+}
 
 /* Counters the sync thread keeps; copied to kop_sync.pub under stats_lock
  * at the end of every sync. */
