@@ -96,13 +96,13 @@ struct emit_state {
 	bool pending_module;	/* a MODULE_LOADED still to say */
 };
 
-/* Room for a sample or caller at (kernel, cookie): the mode and image it
- * needs said first (all of it after a context switch), then its words. */
+/* Room for what a sample at (kernel, cookie) needs said before it: its
+ * mode and image (all of it after a context switch). */
 static size_t pos_words(const struct emit_state *st, bool kernel,
 			uint64_t cookie, bool ctx)
 {
 	bool mode = ctx || (int)kernel != st->kernel;
-	size_t n = OP_SAMPLE_WORDS;
+	size_t n = 0;
 
 	if (mode)
 		n += op_seq_words(OP_KERNEL_ENTER);
@@ -134,8 +134,7 @@ static bool put_full_sample(struct kop_evbuf *b, struct emit_state *st,
 {
 	bool ctx = e->tid != st->tid || e->tgid != st->tgid || e->app_cookie != st->app;
 	bool module = e->module_loaded || st->pending_module;
-	size_t need = pos_words(st, e->kernel, e->cookie, ctx) - OP_SAMPLE_WORDS +
-		      sample_words(e);
+	size_t need = pos_words(st, e->kernel, e->cookie, ctx) + sample_words(e);
 
 	if (module)
 		need += op_seq_words(OP_MODULE_LOADED);
