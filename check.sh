@@ -19,14 +19,20 @@ summary() {
 	# the harness summary of a build directory's test-suite.log files
 	find "$1" -name test-suite.log -path '*/tests/*' -exec sed -n '1,12p' {} \; 2>/dev/null || true
 }
+show_failures() {
+	# show_failures DIR N [FIND-ARGS...]: the tails of up to N failed tests' logs under DIR
+	local dir=$1 n=$2
+	shift 2
+	find "$dir" -name '*.log' ! -name test-suite.log "$@" \
+		-exec grep -l -E '^(FAIL|ERROR)' {} \; 2>/dev/null | head -"$n" | while read -r f; do
+		echo "---- $f"; tail -40 "$f"; done
+}
 
 echo "== build (ASan+UBSan) and make check"
 scripts/build.sh build-asan --enable-sanitizers
 if ! make -C build-asan check -j"$(nproc)"; then
 	status=1
-	find build-asan/tests -name '*.log' ! -name test-suite.log -newer build-asan/Makefile \
-		-exec grep -l -E '^(FAIL|ERROR)' {} \; 2>/dev/null | head -20 | while read -r f; do
-		echo "---- $f"; tail -40 "$f"; done
+	show_failures build-asan/tests 20 -newer build-asan/Makefile
 fi
 
 echo "== build (TSan) and the stress tests"
@@ -38,16 +44,14 @@ make -C build-asan fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-20}" || status=1
 
 echo "== the plain build in a copy of the source tree"
 intree=$(mktemp -d "${TMPDIR:-/tmp}/opsampler-intree.XXXXXX")
+trap 'rm -rf "$intree"' EXIT
 tar -C "$top" --exclude='./build-asan' --exclude='./build-tsan' --exclude='./autom4te.cache' --exclude='./.git' \
 	-cf - . | tar -C "$intree" -xf -
 if ! (cd "$intree" && ./configure -q && make -s -j"$(nproc)" &&
       make -s -C tests check TESTS="pp/golden.sh pp/options.sh pp/errors.sh"); then
 	status=1
-	find "$intree/tests" -name '*.log' ! -name test-suite.log \
-		-exec grep -l -E '^(FAIL|ERROR)' {} \; 2>/dev/null | head -5 | while read -r f; do
-		echo "---- $f"; tail -40 "$f"; done
+	show_failures "$intree/tests" 5
 fi
-rm -rf "$intree"
 
 echo "== test-suite summaries"
 summary build-asan

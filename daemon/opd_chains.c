@@ -430,9 +430,6 @@ static int cut_torn_line(const char *path, int fd)
 	return 0;
 }
 
-/* Open (and on first use create, or read what a previous daemon left)
- * the two lists. A torn tail is cut off so appends start on a record
- * boundary. */
 /* The store on file cannot be extended: leave it, say why, count new
  * chains lost. */
 static int freeze(struct opd_chains *c, const char *why)
@@ -443,6 +440,9 @@ static int freeze(struct opd_chains *c, const char *why)
 	return -EPROTO;
 }
 
+/* Open (and on first use create, or read what a previous daemon left)
+ * the two lists. A torn tail is cut off so appends start on a record
+ * boundary. */
 static int open_lists(struct opd_chains *c)
 {
 	struct op_chain_images im;
