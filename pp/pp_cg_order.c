@@ -506,11 +506,10 @@ static int pass_arcs(struct cg_ctx *c, const struct pp_sfile *f, size_t ci,
 	err = pp_sfile_open(f, &db);
 	if (err) {
 		/* said and counted once, by whichever reader met it first */
-		if (!f->named_bad) {
+		if (pp_sfile_first_bad(f)) {
 			op_log(c->lg, OP_LOG_ERR, "cannot read arc file %s: %s",
 			       f->path, pp_sfile_strerror(err));
 			c->nr_bad++;
-			((struct pp_sfile *)f)->named_bad = true;
 		}
 		return 0;
 	}

@@ -195,6 +195,16 @@ int pp_sfile_open(const struct pp_sfile *f, odb_t *db)
 	return err;
 }
 
+bool pp_sfile_first_bad(const struct pp_sfile *f)
+{
+	struct pp_sfile *m = (struct pp_sfile *)f;
+
+	if (f->named_bad)
+		return false;
+	m->named_bad = true;
+	return true;
+}
+
 const char *pp_sfile_strerror(int err)
 {
 	if (err == -EBADMSG)
@@ -922,7 +932,7 @@ int pp_profile_load(struct pp_profile *p, struct pp_fileset *fs,
 			op_log(lg, OP_LOG_ERR, "cannot read sample file %s: %s",
 			       f->path, pp_sfile_strerror(err));
 			p->nr_bad_files++;
-			f->named_bad = true;
+			pp_sfile_first_bad(f);
 			continue;
 		}
 		/* OProfile's operf names the kernel by a path, under {root}:

@@ -130,6 +130,11 @@ void pp_fileset_release(struct pp_fileset *fs);
  * after the daemon wrote it), else odb_open()'s result. */
 int pp_sfile_open(const struct pp_sfile *f, odb_t *db);
 
+/* A reader met f refused by pp_sfile_open(): true the first time (the
+ * reader then says so and counts it), false once a reader has. Like the
+ * verdict, a cache beside the file, not part of what it is. */
+bool pp_sfile_first_bad(const struct pp_sfile *f);
+
 /* Why pp_sfile_open() failed. */
 const char *pp_sfile_strerror(int err);
 
