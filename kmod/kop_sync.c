@@ -123,22 +123,80 @@ static struct kop_resolved *out_slot(struct kop_sync *s, int cpu)
 	return &o->v[o->nr++];
 }
 
-/* What a sample resolved to, the tally's key. Passed as values, never
- * built in memory first: a key written field by field and compared at once
- * is read back with wider loads than it was written with, which stalls
- * (store forwarding fails) on every sample. */
+/* What a sample resolved to, the tally's key: all of it words, which the
+ * compiler keeps in registers or spills and reloads whole. Fields of other
+ * widths, written one by one and read back at once, are read wider than
+ * they were written (the compiler merges compares), and every such read
+ * stalls: store forwarding fails. */
 struct tally_key {
 	uint64_t offset, cookie, app;
-	int32_t tid, tgid;
-	uint32_t event;
-	bool kernel, anon;
+	uint64_t ids;	/* tid and tgid, laid out as in a kop_resolved */
+	uint64_t kind;	/* event, kernel and anon: kind_word() */
 };
 
-static inline uint64_t tally_hash(uint64_t offset, uint64_t cookie, int32_t tid,
-				  uint32_t event)
+static inline uint64_t pair_ids(int32_t tid, int32_t tgid)
 {
-	uint64_t h = offset ^ cookie * 0x9e3779b97f4a7c15ULL ^
-		     ((uint64_t)(uint32_t)tid << 32 | event);
+	int32_t pair[2] = { tid, tgid };
+	uint64_t v;
+
+	memcpy(&v, pair, sizeof(v));
+	return v;
+}
+
+static inline uint64_t resolved_ids(const struct kop_resolved *t)
+{
+	uint64_t v;
+
+	_Static_assert(offsetof(struct kop_resolved, tgid) ==
+		       offsetof(struct kop_resolved, tid) + sizeof(int32_t),
+		       "tid and tgid side by side");
+	memcpy(&v, &t->tid, sizeof(v));
+	return v;
+}
+
+/* The word from a kop_resolved's event on: event, kernel, module_loaded,
+ * anon and a padding byte. A tallied sample has no module_loaded, and the
+ * padding is nobody's: both are zero in a kind word. */
+struct resolved_kind {
+	uint32_t event;
+	uint8_t kernel, module_loaded, anon, pad;
+};
+
+_Static_assert(offsetof(struct kop_resolved, kernel) ==
+	       offsetof(struct kop_resolved, event) + 4 &&
+	       offsetof(struct kop_resolved, module_loaded) ==
+	       offsetof(struct kop_resolved, event) + 5 &&
+	       offsetof(struct kop_resolved, anon) ==
+	       offsetof(struct kop_resolved, event) + 6 &&
+	       offsetof(struct kop_resolved, nr_frames) >=
+	       offsetof(struct kop_resolved, event) + 8,
+	       "a kop_resolved's event, kernel, module_loaded and anon in one word");
+
+static inline uint64_t kind_word(uint32_t event, bool kernel, bool anon)
+{
+	struct resolved_kind w = { event, kernel, 0, anon, 0 };
+	uint64_t v;
+
+	memcpy(&v, &w, sizeof(v));
+	return v;
+}
+
+static inline uint64_t resolved_kind(const struct kop_resolved *t)
+{
+	struct resolved_kind w;
+	uint64_t v;
+
+	memcpy(&w, &t->event, sizeof(w));
+	w.module_loaded = 0;
+	w.pad = 0;
+	memcpy(&v, &w, sizeof(v));
+	return v;
+}
+
+static inline uint64_t tally_hash(const struct tally_key k)
+{
+	uint64_t h = k.offset ^ k.cookie * 0x9e3779b97f4a7c15ULL ^ k.ids ^
+		     k.kind << 40;
 
 	return h * 0xff51afd7ed558ccdULL;
 }
@@ -150,7 +208,7 @@ static inline uint64_t tally_hash(uint64_t offset, uint64_t cookie, int32_t tid,
 static inline bool tally(struct kop_cpu_out *o, const struct tally_key k,
 			 uint32_t *free_at, uint64_t *tag)
 {
-	uint64_t h = tally_hash(k.offset, k.cookie, k.tid, k.event);
+	uint64_t h = tally_hash(k);
 	uint32_t i = (uint32_t)(h >> (64 - KOP_TALLY_BITS));
 
 	*tag = h & 0xffffffff00000000ULL;
@@ -170,10 +228,8 @@ static inline bool tally(struct kop_cpu_out *o, const struct tally_key k,
 		}
 		t = &o->v[(uint32_t)slot - 1];
 		if (t->offset == k.offset && t->cookie == k.cookie &&
-		    t->tid == k.tid && t->tgid == k.tgid &&
-		    t->app_cookie == k.app && t->event == k.event &&
-		    t->kernel == k.kernel && t->anon == k.anon &&
-		    t->count < UINT32_MAX) {
+		    resolved_ids(t) == k.ids && t->app_cookie == k.app &&
+		    resolved_kind(t) == k.kind && t->count < UINT32_MAX) {
 			t->count++;
 			return true;
 		}
@@ -302,9 +358,10 @@ static void do_sample(struct kop_sync *s, const struct kop_ring *r,
 	unsigned int mode = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	bool kernel = mode != PERF_RECORD_MISC_USER &&
 		      mode != PERF_RECORD_MISC_GUEST_USER;
-	pid_t tgid = (pid_t)rec->pid;
+	pid_t tgid = (pid_t)rec->pid, tid;
 	struct kop_task *k;
-	struct tally_key key;
+	uint64_t offset = rec->ip, cookie = OP_NO_COOKIE, app;
+	bool anon = false;
 	struct kop_chain_pos frames = { 0, 0 };
 	struct kop_resolved *slot;
 	struct kop_cpu_out *o = &s->out[r->cpu];
@@ -354,31 +411,26 @@ static void do_sample(struct kop_sync *s, const struct kop_ring *r,
 	}
 	if (k && k->unknown)
 		k = NULL;
-	key = (struct tally_key){
-		.offset = rec->ip, .cookie = OP_NO_COOKIE,
-		.app = k ? k->app_cookie : OP_NO_COOKIE,
-		.tid = rec->tid == UINT32_MAX || !tgid ? tgid : (int32_t)rec->tid,
-		.tgid = tgid, .event = r->event, .kernel = kernel,
-	};
+	tid = rec->tid == UINT32_MAX || !tgid ? tgid : (int32_t)rec->tid;
 	if (kernel) {
 		module = kernel_ranges(s, rec->ip, rec->time);
 	} else {
 		const struct kop_map *m = k ? kop_task_lookup(k, rec->ip) : NULL;
 
 		if (m) {
-			key.cookie = m->cookie;
-			key.offset = rec->ip - m->start + (m->pgoff & ~KOP_MAP_ANON);
-			key.anon = !!(m->pgoff & KOP_MAP_ANON);
+			cookie = m->cookie;
+			offset = rec->ip - m->start + (m->pgoff & ~KOP_MAP_ANON);
+			anon = !!(m->pgoff & KOP_MAP_ANON);
 		} else if (k) {
 			/* in no mapping we know: the process's anonymous image */
 			if (k->anon_cookie == OP_NO_COOKIE)
 				k->anon_cookie = kop_dcookie_anon(s->dcookies,
 								  "anon", tgid,
 								  0, UINT64_MAX);
-			key.cookie = k->anon_cookie;
-			key.anon = true;
+			cookie = k->anon_cookie;
+			anon = true;
 		}
-		if (key.cookie == OP_NO_COOKIE) {
+		if (cookie == OP_NO_COOKIE) {
 			s->counts.nr_lost_no_task++;
 			if (kop_sync_log_once(s, KOP_LOG_NO_TASK))
 				op_log(&s->cfg->log, OP_LOG_INFO,
@@ -387,11 +439,16 @@ static void do_sample(struct kop_sync *s, const struct kop_ring *r,
 			return;
 		}
 	}
+	app = k ? k->app_cookie : OP_NO_COOKIE;
 	if (module)
 		/* what follows is resolved against the new module set: no
 		 * sample before it may count one after */
 		kop_tally_clear(o);
-	else if (!s->cfg->callgraph_depth && tally(o, key, &free_at, &tag))
+	else if (!s->cfg->callgraph_depth &&
+		 tally(o, (struct tally_key){ offset, cookie, app,
+					      pair_ids(tid, tgid),
+					      kind_word(r->event, kernel, anon) },
+		       &free_at, &tag))
 		return;
 	if (s->cfg->callgraph_depth)
 		resolve_chain(s, o, k, h, kernel, &frames);
@@ -407,9 +464,9 @@ static void do_sample(struct kop_sync *s, const struct kop_ring *r,
 	/* written in place: a copy of a struct just built on the stack is
 	 * read back wider than it was written, and stalls */
 	*slot = (struct kop_resolved){
-		.app_cookie = key.app, .cookie = key.cookie, .offset = key.offset,
-		.tid = key.tid, .tgid = key.tgid, .event = key.event,
-		.kernel = key.kernel, .module_loaded = module, .anon = key.anon,
+		.app_cookie = app, .cookie = cookie, .offset = offset,
+		.tid = tid, .tgid = tgid, .event = r->event,
+		.kernel = kernel, .module_loaded = module, .anon = anon,
 		.nr_frames = frames.nr_frames, .first_frame = frames.first_frame,
 		.count = 1,
 	};
