@@ -39,6 +39,7 @@
  */
 #include "config.h"
 #include "odb.h"
+#include "op_afile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -283,23 +284,9 @@ static int odb_map(odb_t *db)
 /* Create a temporary file beside path; *tmp gets its malloc'd name. */
 static int odb_tmp_open(const char *path, char **tmp)
 {
-	const char *slash = strrchr(path, '/');
-	int dlen = slash ? (int)(slash - path) + 1 : 0;
-	int fd;
+	int fd = op_tmp_beside(path, "odbtmp", tmp);
 
-	if (asprintf(tmp, "%.*s.odbtmp.XXXXXX", dlen, path) < 0) {
-		*tmp = NULL;
-		return -ENOMEM;
-	}
-	fd = mkostemp(*tmp, O_CLOEXEC);
-	if (fd < 0) {
-		int err = -errno;
-
-		free(*tmp);
-		*tmp = NULL;
-		return err;
-	}
-	if (fchmod(fd, 0644)) {
+	if (fd >= 0 && fchmod(fd, 0644)) {
 		int err = -errno;
 
 		close(fd);

@@ -16,27 +16,40 @@ static void release(struct op_afile *a)
 	memset(a, 0, sizeof(*a));
 }
 
-int op_afile_open(struct op_afile *a, const char *path)
+int op_tmp_beside(const char *path, const char *tag, char **tmp)
 {
 	const char *slash = strrchr(path, '/');
 	int dirlen = slash ? (int)(slash - path) + 1 : 0;
+	int fd;
+
+	if (asprintf(tmp, "%.*s.%s.XXXXXX", dirlen, path,
+		     tag ? tag : path + dirlen) < 0) {
+		*tmp = NULL;
+		return -ENOMEM;
+	}
+	fd = mkostemp(*tmp, O_CLOEXEC);
+	if (fd < 0) {
+		fd = -errno;
+		free(*tmp);
+		*tmp = NULL;
+	}
+	return fd;
+}
+
+int op_afile_open(struct op_afile *a, const char *path)
+{
 	int fd, ret;
 
 	memset(a, 0, sizeof(*a));
 	a->path = strdup(path);
-	/* a dot name beside the target: readers that list the directory
-	 * skip it, and a rename within one directory is atomic */
-	if (!a->path || asprintf(&a->tmp, "%.*s.%s.XXXXXX", dirlen, path,
-				 path + dirlen) < 0) {
-		a->tmp = NULL;
+	if (!a->path) {
 		release(a);
 		return -ENOMEM;
 	}
-	fd = mkostemp(a->tmp, O_CLOEXEC);
+	fd = op_tmp_beside(path, NULL, &a->tmp);
 	if (fd < 0) {
-		ret = -errno;
 		release(a);
-		return ret;
+		return fd;
 	}
 	a->f = fdopen(fd, "w");
 	if (!a->f) {

@@ -25,6 +25,13 @@ struct op_afile {
 	char *tmp;		/* the temporary, in the target's directory */
 };
 
+/* A new empty file (mode 0600, close-on-exec) in path's directory, named
+ * ".TAG.XXXXXX" (TAG: path's own name when NULL): a dot name that readers
+ * listing the directory skip, and one rename(2) away from path. *tmp is
+ * its name, for the caller to free. The descriptor, or -errno (*tmp NULL,
+ * nothing left behind). */
+int op_tmp_beside(const char *path, const char *tag, char **tmp);
+
 /* Create a temporary beside path. 0 or -errno (nothing left behind). */
 int op_afile_open(struct op_afile *a, const char *path);
 

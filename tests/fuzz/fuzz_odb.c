@@ -1,4 +1,4 @@
-/* fuzz-sources: libop/odb.c */
+/* fuzz-sources: libop/odb.c libop/op_afile.c */
 /* The sample-file reader on arbitrary bytes. Whatever the file holds,
  * odb_open() must refuse it with an error or accept a table that reads
  * consistently: for_each's total equals the sum of the used nodes, odb_get
