@@ -61,23 +61,34 @@ uint64_t op_sum_bytes(const void *p, size_t len)
 	return fnv_words(FNV_OFFSET, p, len);
 }
 
-int op_sum_check_file(const struct op_sum *e, const char *path)
+/* The sum and length of the plain file at path. 0 or -errno. */
+static int sum_file(const char *path, uint64_t *sum, size_t *len)
 {
 	unsigned char *buf = NULL;
-	size_t len = 0;
-	int ret = op_file_read(path, &buf, &len);
+	int ret = op_file_read(path, &buf, len);
 
-	if (!ret && (len != e->len || op_sum_bytes(buf, len) != e->sum))
-		ret = -EBADMSG;
+	if (!ret)
+		*sum = op_sum_bytes(buf, *len);
 	free(buf);
+	return ret;
+}
+
+int op_sum_check_file(const struct op_sum *e, const char *path)
+{
+	uint64_t sum = 0;
+	size_t len = 0;
+	int ret = sum_file(path, &sum, &len);
+
+	if (!ret && (len != e->len || sum != e->sum))
+		ret = -EBADMSG;
 	return ret;
 }
 
 /* The call-chain store's two lists (libop/op_chains.h): plain files */
 static bool is_chain_list(const char *rel)
 {
-	return !strcmp(rel, OP_CHAINS_DIR "/chains") ||
-	       !strcmp(rel, OP_CHAINS_DIR "/images");
+	return !strcmp(rel, OP_CHAINS_DIR "/" OP_CHAINS_LIST) ||
+	       !strcmp(rel, OP_CHAINS_DIR "/" OP_CHAINS_IMAGES);
 }
 
 static int add_file(const char *rel, const char *full, void *arg)
@@ -88,15 +99,13 @@ static int add_file(const char *rel, const char *full, void *arg)
 	if (strchr(rel, '\n') || rel[0] == '.' || strstr(rel, "/."))
 		return 0;	/* unrecordable, or a writer's temporary */
 	if (is_chain_list(rel)) {
-		unsigned char *buf;
+		uint64_t sum;
 		size_t len;
 
-		if (op_file_read(full, &buf, &len))
+		if (sum_file(full, &sum, &len))
 			return 0;	/* not recorded: not checked */
-		if (fprintf(w->f, "%016" PRIx64 " 0 %zu %s\n",
-			    op_sum_bytes(buf, len), len, rel) < 0)
+		if (fprintf(w->f, "%016" PRIx64 " 0 %zu %s\n", sum, len, rel) < 0)
 			w->err = -EIO;
-		free(buf);
 		w->nr++;
 		return w->err;
 	}
