@@ -435,7 +435,7 @@ static int cut_torn_line(const char *path, int fd)
 static int freeze(struct opd_chains *c, const char *why)
 {
 	c->frozen = true;
-	op_log(c->log, OP_LOG_ERR, "chains: %s/chains %s; it is left as it is "
+	op_log(c->log, OP_LOG_ERR, "chains: %s/" OP_CHAINS_LIST " %s; it is left as it is "
 	       "and new call chains are counted as lost", c->dir, why);
 	return -EPROTO;
 }
@@ -457,7 +457,7 @@ static int open_lists(struct opd_chains *c)
 		return -EPROTO;
 	if (mkdir(c->dir, 0755) && errno != EEXIST)
 		return -errno;
-	snprintf(path, sizeof(path), "%s/chains", c->dir);
+	snprintf(path, sizeof(path), "%s/" OP_CHAINS_LIST, c->dir);
 	ret = op_chains_read_images(c->dir, &im);
 	if (ret == 0) {
 		ret = load_image(c, &im);
@@ -483,9 +483,9 @@ static int open_lists(struct opd_chains *c)
 		/* nodes whose images are gone: counts files name them */
 		return freeze(c, "has nodes but no images list");
 	}
-	snprintf(path, sizeof(path), "%s/images", c->dir);
+	snprintf(path, sizeof(path), "%s/" OP_CHAINS_IMAGES, c->dir);
 	c->images_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	snprintf(path, sizeof(path), "%s/chains", c->dir);
+	snprintf(path, sizeof(path), "%s/" OP_CHAINS_LIST, c->dir);
 	c->chains_fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
 	if (c->images_fd < 0 || c->chains_fd < 0)
 		return -errno;
@@ -503,7 +503,7 @@ static int open_lists(struct opd_chains *c)
 	}
 	c->chains_end = end;
 	/* an images line torn by a crash: cut after the last newline */
-	snprintf(path, sizeof(path), "%s/images", c->dir);
+	snprintf(path, sizeof(path), "%s/" OP_CHAINS_IMAGES, c->dir);
 	ret = cut_torn_line(path, c->images_fd);
 	if (ret)
 		return ret;

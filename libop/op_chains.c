@@ -31,7 +31,7 @@ int op_chains_read_images(const char *dir, struct op_chain_images *im)
 	int ret = 0;
 
 	memset(im, 0, sizeof(*im));
-	snprintf(path, sizeof(path), "%s/images", dir);
+	snprintf(path, sizeof(path), "%s/" OP_CHAINS_IMAGES, dir);
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
@@ -265,7 +265,7 @@ int op_chains_load(const char *dir, struct op_chain_tree *t, uint64_t *end)
 	memset(t, 0, sizeof(*t));
 	if (end)
 		*end = 0;
-	snprintf(path, sizeof(path), "%s/chains", dir);
+	snprintf(path, sizeof(path), "%s/" OP_CHAINS_LIST, dir);
 	ret = op_file_read(path, &buf, &len);
 	if (ret)
 		return ret;

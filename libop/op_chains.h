@@ -44,6 +44,9 @@
 #include "op_names.h"
 
 #define OP_CHAINS_DIR "callchains"
+/* its two lists, the only plain files in it */
+#define OP_CHAINS_LIST "chains"
+#define OP_CHAINS_IMAGES "images"
 #define OP_CHAINS_MAGIC "OPCHAIN2"
 #define OP_CHAINS_MAGIC_V1 "OPCHAIN1"
 /* A chain longer than this is refused on reading (the kernel's own bound

@@ -331,7 +331,8 @@ static int load_store(struct pp_export *x, const char *session,
 	/* the two lists as the daemon left them: every chain hangs on them,
 	 * so a changed one refuses the store whole */
 	for (int i = 0; i < 2; i++) {
-		const char *rel = i ? OP_CHAINS_DIR "/chains" : OP_CHAINS_DIR "/images";
+		const char *rel = i ? OP_CHAINS_DIR "/" OP_CHAINS_LIST :
+				  OP_CHAINS_DIR "/" OP_CHAINS_IMAGES;
 		const struct op_sum *e = op_sums_find(&c.sums, rel);
 		char path[PATH_MAX];
 
@@ -378,7 +379,7 @@ static int load_store(struct pp_export *x, const char *session,
 	{
 		char path[PATH_MAX];
 
-		snprintf(path, sizeof(path), "%s/chains", dir);
+		snprintf(path, sizeof(path), "%s/" OP_CHAINS_LIST, dir);
 		/* a torn last record is what a crash leaves: said, not fatal */
 		if (!stat(path, &sb) && (uint64_t)sb.st_size > end)
 			op_log(lg, OP_LOG_WARN, "%s: %llu byte(s) after the last "
@@ -399,8 +400,8 @@ static int load_store(struct pp_export *x, const char *session,
 		goto out;
 	}
 	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.' || !strcmp(de->d_name, "images") ||
-		    !strcmp(de->d_name, "chains"))
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, OP_CHAINS_IMAGES) ||
+		    !strcmp(de->d_name, OP_CHAINS_LIST))
 			continue;
 		ret = load_counts_file(x, &c, de->d_name, spec, merge, lg);
 		if (ret)
@@ -422,7 +423,7 @@ static bool has_store(const char *session)
 {
 	char path[PATH_MAX];
 
-	snprintf(path, sizeof(path), "%s/" OP_CHAINS_DIR "/chains", session);
+	snprintf(path, sizeof(path), "%s/" OP_CHAINS_DIR "/" OP_CHAINS_LIST, session);
 	return !access(path, F_OK);
 }
 
