@@ -126,6 +126,17 @@ static bool overflowed(const char *stats)
  * its share of every sample the kernel took (those lost before the
  * daemon's total_samples are added to it). Only for sessions our daemon
  * wrote: it alone writes lost_no_task. */
+/* One counter of a warning's list, when it is not zero: "NAME V", after a
+ * comma from the second on. */
+static void list_counter(FILE *err, const char **sep, const char *name,
+			 unsigned long v)
+{
+	if (!v)
+		return;
+	fprintf(err, "%s %s %lu", *sep, name, v);
+	*sep = ",";
+}
+
 static void our_losses(FILE *err, const char *stats)
 {
 	static const struct {
@@ -160,12 +171,8 @@ static void our_losses(FILE *err, const char *stats)
 		return;
 	fprintf(err, "\nWARNING: %lu of %lu samples (%.4f%%) were lost while profiling:",
 		lost, all, pp_percent(lost, all));
-	for (size_t i = 0; i < sizeof(ctrs) / sizeof(ctrs[0]); i++) {
-		if (!v[i])
-			continue;
-		fprintf(err, "%s %s %lu", sep, ctrs[i].name, v[i]);
-		sep = ",";
-	}
+	for (size_t i = 0; i < sizeof(ctrs) / sizeof(ctrs[0]); i++)
+		list_counter(err, &sep, ctrs[i].name, v[i]);
 	fputc('\n', err);
 }
 
@@ -179,24 +186,24 @@ static void other_losses(FILE *err, const char *stats)
 		"lost_bt_no_mapping", "backtrace_truncated", "backtrace_aborted",
 		"callgraph_chains_lost", "callgraph_arcs_lost",
 	};
-	unsigned long v;
+	unsigned long v, cv[sizeof(chains) / sizeof(chains[0])];
 	const char *sep = "";
 	bool any = false;
 
 	for (size_t i = 0; i < sizeof(chains) / sizeof(chains[0]); i++) {
-		v = read_op_stat(stats, chains[i]);
-		if (v == (unsigned long)-1 || !v)
-			continue;
-		if (!any)
-			fprintf(err, "\nWARNING: call chains were cut or not kept "
-				"(their samples are counted, with what was kept of "
-				"the chain):");
-		any = true;
-		fprintf(err, "%s %s %lu", sep, chains[i], v);
-		sep = ",";
+		cv[i] = read_op_stat(stats, chains[i]);
+		if (cv[i] == (unsigned long)-1)
+			cv[i] = 0;
+		any |= cv[i] != 0;
 	}
-	if (any)
+	if (any) {
+		fprintf(err, "\nWARNING: call chains were cut or not kept "
+			"(their samples are counted, with what was kept of "
+			"the chain):");
+		for (size_t i = 0; i < sizeof(chains) / sizeof(chains[0]); i++)
+			list_counter(err, &sep, chains[i], cv[i]);
 		fputc('\n', err);
+	}
 	v = read_op_stat(stats, "lost_sideband_records");
 	if (v != (unsigned long)-1 && v)
 		fprintf(err, "\nWARNING: the kernel lost %lu side-band records "
