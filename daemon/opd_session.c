@@ -376,14 +376,6 @@ void opd_session_stats(struct opd_session *s, struct opd_stats *st)
 		kop_stats_release(&ks);
 }
 
-void opd_session_stats_release(struct opd_stats *st)
-{
-	free(st->cpu_lost_overflow);
-	free(st->cpu_received);
-	st->cpu_lost_overflow = NULL;
-	st->cpu_received = NULL;
-}
-
 void opd_session_write_sums(struct opd_session *s, const char *dir,
 			    const char *why)
 {
@@ -428,7 +420,7 @@ int opd_session_dump(struct opd_session *s, const char *why, bool ending)
 		ret = ret ? ret : r;
 	}
 	opd_stats_log(&st, &s->cfg.log, why);
-	opd_session_stats_release(&st);
+	opd_stats_release(&st);
 	/* the files stay as they are until the next start: record them */
 	if (ending || !s->running)
 		opd_session_write_sums(s, dir, why);
@@ -488,6 +480,6 @@ void opd_session_close(struct opd_session *s)
 	free(s->buf);
 	s->dec = NULL;
 	s->buf = NULL;
-	opd_session_stats_release(&s->base);
+	opd_stats_release(&s->base);
 	s->opened = false;
 }

@@ -141,9 +141,8 @@ int opd_session_snapshot(struct opd_session *s, const char *samples_dir,
  * end, and a last dump ("exit"). */
 void opd_session_finish(struct opd_session *s);
 
-/* A snapshot of the counters; free with opd_session_stats_release(). */
+/* A snapshot of the counters; free with opd_stats_release(). */
 void opd_session_stats(struct opd_session *s, struct opd_stats *st);
-void opd_session_stats_release(struct opd_stats *st);
 
 /* Everything opened, in reverse; a session never opened is fine. */
 void opd_session_close(struct opd_session *s);

@@ -75,8 +75,8 @@ static int write_window(struct opd_session *s, const char *dir,
 	snprintf(why, sizeof(why), "snapshot of %.3f s",
 		 (double)(snap->to_ns - snap->from_ns) / 1e9);
 	opd_stats_log(&after, &s->cfg.log, why);
-	opd_session_stats_release(&before);
-	opd_session_stats_release(&after);
+	opd_stats_release(&before);
+	opd_stats_release(&after);
 	opd_session_write_sums(s, dir, "snapshot");
 	r = opd_ksyms_save(dir, "/proc");
 	if (r && r != -ENODATA)

@@ -139,8 +139,7 @@ int opd_stats_read(struct opd_stats *st, const char *current_dir,
 	st->cpu_lost_overflow = calloc(n ? n : 1, sizeof(uint64_t));
 	st->cpu_received = calloc(n ? n : 1, sizeof(uint64_t));
 	if (!st->cpu_lost_overflow || !st->cpu_received) {
-		free(st->cpu_lost_overflow);
-		free(st->cpu_received);
+		opd_stats_release(st);
 		memset(st, 0, sizeof(*st));
 		return -ENOMEM;
 	}
@@ -151,6 +150,15 @@ int opd_stats_read(struct opd_stats *st, const char *current_dir,
 		st->cpu_received[c] = opd_stats_value(sub, "sample_received");
 	}
 	return 0;
+}
+
+void opd_stats_release(struct opd_stats *st)
+{
+	free(st->cpu_lost_overflow);
+	free(st->cpu_received);
+	st->cpu_lost_overflow = NULL;
+	st->cpu_received = NULL;
+	st->nr_cpus = 0;
 }
 
 void opd_stats_log(const struct opd_stats *st, const struct op_logger *lg,

@@ -66,6 +66,10 @@ uint64_t opd_stats_value(const char *dir, const char *name);
 int opd_stats_read(struct opd_stats *st, const char *current_dir,
 		   unsigned int max_cpus);
 
+/* Free the per-CPU counters of a snapshot or of what opd_stats_read()
+ * read; st stays usable (no CPUs). */
+void opd_stats_release(struct opd_stats *st);
+
 /* Log the figures at level INFO, prefixed with why ("dump", "exit"). */
 void opd_stats_log(const struct opd_stats *st, const struct op_logger *lg,
 		   const char *why);

@@ -604,7 +604,7 @@ static void report_losses(struct operf *o)
 	if (lost * 1000 > st.v[OPD_TOTAL_SAMPLES] + lost)
 		fprintf(stderr, "\nWARNING: Lost samples detected! See %s for details.\n",
 			o->paths.log_file);
-	opd_session_stats_release(&st);
+	opd_stats_release(&st);
 }
 
 static int run(struct operf *o)

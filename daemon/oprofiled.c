@@ -516,7 +516,7 @@ static char *status_reply(struct opd_daemon *d)
 		fprintf(f, "%s\n", n > 0 ? "" : "-");
 	}
 	opd_stats_print(&st, f);
-	opd_session_stats_release(&st);
+	opd_stats_release(&st);
 	fclose(f);
 	return text;
 }
