@@ -21,6 +21,12 @@
 # each with _min and _max beside the median, and every run's figures in a
 # note: a median of three alone hid a spread of 0.17 to 0.27 us here. The
 # ratios are taken within a run, then their median.
+#
+# Not all of ours' extra is per sample: the high rate also samples more of
+# the short-lived processes around the workload (a shell, the dump's own
+# opcontrol), and each image sampled costs the daemon a sample file, its
+# directories in OProfile's layout and the file's msync at the dump,
+# whatever the rate. The note gives each run's files and directories.
 . "$(dirname "$0")/benchlib.sh"
 
 work="-t ${BENCH_SECONDS:-10}"
@@ -54,10 +60,10 @@ for run in $(seq "$BENCH_RUNS"); do
 	if bench_have_op; then
 		bench_op_run 1000000 "$BURN" $work
 		[ -n "$OP_FAILED" ] && continue
-		c0=$OP_CPU_RUN s0=$OP_SAMPLES
+		c0=$OP_CPU_RUN s0=$OP_SAMPLES f0="$OP_FILES files, $OP_DIRS directories"
 		bench_op_run "$high" "$BURN" $work
 		[ -n "$OP_FAILED" ] && continue
-		bench_note "opsampler: $s0 samples in $c0 s, $OP_SAMPLES samples in $OP_CPU_RUN s"
+		bench_note "opsampler: $s0 samples in $c0 s ($f0), $OP_SAMPLES samples in $OP_CPU_RUN s ($OP_FILES files, $OP_DIRS directories)"
 		o=$(calc "1e6 * ($OP_CPU_RUN - $c0) / ($OP_SAMPLES - $s0)")
 		oper+=("$o")
 		r+=("$(calc "$o / ${per[-1]}")")

@@ -221,7 +221,8 @@ op() { "$OPCONTROL" --session-dir="$SESSION_DIR" "$@"; }
 # break the first down and are not added),
 # OP_BYTES (bytes of samples/current, directories included;
 # OP_BYTES_OPROFILE of them in OProfile's layout: the sample and arc files
-# and their directories), OP_WINDOW (seconds from CMD's start
+# and their directories), OP_FILES and OP_DIRS (the sample and arc files
+# and the directories of that layout), OP_WINDOW (seconds from CMD's start
 # to the end of the dump), OP_SPAN (from before --start to the end of the
 # dump: it samples from some time in it) and leaves the daemon shut down and
 # the session on disk. When the daemon does not answer the dump, it is
@@ -230,7 +231,7 @@ bench_op_run() {
 	local period=$1 pid
 	shift
 	OP_FAILED= OP_CPU=0 OP_CPU_RUN=0 OP_SAMPLES=0 OP_LOST=0 OP_BYTES=0 OP_DISK=0 OP_WINDOW=0
-	OP_BYTES_OPROFILE=0
+	OP_BYTES_OPROFILE=0 OP_FILES=0 OP_DIRS=0
 	if [ -S "$SESSION_DIR/opd_ctl" ]; then
 		op --shutdown >/dev/null 2>&1 || op_kill_daemon
 	fi
@@ -273,6 +274,12 @@ bench_op_run() {
 	OP_BYTES_OPROFILE=$(find "$SESSION_DIR/samples/current" -mindepth 1 -maxdepth 1 \
 		-name '{*' -exec du -scb --apparent-size {} + | awk 'END { print $1 + 0 }')
 	OP_DISK=$(du -sB1 "$SESSION_DIR/samples/current" | awk '{ print $1 }')
+	# what the daemon created for the images it sampled, each a cost of
+	# its own whatever the rate (directories, a file, its msync at a dump)
+	OP_FILES=$(find "$SESSION_DIR/samples/current" -mindepth 1 -maxdepth 1 \
+		-name '{*' -exec find {} -type f \; | wc -l)
+	OP_DIRS=$(find "$SESSION_DIR/samples/current" -mindepth 1 -maxdepth 1 \
+		-name '{*' -exec find {} -type d \; | wc -l)
 	return 0
 }
 
