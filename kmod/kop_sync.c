@@ -390,7 +390,7 @@ static void do_sample(struct kop_sync *s, const struct kop_ring *r,
 		s->hot_task = k;
 		s->hot_tgid = tgid;
 	}
-	if ((!k || k->unknown || k->since > rec->time) && s->tasks.retired) {
+	if ((!k || k->unknown || k->since > rec->time) && s->tasks.nr_retired) {
 		/* taken before an exec or exit we have already applied; or
 		 * in the kernel after the exit (its last steps, which the
 		 * EXIT record precedes): the application it exited as. An

@@ -50,10 +50,11 @@ void kop_tasks_release(struct kop_tasks *t)
 			next = k->next;
 			task_free(k);
 		}
-	for (k = t->retired; k; k = next) {
-		next = k->next;
-		task_free(k);
-	}
+	for (size_t i = 0; i < KOP_RETIRED_BUCKETS; i++)
+		for (k = t->retired[i]; k; k = next) {
+			next = k->next;
+			task_free(k);
+		}
 	free(t->buckets);
 	memset(t, 0, sizeof(*t));
 }
@@ -61,6 +62,11 @@ void kop_tasks_release(struct kop_tasks *t)
 static size_t bucket_of(const struct kop_tasks *t, pid_t tgid)
 {
 	return ((uint32_t)tgid * 2654435761u) & (t->nr_buckets - 1);
+}
+
+static struct kop_task **retired_of(struct kop_tasks *t, pid_t tgid)
+{
+	return &t->retired[((uint32_t)tgid * 2654435761u) >> (32 - KOP_RETIRED_BITS)];
 }
 
 struct kop_task *kop_task_find(struct kop_tasks *t, pid_t tgid)
@@ -213,8 +219,8 @@ int kop_task_retire_maps(struct kop_tasks *t, struct kop_task *k,
 		return -ENOMEM;
 	*r = *k;
 	r->retired_at = time;
-	r->next = t->retired;
-	t->retired = r;
+	r->next = *retired_of(t, r->tgid);
+	*retired_of(t, r->tgid) = r;
 	t->nr_retired++;
 	k->maps = NULL;
 	k->starts = NULL;
@@ -229,15 +235,15 @@ void kop_task_exit(struct kop_tasks *t, struct kop_task *k, uint64_t time)
 {
 	unlink_task(t, k);
 	k->retired_at = time;
-	k->next = t->retired;
-	t->retired = k;
+	k->next = *retired_of(t, k->tgid);
+	*retired_of(t, k->tgid) = k;
 	t->nr_retired++;
 }
 
 struct kop_task *kop_task_retired_at(struct kop_tasks *t, pid_t tgid,
 				     uint64_t time)
 {
-	for (struct kop_task *r = t->retired; r; r = r->next)
+	for (struct kop_task *r = *retired_of(t, tgid); r; r = r->next)
 		if (r->tgid == tgid && r->since <= time && time < r->retired_at)
 			return r;
 	return NULL;
@@ -247,7 +253,7 @@ struct kop_task *kop_task_retired_last(struct kop_tasks *t, pid_t tgid,
 				       uint64_t time)
 {
 	/* newest first: the first that started in time is the last one */
-	for (struct kop_task *r = t->retired; r; r = r->next)
+	for (struct kop_task *r = *retired_of(t, tgid); r; r = r->next)
 		if (r->tgid == tgid && r->since <= time)
 			return r;
 	return NULL;
@@ -255,17 +261,19 @@ struct kop_task *kop_task_retired_last(struct kop_tasks *t, pid_t tgid,
 
 void kop_tasks_free_retired(struct kop_tasks *t, uint64_t time)
 {
-	struct kop_task **p = &t->retired;
+	for (size_t i = 0; t->nr_retired && i < KOP_RETIRED_BUCKETS; i++) {
+		struct kop_task **p = &t->retired[i];
 
-	while (*p) {
-		struct kop_task *r = *p;
+		while (*p) {
+			struct kop_task *r = *p;
 
-		if (r->retired_at <= time) {
-			*p = r->next;
-			task_free(r);
-			t->nr_retired--;
-		} else {
-			p = &r->next;
+			if (r->retired_at <= time) {
+				*p = r->next;
+				task_free(r);
+				t->nr_retired--;
+			} else {
+				p = &r->next;
+			}
 		}
 	}
 }

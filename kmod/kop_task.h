@@ -37,11 +37,17 @@ struct kop_task {
 	struct kop_task *next;	/* hash chain, or retired list */
 };
 
+/* Retired tables by tgid: a flight recorder keeps a window's worth, which
+ * a fork-heavy machine makes thousands, and every sample of a process that
+ * exited or exec'd since looks its tgid up there. */
+#define KOP_RETIRED_BITS 10
+#define KOP_RETIRED_BUCKETS (1u << KOP_RETIRED_BITS)
+
 /* Owner: the sync thread (and session start before it runs). */
 struct kop_tasks {
 	struct kop_task **buckets;
 	size_t nr_buckets, nr;
-	struct kop_task *retired;	/* newest first */
+	struct kop_task *retired[KOP_RETIRED_BUCKETS];	/* newest first */
 	size_t nr_retired;
 };
 
