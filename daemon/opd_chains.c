@@ -435,8 +435,9 @@ static int cut_torn_line(const char *path, int fd)
 static int freeze(struct opd_chains *c, const char *why)
 {
 	c->frozen = true;
-	op_log(c->log, OP_LOG_ERR, "chains: %s/" OP_CHAINS_LIST " %s; it is left as it is "
-	       "and new call chains are counted as lost", c->dir, why);
+	op_log(c->log, OP_LOG_ERR, "chains: %s/" OP_CHAINS_LIST " %s; it is "
+	       "left as it is and new call chains are counted as lost",
+	       c->dir, why);
 	return -EPROTO;
 }
 

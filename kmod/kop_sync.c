@@ -193,10 +193,11 @@ static inline uint64_t resolved_kind(const struct kop_resolved *t)
 	return v;
 }
 
+/* kind rotated, not shifted: its flags, above the event, reach the hash */
 static inline uint64_t tally_hash(const struct tally_key k)
 {
 	uint64_t h = k.offset ^ k.cookie * 0x9e3779b97f4a7c15ULL ^ k.ids ^
-		     k.kind << 40;
+		     (k.kind << 40 | k.kind >> 24);
 
 	return h * 0xff51afd7ed558ccdULL;
 }
