@@ -7,8 +7,12 @@
  * flight recorder leaves alone unless asked ("current": --dump).
  *
  * Counters: a snapshot's stats are its own, the session's counters after
- * it less those before, so total_samples is the window's samples, and
- * lost_records_by_kernel counts what this snapshot's pause cost.
+ * it less those before, so total_samples is the window's samples. The
+ * samples the rings lost while this snapshot paused them came after its
+ * window: they are not its loss, and its log line says how many. They are
+ * the loss of a later window that holds that pause, whose
+ * lost_records_by_kernel counts them (kmod remembers the pauses:
+ * nr_lost_in_window), so each window's report says what it lacks.
  */
 #include "config.h"
 #include "opd_session.h"
@@ -41,12 +45,18 @@ static int retarget(struct opd_session *s, const char *dir)
 	return ret;
 }
 
-/* after - before, for the counters (the callgraph depth is a setting) */
-static void stats_since(struct opd_stats *after, const struct opd_stats *before)
+/* after - before, for the counters (the callgraph depth is a setting),
+ * with the window's own pause losses for the ones after it */
+static void stats_since(struct opd_stats *after, const struct opd_stats *before,
+			const struct kop_snapshot *snap)
 {
+	uint64_t *lost = &after->v[OPD_LOST_RECORDS_BY_KERNEL];
+
 	for (int i = 0; i < OPD_NR_COUNTERS; i++)
 		if (i != OPD_CALLGRAPH_DEPTH)
 			after->v[i] -= before->v[i];
+	*lost -= snap->nr_lost_paused < *lost ? snap->nr_lost_paused : *lost;
+	*lost += snap->nr_lost_in_window;
 	for (unsigned int c = 0; c < after->nr_cpus && c < before->nr_cpus; c++) {
 		after->cpu_lost_overflow[c] -= before->cpu_lost_overflow[c];
 		after->cpu_received[c] -= before->cpu_received[c];
@@ -69,7 +79,7 @@ static int write_window(struct opd_session *s, const char *dir,
 		r = opd_chains_sync(&s->chains);
 	ret = ret ? ret : r;
 	opd_session_stats(s, &after);
-	stats_since(&after, &before);
+	stats_since(&after, &before, snap);
 	r = opd_stats_write(&after, dir);
 	ret = ret ? ret : r;
 	snprintf(why, sizeof(why), "snapshot of %.3f s",
@@ -182,9 +192,10 @@ int opd_session_snapshot(struct opd_session *s, const char *samples_dir,
 		return ret;
 	}
 	op_log(&s->cfg.log, OP_LOG_INFO,
-	       "snapshot: %llu samples of the last %.3f s in %s (output paused %.1f ms, %llu samples lost meanwhile)",
+	       "snapshot: %llu samples of the last %.3f s in %s, %llu lost in it by earlier snapshots' pauses (output paused %.1f ms, %llu samples lost meanwhile)",
 	       (unsigned long long)snap->nr_samples,
 	       (double)(snap->to_ns - snap->from_ns) / 1e9, target,
+	       (unsigned long long)snap->nr_lost_in_window,
 	       (double)snap->paused_ns / 1e6,
 	       (unsigned long long)snap->nr_lost_paused);
 	return 0;

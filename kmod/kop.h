@@ -184,7 +184,10 @@ int kop_session_sync(struct kop_session *s);
 struct kop_snapshot {
 	uint64_t from_ns, to_ns;	/* the window, CLOCK_MONOTONIC */
 	uint64_t nr_samples;		/* samples in it */
-	uint64_t nr_lost_paused;	/* samples lost while paused */
+	uint64_t nr_lost_paused;	/* samples lost while paused: after
+					 * the window, not in it */
+	uint64_t nr_lost_in_window;	/* what earlier snapshots' pauses lost
+					 * inside this window */
 	uint64_t nr_bad_records;	/* records the walk stopped at */
 	uint64_t paused_ns;		/* how long the output was paused */
 };

@@ -504,6 +504,36 @@ static uint64_t flight_lost(struct kop_session *s)
 	return sum;
 }
 
+/* What earlier pauses lost inside [from, to]: the samples this window
+ * lacks. Then this one's loss, at its start, and what no later window can
+ * hold any more goes. */
+static uint64_t pause_log(struct kop_session *s, uint64_t from, uint64_t to,
+			  uint64_t lost)
+{
+	uint64_t in = 0;
+	size_t keep = 0;
+
+	for (size_t i = 0; i < s->nr_pause_log; i++) {
+		const struct kop_pause_loss *p = &s->pause_log[i];
+
+		if (p->at_ns >= from && p->at_ns <= to)
+			in += p->lost;
+		if (p->at_ns >= from)	/* the next window starts later */
+			s->pause_log[keep++] = *p;
+	}
+	s->nr_pause_log = keep;
+	if (lost) {
+		if (s->nr_pause_log == KOP_PAUSE_LOG) {
+			memmove(s->pause_log, s->pause_log + 1,
+				(KOP_PAUSE_LOG - 1) * sizeof(s->pause_log[0]));
+			s->nr_pause_log--;
+		}
+		s->pause_log[s->nr_pause_log++] =
+			(struct kop_pause_loss){ .at_ns = to, .lost = lost };
+	}
+	return in;
+}
+
 int kop_session_snapshot(struct kop_session *s, struct kop_snapshot *snap)
 {
 	uint64_t lost0, t0, now;
@@ -524,6 +554,8 @@ int kop_session_snapshot(struct kop_session *s, struct kop_snapshot *snap)
 	r = pause_flight(s, false);
 	snap->paused_ns = kop_now_ns() - t0;
 	snap->nr_lost_paused = flight_lost(s) - lost0;
+	snap->nr_lost_in_window = pause_log(s, snap->from_ns, snap->to_ns,
+					    snap->nr_lost_paused);
 	pthread_mutex_lock(&s->sync.stats_lock);
 	s->nr_lost_paused += snap->nr_lost_paused;
 	pthread_mutex_unlock(&s->sync.stats_lock);

@@ -34,6 +34,10 @@
 #include "kop_ring.h"
 #include "kop_sync.h"
 
+/* Snapshot pauses remembered for the windows that hold them; more within
+ * one window (a snapshot every few ms) forget the oldest. */
+#define KOP_PAUSE_LOG 64
+
 /* Unmarked fields: the control thread's. */
 struct kop_session {
 	struct kop_config cfg;
@@ -56,6 +60,13 @@ struct kop_session {
 	bool lost_fmt;			/* their read_format has PERF_FORMAT_LOST */
 	uint64_t paused_at;		/* kop_session_pause()'s time; 0: running */
 	uint64_t nr_lost_paused;	/* protected by sync.stats_lock */
+	/* the snapshots' pauses that lost samples, oldest first, for as long
+	 * as a later window can hold them: the control thread's */
+	struct kop_pause_loss {
+		uint64_t at_ns;		/* the pause's start */
+		uint64_t lost;
+	} pause_log[KOP_PAUSE_LOG];
+	size_t nr_pause_log;
 	bool started, stopped;
 
 	struct kop_dcookies dcookies;	/* shared: its own lock */

@@ -84,7 +84,11 @@ static bool fake_cpu_online(void *ctx, int cpu)
 
 static int fake_pause_output(void *ctx, int handle, bool pause)
 {
-	((struct fake_src *)ctx)->rings[handle].paused = pause;
+	struct fake_src *f = ctx;
+
+	f->rings[handle].paused = pause;
+	if (pause)
+		f->rings[handle].nr_lost_paused += f->lost_on_pause;
 	return 0;
 }
 

@@ -34,6 +34,9 @@ struct fake_src {
 	struct fake_ring rings[FAKE_MAX_RINGS];
 	int nr_rings;
 	int fail_open_errno;	/* when set, open fails with it */
+	uint64_t lost_on_pause;	/* records each ring loses every time its
+				 * output is paused: samples that came
+				 * while a snapshot read it */
 };
 
 extern const struct kop_source_ops fake_ops;

@@ -382,6 +382,31 @@ static void test_retired_by_window(void **state)
 	assert_null(kop_task_retired_at(&fx->s->sync.tasks, 901, fx->t0 - 7 * S / 2));
 }
 
+/* What a snapshot's pause loses comes after its window: not its loss, but
+ * that of the next windows that hold the pause, until one starts after it. */
+static void test_pause_loss_in_later_window(void **state)
+{
+	struct fixture *fx = *state;
+	struct kop_snapshot a, b, c;
+	struct seen v;
+
+	fx->src.lost_on_pause = 3;
+	snap_walk(fx, &v, &a);
+	assert_int_equal(a.nr_lost_paused, 3 * fx->src.nr_cpus);
+	assert_int_equal(a.nr_lost_in_window, 0);
+	snap_walk(fx, &v, &b);
+	assert_int_equal(b.nr_lost_paused, 3 * fx->src.nr_cpus);
+	assert_int_equal(b.nr_lost_in_window, a.nr_lost_paused);
+	/* both pauses a window and more ago: no later window holds them */
+	for (size_t i = 0; i < fx->s->nr_pause_log; i++)
+		fx->s->pause_log[i].at_ns -= 2 * WINDOW;
+	fx->src.lost_on_pause = 0;
+	snap_walk(fx, &v, &c);
+	assert_int_equal(c.nr_lost_paused, 0);
+	assert_int_equal(c.nr_lost_in_window, 0);
+	assert_int_equal(fx->s->nr_pause_log, 0);
+}
+
 /* Snapshots of a session that is not a flight recorder are refused. */
 static void test_not_flight(void **state)
 {
@@ -438,6 +463,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_retired_by_window, fx_setup, fx_teardown),
 		cmocka_unit_test(test_not_flight),
 		cmocka_unit_test_setup_teardown(test_fill, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_pause_loss_in_later_window,
+						fx_setup, fx_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
