@@ -16,6 +16,10 @@
 #    user-mode samples (calib_burn, the parent's, left out) in child_burn,
 #    ours and perf record --overwrite --switch-output=signal's:
 #      BENCH flight_shortlived_{op,perf} %
+#    and how long our snapshot of that window paused the rings, with the
+#    samples they lost meanwhile (from the daemon's log):
+#      BENCH flight_snapshot_burst_paused ms
+#      BENCH flight_snapshot_burst_lost_meanwhile samples
 . "$(dirname "$0")/benchlib.sh"
 
 SECS=${BENCH_FLIGHT_SECONDS:-30}
@@ -95,6 +99,13 @@ bench_note "$(cat "$SESSION_DIR/samples/full/stats/total_samples") samples in th
 # attribution of short-lived processes, ours then perf's
 "$FORKER" 1500 2 >/dev/null || bench_die "forker failed"
 op --snapshot=burst >/dev/null || bench_die "opcontrol --snapshot failed"
+# how long that snapshot paused the rings, and what they lost meanwhile:
+# it resolves the window's samples of 1,500 exited processes
+line=$(grep "snapshot: .* in .*/burst," "$SESSION_DIR/samples/oprofiled.log" | tail -1)
+bench_line flight_snapshot_burst_paused \
+	"$(sed -n 's/.*output paused \([0-9.]*\) ms.*/\1/p' <<<"$line")" ms
+bench_line flight_snapshot_burst_lost_meanwhile \
+	"$(sed -n 's/.*, \([0-9]*\) samples lost meanwhile.*/\1/p' <<<"$line")" samples
 "$OPREPORT" --session-dir="$SESSION_DIR" session:burst >"$BENCH_TMP/sum" 2>/dev/null
 "$OPREPORT" --session-dir="$SESSION_DIR" session:burst -l "image:$FORKER" >"$BENCH_TMP/sym" 2>/dev/null
 op --shutdown >/dev/null 2>&1 || op_kill_daemon
