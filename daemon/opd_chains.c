@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "op_grow.h"
+
 /* words of a chain in c->words: nr, app, then per frame image, 0, offset
  * low, offset high: the chain record's own layout */
 #define HDR_WORDS 2
@@ -175,25 +177,20 @@ static int chains_put(struct opd_chains *c, const uint32_t *w, size_t n,
 	if ((c->nr_chains + 1) * 2 > c->slots_cap && chains_grow(c))
 		return -ENOMEM;
 	if (c->nr_words + n > c->words_cap) {
-		size_t cap = c->words_cap ? c->words_cap * 2 : 65536;
-		uint32_t *v;
+		uint32_t *v = op_grow(c->words, c->nr_words + n, &c->words_cap,
+				      65536, sizeof(*v));
 
-		while (cap < c->nr_words + n)
-			cap *= 2;
-		v = realloc(c->words, cap * sizeof(*v));
 		if (!v)
 			return -ENOMEM;
 		c->words = v;
-		c->words_cap = cap;
 	}
 	if (c->nr_chains == c->seen_cap) {
-		size_t cap = c->seen_cap ? c->seen_cap * 2 : 4096;
-		struct opd_chain_seen *v = realloc(c->seen, cap * sizeof(*v));
+		struct opd_chain_seen *v = op_grow(c->seen, c->nr_chains + 1,
+						   &c->seen_cap, 4096, sizeof(*v));
 
 		if (!v)
 			return -ENOMEM;
 		c->seen = v;
-		c->seen_cap = cap;
 	}
 	chains_find(c, w, n, &slot);
 	memcpy(&c->words[c->nr_words], w, n * sizeof(*w));
@@ -248,16 +245,12 @@ static void node_slot(struct opd_chains *c, uint32_t id)
 static int nodes_room(struct opd_chains *c, size_t more)
 {
 	if (c->nr_nodes + more > c->nodes_cap) {
-		size_t cap = c->nodes_cap ? c->nodes_cap * 2 : 4096;
-		struct op_chain_node *v;
+		struct op_chain_node *v = op_grow(c->nodes, c->nr_nodes + more,
+						  &c->nodes_cap, 4096, sizeof(*v));
 
-		while (cap < c->nr_nodes + more)
-			cap *= 2;
-		v = realloc(c->nodes, cap * sizeof(*v));
 		if (!v)
 			return -ENOMEM;
 		c->nodes = v;
-		c->nodes_cap = cap;
 	}
 	if ((c->nr_nodes + more) * 2 > c->nslots_cap) {
 		size_t cap = c->nslots_cap ? c->nslots_cap * 2 : 8192;

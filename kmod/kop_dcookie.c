@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "op_grow.h"
 #include "op_proto.h"
 
 struct kop_dcookie {
@@ -75,13 +76,12 @@ void kop_dcookies_release(struct kop_dcookies *dc)
 static int add_locked(struct kop_dcookies *dc, struct kop_dcookie *e)
 {
 	if (dc->nr == dc->cap) {
-		size_t ncap = dc->cap ? dc->cap * 2 : 256;
-		struct kop_dcookie **n = realloc(dc->by_cookie, ncap * sizeof(*n));
+		struct kop_dcookie **n = op_grow(dc->by_cookie, dc->nr + 1,
+						 &dc->cap, 256, sizeof(*n));
 
 		if (!n)
 			return -ENOMEM;
 		dc->by_cookie = n;
-		dc->cap = ncap;
 	}
 	dc->by_cookie[dc->nr++] = e;
 	e->cookie = dc->nr;

@@ -31,16 +31,17 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include "op_grow.h"
+
 static bool keep_pos(struct kop_sync *s, uint64_t pos)
 {
 	if (s->nr_snap_pos == s->cap_snap_pos) {
-		size_t ncap = s->cap_snap_pos ? s->cap_snap_pos * 2 : 4096;
-		uint64_t *v = realloc(s->snap_pos, ncap * sizeof(*v));
+		uint64_t *v = op_grow(s->snap_pos, s->nr_snap_pos + 1,
+				      &s->cap_snap_pos, 4096, sizeof(*v));
 
 		if (!v)
 			return false;
 		s->snap_pos = v;
-		s->cap_snap_pos = ncap;
 	}
 	s->snap_pos[s->nr_snap_pos++] = pos;
 	return true;

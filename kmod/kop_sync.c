@@ -44,6 +44,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "op_grow.h"
 #include "op_proto.h"
 
 /* A record stamped this far after the sync's cutoff cannot be in flight. */
@@ -112,13 +113,12 @@ static struct kop_resolved *out_slot(struct kop_sync *s, int cpu)
 	struct kop_cpu_out *o = &s->out[cpu];
 
 	if (o->nr == o->cap) {
-		size_t ncap = o->cap ? o->cap * 2 : 4096;
-		struct kop_resolved *v = realloc(o->v, ncap * sizeof(*v));
+		struct kop_resolved *v = op_grow(o->v, o->nr + 1, &o->cap, 4096,
+						 sizeof(*v));
 
 		if (!v)
 			return NULL;
 		o->v = v;
-		o->cap = ncap;
 	}
 	return &o->v[o->nr++];
 }
@@ -242,13 +242,12 @@ static inline bool tally(struct kop_cpu_out *o, const struct tally_key k,
 static struct kop_frame *frame_slot(struct kop_cpu_out *o)
 {
 	if (o->nr_frames == o->cap_frames) {
-		size_t ncap = o->cap_frames ? o->cap_frames * 2 : 4096;
-		struct kop_frame *v = realloc(o->frames, ncap * sizeof(*v));
+		struct kop_frame *v = op_grow(o->frames, o->nr_frames + 1,
+					      &o->cap_frames, 4096, sizeof(*v));
 
 		if (!v)
 			return NULL;
 		o->frames = v;
-		o->cap_frames = ncap;
 	}
 	return &o->frames[o->nr_frames++];
 }

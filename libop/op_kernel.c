@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "op_afile.h"
+#include "op_grow.h"
 
 static FILE *open_under(const char *proc_root, const char *name)
 {
@@ -210,8 +211,8 @@ static int read_modules(const char *proc_root, const struct op_logger *lg,
 			continue;
 		}
 		if (nr == cap) {
-			size_t ncap = cap ? cap * 2 : 32;
-			struct op_kmodule *n = realloc(mods, ncap * sizeof(*n));
+			struct op_kmodule *n = op_grow(mods, nr + 1, &cap, 32,
+						       sizeof(*n));
 
 			if (!n) {
 				free(mods);
@@ -219,7 +220,6 @@ static int read_modules(const char *proc_root, const struct op_logger *lg,
 				return -ENOMEM;
 			}
 			mods = n;
-			cap = ncap;
 		}
 		memset(&mods[nr], 0, sizeof(mods[nr]));
 		snprintf(mods[nr].name, sizeof(mods[nr].name), "%s", name);
