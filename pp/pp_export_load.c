@@ -296,7 +296,7 @@ static int load_counts_file(struct pp_export *x, struct chains *c,
 	ret = k.err;
 	if (!ret && k.nr_unknown) {
 		op_log(lg, OP_LOG_ERR, "corrupt chain store: %s counts %zu chain(s) "
-		       "that %s/chains does not hold (or that name unlisted images)",
+		       "that %s/" OP_CHAINS_LIST " does not hold (or that name unlisted images)",
 		       path, k.nr_unknown, c->dir);
 		x->nr_bad_files++;
 	}
@@ -348,7 +348,7 @@ static int load_store(struct pp_export *x, const char *session,
 	}
 	ret = op_chains_read_images(dir, &ims);
 	if (ret) {
-		op_log(lg, OP_LOG_ERR, "cannot read the chain store's images %s/images: %s",
+		op_log(lg, OP_LOG_ERR, "cannot read the chain store's images %s/" OP_CHAINS_IMAGES ": %s",
 		       dir, strerror(-ret));
 		op_sums_release(&c.sums);
 		free(dir);
@@ -370,7 +370,7 @@ static int load_store(struct pp_export *x, const char *session,
 	if (!ret)
 		ret = mark_bad(&c);
 	if (ret) {
-		op_log(lg, OP_LOG_ERR, "cannot read the chain store %s/chains: %s", dir,
+		op_log(lg, OP_LOG_ERR, "cannot read the chain store %s/" OP_CHAINS_LIST ": %s", dir,
 		       ret == -EINVAL ? "not a chain file (bad magic)" : strerror(-ret));
 		if (ret != -ENOMEM)
 			ret = -EINVAL;
@@ -387,8 +387,9 @@ static int load_store(struct pp_export *x, const char *session,
 			       (unsigned long long)(sb.st_size - end));
 	}
 	if (c.nr_bad) {
-		op_log(lg, OP_LOG_ERR, "corrupt chain store: %zu frame(s) of %s/chains "
-		       "name images %s/images does not list, or are under one that does",
+		op_log(lg, OP_LOG_ERR, "corrupt chain store: %zu frame(s) of %s/" OP_CHAINS_LIST
+		       " name images %s/" OP_CHAINS_IMAGES " does not list, or are "
+		       "under one that does",
 		       c.nr_bad, dir, dir);
 		x->nr_bad_files++;
 	}
