@@ -26,7 +26,8 @@
 # the short-lived processes around the workload (a shell, the dump's own
 # opcontrol), and each image sampled costs the daemon a sample file, its
 # directories in OProfile's layout and the file's msync at the dump,
-# whatever the rate. The note gives each run's files and directories.
+# whatever the rate. The note gives each run's files and directories,
+# and a least-squares split of ours' extra into the two costs.
 . "$(dirname "$0")/benchlib.sh"
 
 work="-t ${BENCH_SECONDS:-10}"
@@ -51,7 +52,7 @@ perf_pair() {
 	PAIR=$(calc "1e6 * ($PERF_CPU_RUN - $c0) / ($PERF_SAMPLES - $s0)")
 }
 
-per=() perb=() oper=() r=() rb=()
+per=() perb=() oper=() r=() rb=() fit=()
 for run in $(seq "$BENCH_RUNS"); do
 	perf_pair 1
 	per+=("$PAIR")
@@ -66,6 +67,7 @@ for run in $(seq "$BENCH_RUNS"); do
 		bench_note "opsampler: $s0 samples in $c0 s ($f0), $OP_SAMPLES samples in $OP_CPU_RUN s ($OP_FILES files, $OP_DIRS directories)"
 		o=$(calc "1e6 * ($OP_CPU_RUN - $c0) / ($OP_SAMPLES - $s0)")
 		oper+=("$o")
+		fit+=("$((OP_SAMPLES - s0)) $((OP_FILES - ${f0%% *})) $(calc "$OP_CPU_RUN - $c0")")
 		r+=("$(calc "$o / ${per[-1]}")")
 		rb+=("$(calc "$o / ${perb[-1]}")")
 	fi
@@ -89,4 +91,15 @@ if bench_have_op && [ ${#oper[@]} -gt 0 ]; then
 	UNIT=ratio
 	spread cpu_per_sample_op_over_perf "${r[@]}"
 	spread cpu_per_sample_op_over_perf_B "${rb[@]}"
+	# ours' extra CPU as a cost per sample plus a cost per sample file,
+	# least squares over the runs (they differ in files by chance): a
+	# note, not a figure, for it is as good as that spread of files
+	bench_note "$(printf '%s\n' "${fit[@]}" | awk '
+		{ xx += $1 * $1; xy += $1 * $2; yy += $2 * $2; xz += $1 * $3; yz += $2 * $3 }
+		END {
+			d = xx * yy - xy * xy
+			if (NR < 3 || d <= 0) { print "no fit: the runs differ too little in files"; exit }
+			printf "least squares over %d runs: %.1f ns a sample + %.2f ms a sample file\n",
+				NR, 1e9 * (xz * yy - yz * xy) / d, 1e3 * (xx * yz - xy * xz) / d
+		}')"
 fi
