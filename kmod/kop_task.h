@@ -34,7 +34,7 @@ struct kop_task {
 	uint64_t *starts;	/* maps[i].start, for the search */
 	size_t nr_maps, cap_maps;
 	size_t last;		/* index of the last lookup's hit */
-	struct kop_task *next;	/* hash chain, or retired list */
+	struct kop_task *next;	/* hash chain: live, or retired by tgid */
 };
 
 /* Retired tables by tgid: a flight recorder keeps a window's worth, which
@@ -86,11 +86,11 @@ static inline const struct kop_map *kop_task_lookup(struct kop_task *k,
 	k->last = i;
 	return &k->maps[i];
 }
-/* Move k's mapping table to the retired list as of time (exec); k keeps
+/* Move k's mapping table to the retired ones as of time (exec); k keeps
  * its tgid with an empty table. 0 or -ENOMEM. */
 int kop_task_retire_maps(struct kop_tasks *t, struct kop_task *k,
 			 uint64_t time);
-/* Remove k from the table onto the retired list (exit). */
+/* Remove k from the table into the retired ones (exit). */
 void kop_task_exit(struct kop_tasks *t, struct kop_task *k, uint64_t time);
 /* The retired table of tgid that was live at time, or NULL. */
 struct kop_task *kop_task_retired_at(struct kop_tasks *t, pid_t tgid,

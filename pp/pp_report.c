@@ -121,11 +121,6 @@ static bool overflowed(const char *stats)
 	return ret > 0;
 }
 
-/* Our daemon's loss counters, which OProfile's warnings above do not
- * weigh: each lost sample counted once, at the stage that lost it, and
- * its share of every sample the kernel took (those lost before the
- * daemon's total_samples are added to it). Only for sessions our daemon
- * wrote: it alone writes lost_no_task. */
 /* One counter of a warning's list, when it is not zero: "NAME V", after a
  * comma from the second on. */
 static void list_counter(FILE *err, const char **sep, const char *name,
@@ -137,6 +132,11 @@ static void list_counter(FILE *err, const char **sep, const char *name,
 	*sep = ",";
 }
 
+/* Our daemon's loss counters, which OProfile's warnings above do not
+ * weigh: each lost sample counted once, at the stage that lost it, and
+ * its share of every sample the kernel took (those lost before the
+ * daemon's total_samples are added to it). Only for sessions our daemon
+ * wrote: it alone writes lost_no_task. */
 static void our_losses(FILE *err, const char *stats)
 {
 	static const struct {

@@ -197,7 +197,8 @@ static int bench(int nr_maps, bool repeats, const char *what)
 	return 0;
 }
 
-/* No argument: both; "1" or "10k": one of them (for profiling). */
+/* No argument: all three; "1": the one-mapping two, "10k": the other (for
+ * profiling). */
 int main(int argc, char **argv)
 {
 	const char *only = argc > 1 ? argv[1] : "";
