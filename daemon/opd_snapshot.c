@@ -9,7 +9,8 @@
  * Counters: a snapshot's stats are its own, the session's counters after
  * it less those before, so total_samples is the window's samples. The
  * samples the rings lost while this snapshot paused them came after its
- * window: they are not its loss, and its log line says how many. They are
+ * window (to within the pause's few ms): they are not its loss, and its
+ * log line says how many. They are
  * the loss of a later window that holds that pause, whose
  * lost_records_by_kernel counts them (kmod remembers the pauses:
  * nr_lost_in_window), so each window's report says what it lacks.

@@ -185,7 +185,8 @@ struct kop_snapshot {
 	uint64_t from_ns, to_ns;	/* the window, CLOCK_MONOTONIC */
 	uint64_t nr_samples;		/* samples in it */
 	uint64_t nr_lost_paused;	/* samples lost while paused: after
-					 * the window, not in it */
+					 * the window (to within the pause's
+					 * few ms), not in it */
 	uint64_t nr_lost_in_window;	/* what earlier snapshots' pauses lost
 					 * inside this window */
 	uint64_t nr_bad_records;	/* records the walk stopped at */

@@ -505,8 +505,10 @@ static uint64_t flight_lost(struct kop_session *s)
 }
 
 /* What earlier pauses lost inside [from, to]: the samples this window
- * lacks. Then this one's loss, at its start, and what no later window can
- * hold any more goes. */
+ * lacks. Then this one's loss, at to, and what no later window can hold
+ * any more goes. A pause is placed at its window's end: the rings stop
+ * one by one just before it and resume a few ms after, so a window that
+ * starts or ends inside a pause is charged to within those few ms. */
 static uint64_t pause_log(struct kop_session *s, uint64_t from, uint64_t to,
 			  uint64_t lost)
 {

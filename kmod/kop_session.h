@@ -63,7 +63,7 @@ struct kop_session {
 	/* the snapshots' pauses that lost samples, oldest first, for as long
 	 * as a later window can hold them: the control thread's */
 	struct kop_pause_loss {
-		uint64_t at_ns;		/* the pause's start */
+		uint64_t at_ns;		/* its window's end: every ring paused */
 		uint64_t lost;
 	} pause_log[KOP_PAUSE_LOG];
 	size_t nr_pause_log;

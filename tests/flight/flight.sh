@@ -30,8 +30,8 @@ grep -q "^Ring fill (cpu:written): 0:" "$E2E_TMP/status" || fail "--status does 
 sleep $((WINDOW + 1))
 "$WORKLOADS/forker" 1500 2 >"$E2E_TMP/forker.out" || fail "forker workload failed"
 cat "$E2E_TMP/forker.out"
-op --dump || fail "opcontrol --dump (a snapshot into current) failed"
 t_first=$(date +%s.%N)
+op --dump || fail "opcontrol --dump (a snapshot into current) failed"
 
 acc_report "$E2E_TMP/summary"
 acc_report "$E2E_TMP/symbols" -l "image:$WORKLOADS/forker"
@@ -56,19 +56,22 @@ check "$n == 0" "exec_b, run after the first snapshot: $n samples in it"
 n=$(app_count "$E2E_TMP/second" burn)
 check "$n == 0" "burn: $n samples in the second snapshot"
 # the pause losses: the first snapshot's came after its window, inside the
-# second's (taken less than a window later)
+# second's (taken less than a window later). The kernel says them through
+# PERF_FORMAT_LOST (6.0 on); before it, as a LOST record after the pause
+# that the next window reads like any ring loss, and the log says 0.
 log=$SESSION_DIR/samples/oprofiled.log
 paused=$(sed -n 's|.*snapshot: .* in .*/current, .*, \([0-9]*\) samples lost meanwhile).*|\1|p' "$log" | head -1)
 [ -n "$paused" ] || fail "no snapshot line for current in $log"
 lost=$(cat "$SESSION_DIR/samples/current/stats/lost_records_by_kernel")
 check "$lost == 0" "the first snapshot: lost_records_by_kernel $lost (its pause lost $paused, after its window)"
 lost=$(cat "$SESSION_DIR/samples/second/stats/lost_records_by_kernel")
-if awk -v a="$t_first" -v b="$t_second" -v w="$WINDOW" 'BEGIN { exit !(b - a < w - 1) }'; then
+if [ "$paused" -eq 0 ]; then
+	echo "note: no pause loss reported (none, or a kernel without PERF_FORMAT_LOST); the second's $lost not judged"
+elif awk -v a="$t_first" -v b="$t_second" -v w="$WINDOW" 'BEGIN { exit !(b - a < w - 1) }'; then
 	check "$lost == $paused" "the second snapshot: lost_records_by_kernel $lost, the first's pause lost $paused inside its window"
 else
 	echo "note: the second snapshot came more than a window after the first; its loss ($lost) not judged"
 fi
-[ "$paused" -gt 0 ] || echo "note: the first snapshot's pause lost nothing here; the two checks above could not fail"
 op --snapshot=second 2>"$E2E_TMP/again.err" && fail "a snapshot over a saved session was not refused"
 grep -q "already exists" "$E2E_TMP/again.err" || fail "no reason for the refusal: $(cat "$E2E_TMP/again.err")"
 

@@ -383,11 +383,12 @@ static void test_retired_by_window(void **state)
 }
 
 /* What a snapshot's pause loses comes after its window: not its loss, but
- * that of the next windows that hold the pause, until one starts after it. */
+ * that of every later window that holds the pause, until one starts after
+ * it. Pauses beyond KOP_PAUSE_LOG within one window forget the oldest. */
 static void test_pause_loss_in_later_window(void **state)
 {
 	struct fixture *fx = *state;
-	struct kop_snapshot a, b, c;
+	struct kop_snapshot a, b, c, d;
 	struct seen v;
 
 	fx->src.lost_on_pause = 3;
@@ -397,14 +398,25 @@ static void test_pause_loss_in_later_window(void **state)
 	snap_walk(fx, &v, &b);
 	assert_int_equal(b.nr_lost_paused, 3 * fx->src.nr_cpus);
 	assert_int_equal(b.nr_lost_in_window, a.nr_lost_paused);
-	/* both pauses a window and more ago: no later window holds them */
-	for (size_t i = 0; i < fx->s->nr_pause_log; i++)
-		fx->s->pause_log[i].at_ns -= 2 * WINDOW;
 	fx->src.lost_on_pause = 0;
 	snap_walk(fx, &v, &c);
 	assert_int_equal(c.nr_lost_paused, 0);
-	assert_int_equal(c.nr_lost_in_window, 0);
+	assert_int_equal(c.nr_lost_in_window, a.nr_lost_paused + b.nr_lost_paused);
+	/* both pauses a window and more ago: no later window holds them */
+	for (size_t i = 0; i < fx->s->nr_pause_log; i++)
+		fx->s->pause_log[i].at_ns -= 2 * WINDOW;
+	snap_walk(fx, &v, &d);
+	assert_int_equal(d.nr_lost_in_window, 0);
 	assert_int_equal(fx->s->nr_pause_log, 0);
+	/* more pauses than it keeps: the newest KOP_PAUSE_LOG count */
+	fx->src.lost_on_pause = 1;
+	for (int i = 0; i < KOP_PAUSE_LOG + 6; i++)
+		snap_walk(fx, &v, &d);
+	assert_int_equal(fx->s->nr_pause_log, KOP_PAUSE_LOG);
+	fx->src.lost_on_pause = 0;
+	snap_walk(fx, &v, &d);
+	assert_int_equal(d.nr_lost_in_window,
+			 (uint64_t)KOP_PAUSE_LOG * fx->src.nr_cpus);
 }
 
 /* Snapshots of a session that is not a flight recorder are refused. */
