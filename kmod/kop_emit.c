@@ -184,15 +184,14 @@ void kop_emit_cpu(struct kop_sync *s, int cpu)
 		.cookie = OP_NO_COOKIE,
 	};
 	size_t nr_written = 0, nr_kernel = 0, nr_anon = 0, nr_chains = 0;
-	size_t nr_all = 0;
+	size_t nr_lost = 0;
 
 	if (!o->nr && !o->nr_lost)
 		return;
-	for (size_t i = 0; i < o->nr; i++)
-		nr_all += o->v[i].count;
 	if (!kop_evbuf_room(b, op_seq_words(OP_CPU_SWITCH) +
 			       (o->nr_lost ? op_seq_words(OP_DROPPED) : 0))) {
-		s->counts.nr_lost_evbuf += nr_all;
+		for (size_t i = 0; i < o->nr; i++)
+			s->counts.nr_lost_evbuf += o->v[i].count;
 		goto out_full;
 	}
 	put_cpu_switch(b, cpu);
@@ -211,7 +210,7 @@ void kop_emit_cpu(struct kop_sync *s, int cpu)
 		    b->size - b->wr >= sample_words(e)) {
 			put_counted(b, e);
 		} else if (!put_full_sample(b, &st, e, o->frames)) {
-			s->counts.nr_lost_evbuf += e->count;
+			nr_lost += e->count;
 			continue;
 		}
 		kop_evbuf_mark(b);
@@ -226,7 +225,8 @@ void kop_emit_cpu(struct kop_sync *s, int cpu)
 	s->counts.nr_anon_samples += nr_anon;
 	s->counts.nr_chains += nr_chains;
 	s->samples_cpu[cpu] += nr_written;
-	if (nr_written == nr_all)
+	s->counts.nr_lost_evbuf += nr_lost;
+	if (!nr_lost)
 		goto out;
 out_full:
 	if (kop_sync_log_once(s, KOP_LOG_EVBUF_FULL))
