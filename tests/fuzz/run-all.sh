@@ -19,7 +19,7 @@ for t in "$@"; do
 	extra=()
 	for s in $srcs; do extra+=("$top/$s"); done
 	"$cc" -g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		-I. -I.. -I"$top/libop" -I"$top/kmod" -I"$top/pp" -I"$top/daemon" \
+		-I. -I.. -I"$top/libop" -I"$top/kmod" -I"$top/pp/core" -I"$top/daemon" \
 		"$top/tests/$t" "${extra[@]}" -o "$bin" $libs
 	corpus=fuzz/corpus-$name
 	mkdir -p "$corpus"
