@@ -20,8 +20,8 @@
 #include "pp_annotate.h"
 #include "pp_archive.h"
 #include "pp_profile.h"
-#include "pp_report.h"
 #include "pp_spec.h"
+#include "pp_symview.h"
 
 /* Exit statuses, listed in --help; opreport's numbering. */
 enum {

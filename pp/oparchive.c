@@ -24,8 +24,8 @@
 #include "op_names.h"
 #include "pp_cmdline.h"
 #include "pp_archive.h"
+#include "pp_archive_write.h"
 #include "pp_profile.h"
-#include "pp_report.h"
 #include "pp_spec.h"
 
 /* Exit statuses: opreport's, listed in --help. */

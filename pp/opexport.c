@@ -18,8 +18,8 @@
 #include "pp_archive.h"
 #include "pp_export.h"
 #include "pp_profile.h"
-#include "pp_report.h"
 #include "pp_spec.h"
+#include "pp_symview.h"
 
 /* Exit statuses: opreport's, listed in --help. */
 enum {

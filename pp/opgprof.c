@@ -21,7 +21,6 @@
 #include "pp_archive.h"
 #include "pp_gprof.h"
 #include "pp_profile.h"
-#include "pp_report.h"
 #include "pp_spec.h"
 #include "pp_symbols.h"
 #include "pp_symview.h"

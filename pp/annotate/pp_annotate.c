@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "pp_report.h"
+#include "pp_session.h"
 #include "pp_symview.h"
 
 /* OProfile's count column is 6 wide; its percent column 7 */

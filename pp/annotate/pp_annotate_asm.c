@@ -23,7 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pp_report.h"
 #include "pp_symbols.h"
 #include "pp_symview.h"
 

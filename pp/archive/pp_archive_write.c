@@ -1,9 +1,9 @@
 /* oparchive's copying: a session's files, its binaries with their debug
  * files and the kernel's symbols into an archive directory laid out as
- * pp_archive.h says. A file is copied by reading it, not by
+ * core/pp_archive.h says. A file is copied by reading it, not by
  * copy_file_range(): /proc/kallsyms reports a size of 0. */
 #include "config.h"
-#include "pp_archive.h"
+#include "pp_archive_write.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "pp_cg.h"
+#include "pp_format.h"
+#include "pp_session.h"
 
 struct cg_layout {
 	bool image_col, app_col, vma64;

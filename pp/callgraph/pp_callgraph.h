@@ -31,8 +31,9 @@
 #include <stdio.h>
 
 #include "op_log.h"
+#include "pp_options.h"
 #include "pp_profile.h"
-#include "pp_report.h"
+#include "pp_symview.h"
 
 /* Print the call-graph report of p (loaded from a fileset selected with
  * pp_fileset_select_cg) with the symbols of v. merge is the report's

@@ -1,6 +1,6 @@
 /* opreport -c -X: the blocks of pp_cg_blocks.c as OProfile's XML writes a
  * call graph, so that a script reading OProfile's reads ours. The shape is
- * the flat XML's (pp_report.c, which also writes what comes before the
+ * the flat XML's (report/pp_xml.c, which also writes what comes before the
  * body), with each <symbol> holding its <callers> and <callees>; it is a
  * room of its own because the flat XML walks the view's rows and this one
  * walks blocks, with rules of its own:
@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "pp_cg.h"
+#include "pp_report.h"
 
 struct cg_xml {
 	FILE *out;

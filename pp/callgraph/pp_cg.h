@@ -15,7 +15,7 @@
 
 #include "op_log.h"
 #include "pp_profile.h"
-#include "pp_report.h"
+#include "pp_options.h"
 #include "pp_symbols.h"
 #include "pp_symview.h"
 
@@ -133,11 +133,6 @@ void pp_cg_ctx_release(struct cg_ctx *c);
 /* Every node and arc, named and numbered in OProfile's order. 0 or
  * -ENOMEM (arc files that cannot be read are counted in c->nr_bad). */
 int pp_cg_build_graph(struct cg_ctx *c);
-void pp_cg_klines_free(struct klines *k);
-/* An empty set of kernel lines (NULL on ENOMEM), and the op_ksym_fn that
- * fills it with the lines from _text to _etext, as OProfile keeps them. */
-struct klines *pp_cg_klines_new(void);
-int pp_cg_kline_add(const struct op_ksym_line *l, void *arg);
 
 /* ---- pp_cg_blocks.c ---- */
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "op_names.h"
+#include "pp_klines.h"
 
 static uint64_t mix64(uint64_t x)
 {
@@ -331,7 +332,7 @@ void pp_cg_ctx_release(struct cg_ctx *c)
 	free(c->pseudo);
 	free(c->tab);
 	free(c->tab_seen);
-	pp_cg_klines_free(c->klines);
+	pp_klines_free(c->klines);
 	free(c->zero);
 	free(c->total);
 	interner_release(&c->names);

@@ -14,6 +14,7 @@
 #include "odb.h"
 #include "op_kernel.h"
 #include "op_names.h"
+#include "pp_klines.h"
 
 /* ---- order ----
  *
@@ -215,73 +216,6 @@ static bool callee_lookup(const struct pp_symtab *st, uint64_t off,
 	return *sym || st->partial;
 }
 
-/* The kernel's kallsyms lines as OProfile's kallsyms reader keeps them
- * (op_kwalk_line()): aliases included. An alias reaches nothing and names
- * no sample, but OProfile meets its name when it walks the kernel's
- * symbols, which numbers it (see "order"). */
-struct kline {
-	uint64_t off;		/* from _text */
-	const char *name;	/* NULL: a name no table holds (from a
-				 * saved order: it numbers nothing we use) */
-};
-
-struct klines {
-	struct kline *v;
-	size_t n, alloc;
-	struct op_kwalk walk;
-	bool borrowed;		/* names point into the tables */
-	int err;
-};
-
-static int kline_push(struct klines *k, uint64_t off, const char *name)
-{
-	if (k->n == k->alloc) {
-		size_t na = k->alloc ? k->alloc * 2 : 4096;
-		struct kline *v = realloc(k->v, na * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		k->v = v;
-		k->alloc = na;
-	}
-	k->v[k->n].off = off;
-	k->v[k->n].name = name;
-	k->n++;
-	return 0;
-}
-
-int pp_cg_kline_add(const struct op_ksym_line *l, void *arg)
-{
-	struct klines *k = arg;
-	char *name;
-
-	if (k->err)
-		return 1;
-	if (!op_kwalk_line(&k->walk, l))
-		return k->walk.done;
-	name = strndup(l->name, l->name_len);
-	if (!name || kline_push(k, l->addr - k->walk.text, name)) {
-		free(name);
-		k->err = -ENOMEM;
-		return 1;
-	}
-	return 0;
-}
-
-struct klines *pp_cg_klines_new(void)
-{
-	return calloc(1, sizeof(struct klines));
-}
-
-void pp_cg_klines_free(struct klines *k)
-{
-	for (size_t i = 0; k && !k->borrowed && i < k->n; i++)
-		free((char *)k->v[i].name);
-	if (k)
-		free(k->v);
-	free(k);
-}
-
 /* Every name of every table, by op_kname_hash(): the names the walk of a
  * saved order can meet that matter (a name in no table numbers nothing
  * that is printed). Open addressing; a hash two names share keeps the
@@ -340,7 +274,7 @@ static struct klines *lines_of_order(struct cg_ctx *c)
 		for (size_t s = 0; c->tab[i] && s < c->tab[i]->nr_syms; s++)
 			name_map_put(&m, c->tab[i]->syms[s].name);
 	for (size_t i = 0; i < ko->n; i++)
-		if (kline_push(c->klines, ko->off[i], name_map_get(&m, ko->hash[i])))
+		if (pp_klines_push(c->klines, ko->off[i], name_map_get(&m, ko->hash[i])))
 			goto err_nomem;
 	free(m.hash);
 	free(m.name);
@@ -368,7 +302,7 @@ static struct klines *kernel_lines(struct cg_ctx *c)
 		return NULL;
 	if (c->v->korder)	/* the session's saved order */
 		return lines_of_order(c);
-	if (op_kallsyms_each(path, pp_cg_kline_add, c->klines, NULL) < 0 && !c->klines->err)
+	if (op_kallsyms_each(path, pp_klines_add, c->klines, NULL) < 0 && !c->klines->err)
 		c->klines->err = -EIO;
 	return c->klines->err ? NULL : c->klines;
 }

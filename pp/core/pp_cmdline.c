@@ -11,7 +11,7 @@
 
 #include "op_version.h"
 #include "pp_profile.h"
-#include "pp_report.h"
+#include "pp_session.h"
 #include "pp_spec.h"
 
 int pp_cmdline_parse(poptContext pc, const char *name, const char *argv0,

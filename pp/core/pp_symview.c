@@ -5,7 +5,7 @@
  * OProfile's warnings about images it could not find or use. Every view
  * of a profile (text, XML, differential, call graph, exports) reads it. */
 #include "config.h"
-#include "pp_report.h"
+#include "pp_symview.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -25,10 +25,8 @@
 #include "op_events.h"
 #include "op_names.h"
 #include "pp_archive.h"
-#include "pp_cg.h"
-#include "pp_report_rooms.h"
+#include "pp_klines.h"
 #include "pp_symbols.h"
-#include "pp_symview.h"
 
 /* ---- building the view ---- */
 
@@ -384,7 +382,7 @@ static void *kallsyms_job_run(void *arg)
 	struct kallsyms_job *j = arg;
 
 	pp_symtab_load_kallsyms_each(j->path, j->n, j->modules, j->tabs,
-				     j->status, j->klines ? pp_cg_kline_add : NULL,
+				     j->status, j->klines ? pp_klines_add : NULL,
 				     j->klines);
 	return NULL;
 }
@@ -662,7 +660,7 @@ static void gather_klines(struct pp_symview *v, struct kallsyms_job *job,
 {
 	for (size_t j = 0; o->callgraph && !v->klines && j < job->n; j++)
 		if (!job->modules[j])
-			v->klines = job->klines = pp_cg_klines_new();
+			v->klines = job->klines = pp_klines_new();
 }
 
 static void korder_free(struct pp_symview *v)
@@ -878,7 +876,7 @@ void pp_symview_free(struct pp_symview *v)
 	}
 	free(v->entries);
 	free(v->total);
-	pp_cg_klines_free(v->klines);
+	pp_klines_free(v->klines);
 	korder_free(v);
 	for (size_t i = 0; i < v->nr_tabs; i++) {
 		free(v->tabs[i].key);

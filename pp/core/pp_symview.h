@@ -1,15 +1,62 @@
-/* The symbol view's insides, shared by the formatters (pp_text.c,
- * pp_xml.c, pp_diff.c), the call graph of pp_callgraph.c and the exports;
- * everything else goes through pp_report.h. Built by pp_symview_build()
- * in pp_symview.c, read-only afterwards. */
+/* The symbol view every tool reads a profile through: each image's
+ * binary found (--root, --image-path, archive:), its symbol table loaded
+ * (ELF, kallsyms or the vmlinux, a JIT map), and the profile's addresses
+ * gathered into one entry per symbol, with OProfile's warnings about
+ * images that are missing, unusable or newer than their samples. Built
+ * once by pp_symview_build(), read-only afterwards: the report's
+ * formatters, the call graph, the exports and opannotate read its fields
+ * below. */
 #ifndef PP_SYMVIEW_H
 #define PP_SYMVIEW_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
+#include "op_log.h"
+#include "pp_options.h"
+#include "pp_profile.h"
 #include "pp_symbols.h"
+
+/* The name of an entry outside every symbol of its image. */
+#define NO_SYMBOLS "(no symbols)"
+
+/* What building a view warned about, beyond its text. */
+struct pp_report_status {
+	/* OProfile's warnings about images, in its words (opreport: stderr);
+	 * NULL: through the logger */
+	FILE *err;
+	size_t nr_missing;	/* images not found (warned) */
+	size_t nr_changed;	/* binaries newer than their samples (warned) */
+	bool explained_mtime;	/* OProfile's second line about it, once */
+	char **warned;		/* paths already warned about: once per report */
+	size_t nr_warned;
+};
+
+/* Free the status's list of warned paths. */
+void pp_report_status_release(struct pp_report_status *st);
+
+struct pp_symview;
+
+/* Build the view: resolve every image's addresses into symbols (only when
+ * opts->symbols or details or xml; else one entry per image). Warnings
+ * about missing, unusable or changed images go to st->err as OProfile's
+ * opreport words and orders them, once per image; others to lg. */
+struct pp_symview *pp_symview_build(const struct pp_profile *p,
+				    const struct pp_report_opts *opts,
+				    const struct op_logger *lg,
+				    struct pp_report_status *st);
+void pp_symview_free(struct pp_symview *v);
+
+/* The symbol table the view loaded for p->images[image] (the binary found
+ * by --root and --image-path, kallsyms or the vmlinux, a JIT map), for
+ * readers that name addresses the view does not (opexport's call chains).
+ * NULL when none loaded or the view was built without symbols. */
+const struct pp_symtab *pp_symview_symtab(const struct pp_symview *v,
+					  size_t image);
+
+/* ---- the view's insides ---- */
 
 struct pp_entry {
 	size_t image;			/* index into p->images */
@@ -51,7 +98,7 @@ struct pp_symview {
 	char **app_long;
 	bool multiple_apps, multiple_images, separated;
 	/* -c: the kernel's kallsyms lines, gathered in the same read as
-	 * its table (pp_cg_order.c walks them); NULL if not read */
+	 * its table (pp_klines.h); NULL if not read */
 	struct klines *klines;
 	/* -c from the session's saved kernel symbols: the order of the
 	 * kernel's names (op_kernel.h), else NULL */

@@ -29,7 +29,8 @@
 #include "op_log.h"
 #include "op_names.h"
 #include "pp_profile.h"
-#include "pp_report.h"
+#include "pp_options.h"
+#include "pp_symview.h"
 
 #define PP_XNONE UINT32_MAX
 

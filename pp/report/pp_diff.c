@@ -22,6 +22,7 @@
 #include "op_events.h"
 #include "op_names.h"
 #include "pp_report_rooms.h"
+#include "pp_session.h"
 #include "pp_symbols.h"
 #include "pp_symview.h"
 

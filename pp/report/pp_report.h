@@ -2,6 +2,10 @@
  * the differential report, laid out column for column like OProfile 1.x's
  * opreport so that scripts written for it keep working.
  *
+ * The symbol view it prints (pp_symview.h), the session's warnings and
+ * header (pp_session.h) and the percentage format (pp_format.h) are the
+ * shared core's, in pp/core/: every tool prints them.
+ *
  * Layout facts (see ../shared/reference/opreport-output.txt):
  *   summary    per class "%9llu %7s " after a "LABEL|" / "  samples|      %|"
  *              header (labels right-aligned in 17 columns, cut to 14 + "...")
@@ -18,60 +22,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "op_log.h"
 #include "pp_options.h"
 #include "pp_profile.h"
-
-/* Result flags of a report, beyond the text. */
-struct pp_report_status {
-	/* OProfile's warnings about images, in its words (opreport: stderr);
-	 * NULL: through the logger */
-	FILE *err;
-	size_t nr_missing;	/* images not found (warned) */
-	size_t nr_changed;	/* binaries newer than their samples (warned) */
-	bool explained_mtime;	/* OProfile's second line about it, once */
-	char **warned;		/* paths already warned about: once per report */
-	size_t nr_warned;
-};
-
-/* Free the status's list of warned paths. */
-void pp_report_status_release(struct pp_report_status *st);
-
-/* Symbol-level view of a profile, built once and printed by the
- * formatters. Owns its strings and arrays. */
-struct pp_symview;
-struct pp_symtab;
-
-/* Build the view: resolve every image's addresses into symbols (only when
- * opts->symbols or details or xml; else one entry per image). Warnings
- * about missing, unusable or changed images go to st->err as OProfile's
- * opreport words and orders them, once per image; others to lg. */
-struct pp_symview *pp_symview_build(const struct pp_profile *p,
-				    const struct pp_report_opts *opts,
-				    const struct op_logger *lg,
-				    struct pp_report_status *st);
-void pp_symview_free(struct pp_symview *v);
-
-/* The symbol table the view loaded for p->images[image] (the binary found
- * by --root and --image-path, kallsyms or the vmlinux, a JIT map), for
- * readers that name addresses the view does not (opexport's call chains).
- * NULL when none loaded or the view was built without symbols. */
-const struct pp_symtab *pp_symview_symtab(const struct pp_symview *v,
-					  size_t image);
-
-/* Header lines (CPU, event, class names). */
-void pp_report_header(FILE *out, const struct pp_profile *p,
-		      const struct pp_report_opts *opts);
-
-/* OProfile's warnings about one session read (buffer overflows,
- * throttling, lost samples), written to err as its opreport writes them
- * while it lists the sample files: before any report or refusal. After
- * them, for a session our daemon wrote, our own summary of what was lost
- * (each loss once, with its share of all samples), which OProfile's
- * warnings do not give. samples_dir is the session (samples/NAME), session_dir the session
- * directory as OProfile would name it in the lost-samples warning. */
-void pp_session_warnings(FILE *err, const char *samples_dir,
-			 const char *session_dir);
+#include "pp_symview.h"
 
 /* The whole report in the mode opts selects (summary, -l, XML). */
 int pp_report_print(FILE *out, const struct pp_profile *p,
@@ -103,8 +56,5 @@ int pp_report_diff(FILE *out, const struct pp_profile *a,
 		   const struct pp_symview *va, const struct pp_profile *b,
 		   const struct pp_symview *vb,
 		   const struct pp_report_opts *opts);
-
-/* OProfile's percentage format, into buf (at least 16 bytes). */
-void pp_format_percent(char *buf, size_t len, double value);
 
 #endif /* PP_REPORT_H */

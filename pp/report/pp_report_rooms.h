@@ -1,33 +1,32 @@
 /* What opreport's formatters share between their rooms (pp_report.c,
- * pp_symview.c, pp_text.c, pp_xml.c, pp_diff.c); everything else goes
+ * pp_select.c, pp_text.c, pp_xml.c, pp_diff.c); everything else goes
  * through pp_report.h. Not for other readers. */
 #ifndef PP_REPORT_ROOMS_H
 #define PP_REPORT_ROOMS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
+#include "pp_format.h"
 #include "pp_report.h"
 #include "pp_symview.h"
 
-#define NO_SYMBOLS "(no symbols)"
 #define NO_LOCATION "(no location information)"
 
-/* n as a percentage of total, 0 when total is 0. */
-double pp_percent(uint64_t n, uint64_t total);
-
-/* A left-aligned column: the text, padded to width, or followed by one
- * space when it does not fit (as OProfile does). */
-void pp_put_col(FILE *out, const char *s, int width);
-
-/* Sorting symbol entries by OProfile's keys (pp_text.c; XML sorts too). */
+/* Sorting symbol entries by OProfile's keys (pp_select.c; text and XML
+ * sort by them). */
 struct sym_sort_ctx {
 	const struct pp_symview *v;
 	const struct pp_report_opts *o;
 };
 int pp_entry_key_cmp(const struct sym_sort_ctx *ctx, enum pp_sort_key k,
 		     const struct pp_entry *x, const struct pp_entry *y);
+/* No column of counts reaches threshold percent of its total (0: no
+ * threshold). */
+bool pp_below_threshold(const uint64_t *counts, const uint64_t *totals,
+			size_t nc, double threshold);
 /* The entries -l shows, in its order and past its threshold and symbol
  * lists; *nr gets their number. malloc'd, NULL with errno. */
 const struct pp_entry **pp_selected_entries(const struct pp_profile *p,

@@ -22,6 +22,7 @@
 
 #include "odb.h"
 #include "op_names.h"
+#include "pp_format.h"
 #include "pp_profile.h"
 #include "pp_report.h"
 #include "pp_spec.h"

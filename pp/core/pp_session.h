@@ -1,0 +1,28 @@
+/* What every tool says about a session before its report, in OProfile's
+ * words: the warnings about how it was sampled, and the header lines. */
+#ifndef PP_SESSION_H
+#define PP_SESSION_H
+
+#include <stdio.h>
+
+#include "pp_options.h"
+#include "pp_profile.h"
+
+/* OProfile's warnings about one session read (buffer overflows,
+ * throttling, lost samples), written to err as its opreport writes them
+ * while it lists the sample files: before any report or refusal. After
+ * them, for a session our daemon wrote, our own summary of what was lost
+ * (each loss once, with its share of all samples), which OProfile's
+ * warnings do not give. samples_dir is the session (samples/NAME),
+ * session_dir the session directory as OProfile would name it in the
+ * lost-samples warning. */
+void pp_session_warnings(FILE *err, const char *samples_dir,
+			 const char *session_dir);
+
+/* The header lines every report opens with: the CPU, one line per
+ * distinct event (or timer mode), and the classes' names when the columns
+ * are not events. */
+void pp_report_header(FILE *out, const struct pp_profile *p,
+		      const struct pp_report_opts *opts);
+
+#endif /* PP_SESSION_H */
