@@ -8,6 +8,9 @@
  * costs one pass over its distinct offsets (odb_for_each): the work
  * depends on distinct addresses, never on the number of samples.
  *
+ * Three rooms: selecting (pp_fileset.c), classifying (pp_classify.c) and
+ * loading (pp_profile.c).
+ *
  * Ownership: a pp_profile owns every string and array hanging off it;
  * pp_profile_release frees them all.
  */

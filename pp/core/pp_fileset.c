@@ -1,0 +1,261 @@
+/* Sample-file selection: the files of a session directory that a
+ * specification names, each with its parsed name, checked when opened
+ * against the session's header. */
+#include "config.h"
+#include "pp_profile.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "odb.h"
+#include "op_config.h"
+#include "pp_spec.h"
+
+char *pp_session_dir_default(const char *dir)
+{
+	struct stat st;
+
+	if (dir)
+		return strdup(dir);
+	if (!stat("oprofile_data", &st) && S_ISDIR(st.st_mode))
+		return realpath("oprofile_data", NULL);
+	return strdup(OP_DEFAULT_SESSION_DIR);
+}
+
+static int fileset_add(struct pp_fileset *fs, struct op_sfname *n,
+		       const char *path, size_t rel)
+{
+	struct pp_sfile *v;
+
+	if (fs->nr_files % 64 == 0) {
+		v = realloc(fs->files, (fs->nr_files + 64) * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		fs->files = v;
+	}
+	v = &fs->files[fs->nr_files];
+	memset(v, 0, sizeof(*v));
+	v->path = strdup(path);
+	if (!v->path)
+		return -ENOMEM;
+	v->name = *n;
+	v->rel = rel;
+	fs->nr_files++;
+	return 0;
+}
+
+/* One file of a session's walk. */
+struct walk_ctx {
+	struct pp_fileset *fs;
+	const struct pp_spec *spec;
+	bool with_cg;
+};
+
+static int walk_file(const char *rel, const char *full, void *arg)
+{
+	struct walk_ctx *w = arg;
+	struct op_sfname n;
+	int ret;
+
+	/* as OProfile's opreport: a sample file is filed under a binary
+	 * ({root}) or a module ({kern}); it reads nothing else, so an
+	 * application part like {anon:...} is left out here too */
+	if (strncmp(rel, "{root}/", 7) && strncmp(rel, "{kern}/", 7)) {
+		w->fs->nr_foreign++;
+		return 0;
+	}
+	if (op_sfname_parse(rel, &n)) {
+		if (!w->fs->nr_unnamed++)
+			w->fs->first_unnamed = strdup(full);
+		return 0;
+	}
+	/* call-graph arcs are keyed by pairs of offsets, not offsets: the
+	 * flat views never read them, as OProfile's opreport reads them
+	 * only with --callgraph */
+	if ((n.cg.path && !w->with_cg) || !pp_spec_match_file(w->spec, &n)) {
+		op_sfname_release(&n);
+		return 0;
+	}
+	ret = fileset_add(w->fs, &n, full, strlen(full) - strlen(rel));
+	if (ret)
+		op_sfname_release(&n);
+	return ret;
+}
+
+static int sfile_path_cmp(const void *a, const void *b)
+{
+	const struct pp_sfile *x = a, *y = b;
+
+	return strcmp(x->path, y->path);
+}
+
+/* The integrity record of session dir for its files from first on. */
+static void attach_sums(struct pp_fileset *fs, size_t first, const char *dir,
+			const struct op_logger *lg)
+{
+	struct op_sums sums;
+	size_t bad_line = 0;
+	int ret = op_sums_read(dir, &sums, &bad_line);
+
+	if (ret == -ENOENT)
+		return;		/* a running session's, or OProfile's */
+	if (ret) {
+		if (ret == -EINVAL)
+			op_log(lg, OP_LOG_WARN, "%s/%s: line %zu is not \"SUM NODES "
+			       "LEN FILE\": the sample files are not checked",
+			       dir, OP_SUMS_FILE, bad_line);
+		else
+			op_log(lg, OP_LOG_WARN, "cannot read %s/%s: %s: the sample "
+			       "files are not checked", dir, OP_SUMS_FILE,
+			       strerror(-ret));
+		return;
+	}
+	for (size_t i = first; i < fs->nr_files; i++) {
+		struct pp_sfile *f = &fs->files[i];
+		const struct op_sum *e = op_sums_find(&sums, f->path + f->rel);
+
+		if (e) {
+			f->sum = *e;
+			f->sum.rel = NULL;
+			f->has_sum = true;
+		}
+	}
+	op_sums_release(&sums);
+}
+
+int pp_sfile_open(const struct pp_sfile *f, odb_t *db)
+{
+	/* the verdict is a cache, not part of what the file is: a report
+	 * opens an arc file up to three times, and the sum reads it whole */
+	struct pp_sfile *m = (struct pp_sfile *)f;
+	int err;
+
+	if (f->verdict < 0)
+		return f->verdict;
+	err = odb_open(db, f->path, ODB_RDONLY);
+	if (!err && f->has_sum && f->verdict != 1 && op_sum_check(&f->sum, db)) {
+		odb_close(db);
+		err = -EBADMSG;
+	}
+	m->verdict = err ? err : 1;
+	return err;
+}
+
+bool pp_sfile_first_bad(const struct pp_sfile *f)
+{
+	struct pp_sfile *m = (struct pp_sfile *)f;
+
+	if (f->named_bad)
+		return false;
+	m->named_bad = true;
+	return true;
+}
+
+const char *pp_sfile_strerror(int err)
+{
+	if (err == -EBADMSG)
+		return "it does not match the session's integrity record "
+		       "(" OP_SUMS_FILE "): it changed after the daemon wrote it";
+	return odb_strerror(err);
+}
+
+static int fileset_select(struct pp_fileset *fs, const char *session_dir,
+			  const struct pp_spec *spec, bool with_cg,
+			  const struct op_logger *lg)
+{
+	char samples[PATH_MAX];
+	DIR *d;
+	struct dirent *de;
+	size_t first;
+	int ret = 0;
+
+	memset(fs, 0, sizeof(*fs));
+	snprintf(samples, sizeof(samples), "%s/samples", session_dir);
+	d = opendir(samples);
+	if (!d)
+		return -ENOENT;
+	while ((de = readdir(d))) {
+		char dir[PATH_MAX * 2];
+		struct stat st;
+		char **v;
+
+		if (de->d_name[0] == '.')
+			continue;
+		if (!pp_spec_match_session(spec, de->d_name))
+			continue;
+		snprintf(dir, sizeof(dir), "%s/%s", samples, de->d_name);
+		if (lstat(dir, &st) || !S_ISDIR(st.st_mode))
+			continue;
+		v = realloc(fs->sessions, (fs->nr_sessions + 1) * sizeof(*v));
+		if (!v) {
+			ret = -ENOMEM;
+			break;
+		}
+		fs->sessions = v;
+		fs->sessions[fs->nr_sessions] = strdup(dir);
+		if (!fs->sessions[fs->nr_sessions]) {
+			ret = -ENOMEM;
+			break;
+		}
+		fs->nr_sessions++;
+		first = fs->nr_files;
+		ret = op_sfname_walk(dir, walk_file,
+				     &(struct walk_ctx){ .fs = fs, .spec = spec,
+							 .with_cg = with_cg });
+		if (ret)
+			break;
+		attach_sums(fs, first, dir, lg);
+	}
+	closedir(d);
+	/* OProfile's opreport gathers the names into a std::set before it
+	 * files them: it meets them sorted, whatever readdir's order */
+	if (!ret && fs->nr_files)
+		qsort(fs->files, fs->nr_files, sizeof(*fs->files), sfile_path_cmp);
+	if (!ret && !fs->nr_sessions)
+		ret = -ENOENT;
+	if (!ret && fs->nr_unnamed)
+		op_log(lg, OP_LOG_WARN,
+		       "%zu file(s) under the session are not sample files, e.g. %s",
+		       fs->nr_unnamed, fs->first_unnamed ? fs->first_unnamed : "?");
+	if (!ret && fs->nr_foreign)
+		op_log(lg, OP_LOG_DEBUG, "%zu sample file(s) not under {root} or "
+		       "{kern} left out, as OProfile's opreport leaves them",
+		       fs->nr_foreign);
+	if (ret)
+		pp_fileset_release(fs);
+	return ret;
+}
+
+int pp_fileset_select(struct pp_fileset *fs, const char *session_dir,
+		      const struct pp_spec *spec, const struct op_logger *lg)
+{
+	return fileset_select(fs, session_dir, spec, false, lg);
+}
+
+int pp_fileset_select_cg(struct pp_fileset *fs, const char *session_dir,
+			 const struct pp_spec *spec, const struct op_logger *lg)
+{
+	return fileset_select(fs, session_dir, spec, true, lg);
+}
+
+void pp_fileset_release(struct pp_fileset *fs)
+{
+	for (size_t i = 0; i < fs->nr_files; i++) {
+		op_sfname_release(&fs->files[i].name);
+		free(fs->files[i].path);
+	}
+	free(fs->files);
+	for (size_t i = 0; i < fs->nr_sessions; i++)
+		free(fs->sessions[i]);
+	free(fs->sessions);
+	free(fs->first_unnamed);
+	free(fs->classes);
+	memset(fs, 0, sizeof(*fs));
+}
