@@ -19,6 +19,7 @@
 #include "op_ctl.h"
 #include "op_events.h"
 #include "op_names.h"
+#include "op_stats.h"
 #include "opd_fs.h"
 #include "opd_stats.h"
 
@@ -171,7 +172,7 @@ static unsigned long long opc_read_stat(const struct opc *c, const char *name)
 {
 	char dir[PATH_MAX + 8];
 
-	snprintf(dir, sizeof(dir), "%s/stats", c->paths.current_dir);
+	snprintf(dir, sizeof(dir), "%s/" OP_STATS_DIR, c->paths.current_dir);
 	return opd_stats_value(dir, name);
 }
 
@@ -313,7 +314,7 @@ int opc_status(struct opc *c)
 		/* from the files: the daemon's last stats may be older (a
 		 * daemon killed after its last dump) */
 		unsigned long long in_files = opc_count_samples(c);
-		unsigned long long said = opc_read_stat(c, "total_samples");
+		unsigned long long said = opc_read_stat(c, OP_STAT_TOTAL_SAMPLES);
 
 		printf("Samples in current: %llu\n", in_files);
 		if (said > in_files || (said && said < in_files))
@@ -323,8 +324,9 @@ int opc_status(struct opc *c)
 	}
 	{
 		static const char *const losses[] = {
-			"event_lost_overflow", "lost_no_task", "lost_no_mapping",
-			"lost_samplefile", "lost_records_by_kernel", "bad_escape",
+			OP_STAT_EVENT_LOST_OVERFLOW, OP_STAT_LOST_NO_TASK,
+			OP_STAT_LOST_NO_MAPPING, OP_STAT_LOST_SAMPLEFILE,
+			OP_STAT_LOST_RECORDS_BY_KERNEL, OP_STAT_BAD_ESCAPE,
 		};
 
 		for (size_t i = 0; i < sizeof(losses) / sizeof(losses[0]); i++) {

@@ -12,28 +12,29 @@
 #include <unistd.h>
 
 #include "op_afile.h"
+#include "op_stats.h"
 
 static const char *const counter_names[OPD_NR_COUNTERS] = {
-	[OPD_TOTAL_SAMPLES] = "total_samples",
-	[OPD_KERNEL_SAMPLES] = "kernel_samples",
-	[OPD_ANON_SAMPLES] = "anon_samples",
-	[OPD_EVENT_LOST_OVERFLOW] = "event_lost_overflow",
-	[OPD_LOST_NO_MAPPING] = "lost_no_mapping",
-	[OPD_LOST_SAMPLEFILE] = "lost_samplefile",
-	[OPD_LOST_RECORDS_BY_KERNEL] = "lost_records_by_kernel",
-	[OPD_BAD_ESCAPE] = "bad_escape",
-	[OPD_SAMPLES_WRITTEN] = "samples_written",
-	[OPD_LOST_FILTERED] = "filtered_by_image",
-	[OPD_LOST_NO_TASK] = "lost_no_task",
-	[OPD_CHAINS] = "callgraph_chains",
-	[OPD_ARCS] = "callgraph_arcs",
-	[OPD_LOST_BT_NO_MAPPING] = "lost_bt_no_mapping",	/* operf's name */
-	[OPD_BT_TRUNCATED] = "backtrace_truncated",
-	[OPD_BT_ABORTED] = "backtrace_aborted",		/* OProfile's name */
-	[OPD_CHAINS_LOST] = "callgraph_chains_lost",
-	[OPD_ARCS_LOST] = "callgraph_arcs_lost",
-	[OPD_LOST_SIDEBAND] = "lost_sideband_records",
-	[OPD_CALLGRAPH_DEPTH] = "callgraph_depth",
+	[OPD_TOTAL_SAMPLES] = OP_STAT_TOTAL_SAMPLES,
+	[OPD_KERNEL_SAMPLES] = OP_STAT_KERNEL_SAMPLES,
+	[OPD_ANON_SAMPLES] = OP_STAT_ANON_SAMPLES,
+	[OPD_EVENT_LOST_OVERFLOW] = OP_STAT_EVENT_LOST_OVERFLOW,
+	[OPD_LOST_NO_MAPPING] = OP_STAT_LOST_NO_MAPPING,
+	[OPD_LOST_SAMPLEFILE] = OP_STAT_LOST_SAMPLEFILE,
+	[OPD_LOST_RECORDS_BY_KERNEL] = OP_STAT_LOST_RECORDS_BY_KERNEL,
+	[OPD_BAD_ESCAPE] = OP_STAT_BAD_ESCAPE,
+	[OPD_SAMPLES_WRITTEN] = OP_STAT_SAMPLES_WRITTEN,
+	[OPD_LOST_FILTERED] = OP_STAT_FILTERED_BY_IMAGE,
+	[OPD_LOST_NO_TASK] = OP_STAT_LOST_NO_TASK,
+	[OPD_CHAINS] = OP_STAT_CALLGRAPH_CHAINS,
+	[OPD_ARCS] = OP_STAT_CALLGRAPH_ARCS,
+	[OPD_LOST_BT_NO_MAPPING] = OP_STAT_LOST_BT_NO_MAPPING,
+	[OPD_BT_TRUNCATED] = OP_STAT_BACKTRACE_TRUNCATED,
+	[OPD_BT_ABORTED] = OP_STAT_BACKTRACE_ABORTED,
+	[OPD_CHAINS_LOST] = OP_STAT_CALLGRAPH_CHAINS_LOST,
+	[OPD_ARCS_LOST] = OP_STAT_CALLGRAPH_ARCS_LOST,
+	[OPD_LOST_SIDEBAND] = OP_STAT_LOST_SIDEBAND,
+	[OPD_CALLGRAPH_DEPTH] = OP_STAT_CALLGRAPH_DEPTH,
 };
 
 const char *opd_counter_name(enum opd_counter_id id)
@@ -69,7 +70,7 @@ int opd_stats_write(const struct opd_stats *st, const char *current_dir)
 	int first = 0, ret;
 
 #define KEEP(expr) do { ret = (expr); if (ret && !first) first = ret; } while (0)
-	if (snprintf(dir, sizeof(dir), "%s/stats", current_dir) >= (int)sizeof(dir))
+	if (snprintf(dir, sizeof(dir), "%s/" OP_STATS_DIR, current_dir) >= (int)sizeof(dir))
 		return -ENAMETOOLONG;
 	ret = make_dir(dir);
 	if (ret)
@@ -79,8 +80,8 @@ int opd_stats_write(const struct opd_stats *st, const char *current_dir)
 	for (unsigned int c = 0; c < st->nr_cpus; c++) {
 		snprintf(sub, sizeof(sub), "%s/cpu%u", dir, c);
 		KEEP(make_dir(sub));
-		KEEP(write_value(sub, "sample_lost_overflow", st->cpu_lost_overflow[c]));
-		KEEP(write_value(sub, "sample_received", st->cpu_received[c]));
+		KEEP(write_value(sub, OP_STAT_CPU_LOST_OVERFLOW, st->cpu_lost_overflow[c]));
+		KEEP(write_value(sub, OP_STAT_CPU_RECEIVED, st->cpu_received[c]));
 	}
 	/* OProfile's opreport warns whenever stats/throttled exists, so it
 	 * exists only once an event was throttled */
@@ -88,7 +89,7 @@ int opd_stats_write(const struct opd_stats *st, const char *current_dir)
 		char names[sizeof(st->throttled)];
 		char *save = NULL;
 
-		snprintf(sub, sizeof(sub), "%s/throttled", dir);
+		snprintf(sub, sizeof(sub), "%s/" OP_STAT_THROTTLED, dir);
 		KEEP(make_dir(sub));
 		memcpy(names, st->throttled, sizeof(names));
 		for (char *n = strtok_r(names, ",", &save); n;
@@ -125,7 +126,7 @@ int opd_stats_read(struct opd_stats *st, const char *current_dir,
 	unsigned int n = 0;
 
 	memset(st, 0, sizeof(*st));
-	if (snprintf(dir, sizeof(dir), "%s/stats", current_dir) >= (int)sizeof(dir) ||
+	if (snprintf(dir, sizeof(dir), "%s/" OP_STATS_DIR, current_dir) >= (int)sizeof(dir) ||
 	    stat(dir, &sb) || !S_ISDIR(sb.st_mode))
 		return 0;
 	for (int i = 0; i < OPD_NR_COUNTERS; i++)
@@ -146,8 +147,8 @@ int opd_stats_read(struct opd_stats *st, const char *current_dir,
 	st->nr_cpus = n;
 	for (unsigned int c = 0; c < n; c++) {
 		snprintf(sub, sizeof(sub), "%s/cpu%u", dir, c);
-		st->cpu_lost_overflow[c] = opd_stats_value(sub, "sample_lost_overflow");
-		st->cpu_received[c] = opd_stats_value(sub, "sample_received");
+		st->cpu_lost_overflow[c] = opd_stats_value(sub, OP_STAT_CPU_LOST_OVERFLOW);
+		st->cpu_received[c] = opd_stats_value(sub, OP_STAT_CPU_RECEIVED);
 	}
 	return 0;
 }
@@ -175,7 +176,8 @@ void opd_stats_log(const struct opd_stats *st, const struct op_logger *lg,
 	for (unsigned int c = 0; c < st->nr_cpus; c++) {
 		if (!st->cpu_received[c] && !st->cpu_lost_overflow[c])
 			continue;
-		op_log(lg, OP_LOG_INFO, "stats (%s): cpu%u sample_received=%llu sample_lost_overflow=%llu",
+		op_log(lg, OP_LOG_INFO, "stats (%s): cpu%u " OP_STAT_CPU_RECEIVED
+		       "=%llu " OP_STAT_CPU_LOST_OVERFLOW "=%llu",
 		       why, c, (unsigned long long)st->cpu_received[c],
 		       (unsigned long long)st->cpu_lost_overflow[c]);
 	}
@@ -189,5 +191,5 @@ void opd_stats_print(const struct opd_stats *st, FILE *f)
 	for (int i = 0; i < OPD_NR_COUNTERS; i++)
 		fprintf(f, "%s %llu\n", counter_names[i],
 			(unsigned long long)st->v[i]);
-	fprintf(f, "throttled %s\n", st->throttled[0] ? st->throttled : "none");
+	fprintf(f, OP_STAT_THROTTLED " %s\n", st->throttled[0] ? st->throttled : "none");
 }

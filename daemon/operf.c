@@ -114,9 +114,9 @@ static const char operf_epilog[] =
 	"  operf [options] --system-wide    profile every process until SIGINT (root)\n"
 	"Events are NAME:COUNT:UNITMASK:KERNEL:USER (ophelp lists them), as opcontrol's\n"
 	"--event; the default is CPU_CLK_UNHALTED with a hardware PMU, else TIMER.\n"
-	"Samples go to SESSION_DIR/samples/current (default ./oprofile_data); the\n"
+	"Samples go to SESSION_DIR/samples/current (default ./" OP_OPERF_DIR "); the\n"
 	"session before moves to samples/previous unless --append. opreport and\n"
-	"the other tools find ./oprofile_data by themselves.\n"
+	"the other tools find ./" OP_OPERF_DIR " by themselves.\n"
 	"Exit status: COMMAND's (128 + N if signal N ended it); 1 profiler failure,\n"
 	"2 usage error, 126/127 COMMAND not executable / not found.\n";
 
@@ -139,7 +139,7 @@ static int parse_options(struct operf *o, int argc, const char **argv)
 		{ "separate-cpu", 'c', POPT_ARG_NONE, &p->separate_cpu, 0,
 		  "one sample file per CPU", NULL },
 		{ "session-dir", 'd', POPT_ARG_STRING, &p->session_dir, 0,
-		  "session directory (default ./oprofile_data)", "DIR" },
+		  "session directory (default ./" OP_OPERF_DIR ")", "DIR" },
 		{ "vmlinux", 'k', POPT_ARG_STRING, &p->vmlinux, 0,
 		  "uncompressed kernel image with symbols", "FILE" },
 		{ "append", 'a', POPT_ARG_NONE, &p->append, 0,
@@ -340,7 +340,7 @@ static int session_paths(struct operf *o)
 			return -errno;
 		}
 		if (snprintf(dir, sizeof(dir), "%s/%s", cwd,
-			     given ? given : "oprofile_data") >= (int)sizeof(dir)) {
+			     given ? given : OP_OPERF_DIR) >= (int)sizeof(dir)) {
 			operf_err("session directory path too long");
 			return -ENAMETOOLONG;
 		}

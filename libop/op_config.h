@@ -22,6 +22,9 @@
 #include "op_log.h"
 
 #define OP_DEFAULT_SESSION_DIR "/var/lib/oprofile"
+/* operf's session directory, under the directory it runs in; opreport and
+ * the other readers look there before OP_DEFAULT_SESSION_DIR. */
+#define OP_OPERF_DIR "oprofile_data"
 
 struct op_paths {
 	char session_dir[PATH_MAX];

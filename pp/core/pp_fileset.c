@@ -24,8 +24,8 @@ char *pp_session_dir_default(const char *dir)
 
 	if (dir)
 		return strdup(dir);
-	if (!stat("oprofile_data", &st) && S_ISDIR(st.st_mode))
-		return realpath("oprofile_data", NULL);
+	if (!stat(OP_OPERF_DIR, &st) && S_ISDIR(st.st_mode))
+		return realpath(OP_OPERF_DIR, NULL);
 	return strdup(OP_DEFAULT_SESSION_DIR);
 }
 

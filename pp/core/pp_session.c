@@ -13,6 +13,7 @@
 
 #include "odb.h"
 #include "op_events.h"
+#include "op_stats.h"
 #include "pp_format.h"
 
 /* OProfile's three warnings about how a session was sampled, on stderr
@@ -26,10 +27,10 @@
  *   - lost samples: operf's lost_* counters summed against total_samples,
  *     warned above one in ten thousand, pointing at operf's log. */
 static const char *const operf_lost_stats[] = {
-	"lost_invalid_domain", "lost_kernel", "lost_samplefile",
-	"lost_no_mapping", "lost_no_app_for_kernel_sample",
-	"lost_no_app_for_user_sample", "lost_bt_no_mapping",
-	"lost_invalid_hypervisor_addr", "lost_records_by_kernel",
+	OP_STAT_LOST_INVALID_DOMAIN, OP_STAT_LOST_KERNEL, OP_STAT_LOST_SAMPLEFILE,
+	OP_STAT_LOST_NO_MAPPING, OP_STAT_LOST_NO_APP_KERNEL,
+	OP_STAT_LOST_NO_APP_USER, OP_STAT_LOST_BT_NO_MAPPING,
+	OP_STAT_LOST_INVALID_HV, OP_STAT_LOST_RECORDS_BY_KERNEL,
 };
 
 /* A stats number as OProfile reads it: -1 (all ones) when the file is
@@ -52,7 +53,7 @@ static unsigned long read_op_stat(const char *stats, const char *name)
 
 static bool overflowed(const char *stats)
 {
-	int ret = (int)(uint32_t)read_op_stat(stats, "event_lost_overflow");
+	int ret = (int)(uint32_t)read_op_stat(stats, OP_STAT_EVENT_LOST_OVERFLOW);
 	struct dirent *de;
 	DIR *d = opendir(stats);
 
@@ -64,7 +65,7 @@ static bool overflowed(const char *stats)
 
 		if (sscanf(de->d_name, "cpu%d", &cpu) != 1)
 			continue;
-		snprintf(name, sizeof(name), "%s/sample_lost_overflow", de->d_name);
+		snprintf(name, sizeof(name), "%s/" OP_STAT_CPU_LOST_OVERFLOW, de->d_name);
 		ret = (int)(uint32_t)read_op_stat(stats, name);
 	}
 	closedir(d);
@@ -93,20 +94,20 @@ static void our_losses(FILE *err, const char *stats)
 		const char *name;
 		bool upstream;		/* lost before total_samples counted it */
 	} ctrs[] = {
-		{ "event_lost_overflow", true },
-		{ "lost_records_by_kernel", true },
-		{ "lost_no_task", true },
-		{ "lost_no_mapping", false },
-		{ "lost_samplefile", false },
-		{ "bad_escape", true },	/* a sequence the decoder dropped */
+		{ OP_STAT_EVENT_LOST_OVERFLOW, true },
+		{ OP_STAT_LOST_RECORDS_BY_KERNEL, true },
+		{ OP_STAT_LOST_NO_TASK, true },
+		{ OP_STAT_LOST_NO_MAPPING, false },
+		{ OP_STAT_LOST_SAMPLEFILE, false },
+		{ OP_STAT_BAD_ESCAPE, true },	/* a sequence the decoder dropped */
 	};
 	unsigned long v[sizeof(ctrs) / sizeof(ctrs[0])];
-	unsigned long total = read_op_stat(stats, "total_samples");
+	unsigned long total = read_op_stat(stats, OP_STAT_TOTAL_SAMPLES);
 	unsigned long lost = 0, all;
 	const char *sep = "";
 
 	if (total == (unsigned long)-1 ||
-	    read_op_stat(stats, "lost_no_task") == (unsigned long)-1)
+	    read_op_stat(stats, OP_STAT_LOST_NO_TASK) == (unsigned long)-1)
 		return;
 	all = total;
 	for (size_t i = 0; i < sizeof(ctrs) / sizeof(ctrs[0]); i++) {
@@ -133,8 +134,9 @@ static void our_losses(FILE *err, const char *stats)
 static void other_losses(FILE *err, const char *stats)
 {
 	static const char *const chains[] = {
-		"lost_bt_no_mapping", "backtrace_truncated", "backtrace_aborted",
-		"callgraph_chains_lost", "callgraph_arcs_lost",
+		OP_STAT_LOST_BT_NO_MAPPING, OP_STAT_BACKTRACE_TRUNCATED,
+		OP_STAT_BACKTRACE_ABORTED, OP_STAT_CALLGRAPH_CHAINS_LOST,
+		OP_STAT_CALLGRAPH_ARCS_LOST,
 	};
 	unsigned long v, cv[sizeof(chains) / sizeof(chains[0])];
 	const char *sep = "";
@@ -154,7 +156,7 @@ static void other_losses(FILE *err, const char *stats)
 			list_counter(err, &sep, chains[i], cv[i]);
 		fputc('\n', err);
 	}
-	v = read_op_stat(stats, "lost_sideband_records");
+	v = read_op_stat(stats, OP_STAT_LOST_SIDEBAND);
 	if (v != (unsigned long)-1 && v)
 		fprintf(err, "\nWARNING: the kernel lost %lu side-band records "
 			"(mmaps, execs, exits): samples after them may be filed "
@@ -178,8 +180,8 @@ void pp_session_warnings(FILE *err, const char *samples_dir,
 		any = strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
 	if (d)
 		closedir(d);
-	snprintf(stats, sizeof(stats), "%s/stats", real);
-	snprintf(throttled, sizeof(throttled), "%s/stats/throttled", real);
+	snprintf(stats, sizeof(stats), "%s/" OP_STATS_DIR, real);
+	snprintf(throttled, sizeof(throttled), "%s/" OP_STATS_DIR "/" OP_STAT_THROTTLED, real);
 	free(real);
 	if (!any)
 		return;
@@ -199,7 +201,7 @@ void pp_session_warnings(FILE *err, const char *samples_dir,
 			"%s\nfor the throttled event names.\n\n", throttled);
 		closedir(d);
 	}
-	total = read_op_stat(stats, "total_samples");
+	total = read_op_stat(stats, OP_STAT_TOTAL_SAMPLES);
 	if (total != (unsigned long)-1) {
 		for (size_t i = 0; i < sizeof(operf_lost_stats) / sizeof(operf_lost_stats[0]); i++) {
 			unsigned long v = read_op_stat(stats, operf_lost_stats[i]);
@@ -217,7 +219,7 @@ void pp_session_warnings(FILE *err, const char *samples_dir,
 	{
 		/* a session with call chains: say so, as --status does; OProfile's
 		 * opreport has no word for it */
-		unsigned long depth = read_op_stat(stats, "callgraph_depth");
+		unsigned long depth = read_op_stat(stats, OP_STAT_CALLGRAPH_DEPTH);
 
 		if (depth && depth != (unsigned long)-1)
 			fprintf(err, "\nNOTE: call chains were collected, to a depth of %lu: "

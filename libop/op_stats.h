@@ -1,0 +1,47 @@
+/* The files of a session's stats/ directory (samples/NAME/stats/), one
+ * decimal number each, in OProfile's layout: our daemon writes them
+ * (daemon/opd_stats.c), opcontrol --status and every report read them
+ * (pp/core/pp_session.c), as OProfile's tools read theirs. The names are
+ * OProfile's where it has one, so that its opreport reads ours. */
+#ifndef OP_STATS_H
+#define OP_STATS_H
+
+#define OP_STATS_DIR			"stats"
+
+/* written by our daemon */
+#define OP_STAT_TOTAL_SAMPLES		"total_samples"
+#define OP_STAT_KERNEL_SAMPLES		"kernel_samples"
+#define OP_STAT_ANON_SAMPLES		"anon_samples"
+#define OP_STAT_EVENT_LOST_OVERFLOW	"event_lost_overflow"
+#define OP_STAT_LOST_NO_MAPPING		"lost_no_mapping"
+#define OP_STAT_LOST_SAMPLEFILE		"lost_samplefile"
+#define OP_STAT_LOST_RECORDS_BY_KERNEL	"lost_records_by_kernel"
+#define OP_STAT_BAD_ESCAPE		"bad_escape"
+#define OP_STAT_SAMPLES_WRITTEN		"samples_written"
+#define OP_STAT_FILTERED_BY_IMAGE	"filtered_by_image"
+#define OP_STAT_LOST_NO_TASK		"lost_no_task"	/* ours alone */
+#define OP_STAT_CALLGRAPH_CHAINS	"callgraph_chains"
+#define OP_STAT_CALLGRAPH_ARCS		"callgraph_arcs"
+#define OP_STAT_LOST_BT_NO_MAPPING	"lost_bt_no_mapping"	/* operf's name */
+#define OP_STAT_BACKTRACE_TRUNCATED	"backtrace_truncated"
+#define OP_STAT_BACKTRACE_ABORTED	"backtrace_aborted"	/* OProfile's name */
+#define OP_STAT_CALLGRAPH_CHAINS_LOST	"callgraph_chains_lost"
+#define OP_STAT_CALLGRAPH_ARCS_LOST	"callgraph_arcs_lost"
+#define OP_STAT_LOST_SIDEBAND		"lost_sideband_records"
+#define OP_STAT_CALLGRAPH_DEPTH		"callgraph_depth"
+/* per CPU, in stats/cpuN/ */
+#define OP_STAT_CPU_LOST_OVERFLOW	"sample_lost_overflow"
+#define OP_STAT_CPU_RECEIVED		"sample_received"
+/* the throttled events: a directory in OProfile's sessions, a file in
+ * ours; its being there is what OProfile's opreport warns of */
+#define OP_STAT_THROTTLED		"throttled"
+
+/* written by OProfile's operf alone; its opreport sums them, with ours of
+ * the same names, against total_samples */
+#define OP_STAT_LOST_INVALID_DOMAIN	"lost_invalid_domain"
+#define OP_STAT_LOST_KERNEL		"lost_kernel"
+#define OP_STAT_LOST_NO_APP_KERNEL	"lost_no_app_for_kernel_sample"
+#define OP_STAT_LOST_NO_APP_USER	"lost_no_app_for_user_sample"
+#define OP_STAT_LOST_INVALID_HV		"lost_invalid_hypervisor_addr"
+
+#endif /* OP_STATS_H */
