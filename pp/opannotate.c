@@ -23,19 +23,6 @@
 #include "pp_spec.h"
 #include "pp_symview.h"
 
-/* Exit statuses, listed in --help; opreport's numbering. */
-enum {
-	EXIT_OK = 0,
-	EXIT_USAGE = 1,		/* bad option, option value or combination */
-	EXIT_SPEC = 2,		/* bad profile specification */
-	EXIT_NO_SESSION = 3,	/* no session directory / session */
-	EXIT_NO_SAMPLES = 4,	/* no sample file or symbol matches */
-	EXIT_NO_BINARY = 5,	/* nothing annotated: binaries not found */
-	EXIT_BAD_FILE = 6,	/* a sample file was unreadable (output printed) */
-	EXIT_OUTPUT = 7,	/* cannot write the output */
-	EXIT_NOMEM = 8,
-};
-
 static const char exit_help[] =
 	"\nProfile specification: [session:NAME,...] [session-exclude:...] "
 	"[image:PATH,...] [image-exclude:...]\n  [lib-image:...] [event:NAME,...] "
@@ -47,7 +34,7 @@ static const char exit_help[] =
 	"  7 cannot write the output, 8 out of memory\n";
 
 struct cmdline {
-	char *session_dir;
+	struct pp_common_opts common;
 	char *output_dir;
 	char *search_dirs;
 	char *base_dirs;
@@ -57,42 +44,11 @@ struct cmdline {
 	char *exclude_symbols;
 	char *objdump_params;
 	char *merge;
-	char *image_path;
-	char *root;
 	char *debug_dirs;
 	char *demangle;
 	double threshold;
-	int source, assembly, exclude_dependent, verbose, help, version;
+	int source, assembly, exclude_dependent;
 };
-
-static char **split_list(const char *s)
-{
-	size_t n = 1, i = 0;
-	char **v, *dup, *tok, *save = NULL;
-
-	if (!s)
-		return NULL;
-	for (const char *p = s; *p; p++)
-		n += *p == ',';
-	v = calloc(n + 1, sizeof(*v));
-	dup = strdup(s);
-	if (!v || !dup) {
-		free(v);
-		free(dup);
-		return NULL;
-	}
-	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-		v[i++] = strdup(tok);
-	free(dup);
-	return v;
-}
-
-static void free_list(char **v)
-{
-	for (size_t i = 0; v && v[i]; i++)
-		free(v[i]);
-	free(v);
-}
 
 /* OProfile's refusals (its opannotate's handle_options), in its words. */
 static bool options_conflict(const struct cmdline *cl)
@@ -132,13 +88,13 @@ static int load(const char *session_dir, bool dir_given, int argc,
 	ret = pp_spec_parse(argc, argv, spec, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "opannotate: bad profile specification: %s\n", err);
-		return ret == -ENOMEM ? EXIT_NOMEM : EXIT_SPEC;
+		return ret == -ENOMEM ? PP_EXIT_NOMEM : PP_EXIT_SPEC;
 	}
 	if (spec->archive) {
 		/* the session and binaries of an oparchive directory, read as
 		 * opreport and opexport read them (o points into arch) */
 		if (pp_archive_opts(arch, spec->archive, &given, o))
-			return EXIT_NOMEM;
+			return PP_EXIT_NOMEM;
 		session_dir = arch->session_dir;
 		dir_given = true;
 	}
@@ -155,24 +111,24 @@ static int load(const char *session_dir, bool dir_given, int argc,
 		else
 			fprintf(stderr, "opannotate: %s\n", strerror(-ret));
 		pp_fileset_release(&fs);
-		return ret == -EDOM ? EXIT_USAGE : EXIT_NOMEM;
+		return ret == -EDOM ? PP_EXIT_USAGE : PP_EXIT_NOMEM;
 	}
 	ret = pp_profile_load(prof, &fs, merge, o->exclude_dependent, true, lg);
 	if (ret) {
 		fprintf(stderr, "opannotate: %s\n", strerror(-ret));
-		return EXIT_NOMEM;
+		return PP_EXIT_NOMEM;
 	}
 	if (!prof->nr_images) {
 		fprintf(stderr, "opannotate: no readable sample file matches%s%s\n",
 			argc ? " " : "", argc ? spec->text : "");
-		return prof->nr_bad_files ? EXIT_BAD_FILE : EXIT_NO_SAMPLES;
+		return prof->nr_bad_files ? PP_EXIT_BAD_FILE : PP_EXIT_NO_SAMPLES;
 	}
 	*view = pp_symview_build(prof, o, lg, st);
 	if (!*view) {
 		fprintf(stderr, "opannotate: out of memory\n");
-		return EXIT_NOMEM;
+		return PP_EXIT_NOMEM;
 	}
-	return EXIT_OK;
+	return PP_EXIT_OK;
 }
 
 static char *join_argv(int argc, const char **argv)
@@ -193,6 +149,7 @@ static char *join_argv(int argc, const char **argv)
 int main(int argc, const char **argv)
 {
 	struct cmdline cl = { 0 };
+	struct poptOption common[PP_COMMON_ROWS];
 	struct poptOption options[] = {
 		{ "source", 's', POPT_ARG_NONE, &cl.source, 0, "output annotated source", NULL },
 		{ "assembly", 'a', POPT_ARG_NONE, &cl.assembly, 0,
@@ -222,16 +179,9 @@ int main(int argc, const char **argv)
 		  "C++ names: none, or normal (the default; smart is normal)", "none|normal|smart" },
 		{ "objdump-params", 0, POPT_ARG_STRING, &cl.objdump_params, 0,
 		  "refused: the disassembly is done in process, not by objdump", "PARAMS" },
-		{ "session-dir", 0, POPT_ARG_STRING, &cl.session_dir, 0,
-		  "session directory (default ./oprofile_data if present, else /var/lib/oprofile)", "DIR" },
-		{ "image-path", 'p', POPT_ARG_STRING, &cl.image_path, 0,
-		  "directories to look for binaries in", "DIR,..." },
-		{ "root", 'R', POPT_ARG_STRING, &cl.root, 0, "prefix of binary paths", "DIR" },
 		{ "debug-dir", 0, POPT_ARG_STRING, &cl.debug_dirs, 0,
-		  "separate debug file directories (libdwfl path, default :.debug:/usr/lib/debug)", "PATH" },
-		{ "verbose", 'V', POPT_ARG_NONE, &cl.verbose, 0, "more messages", NULL },
-		{ "help", '?', POPT_ARG_NONE, &cl.help, 0, "show this help", NULL },
-		{ "version", 'v', POPT_ARG_NONE, &cl.version, 0, "show version", NULL },
+		  "separate debug file directories (libdwfl path, default " PP_DEBUG_DIRS ")", "PATH" },
+		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, common, 0, NULL, NULL },
 		POPT_TABLEEND
 	};
 	struct op_logger lg = { op_log_to_stderr, (void *)"opannotate", OP_LOG_WARN };
@@ -248,60 +198,62 @@ int main(int argc, const char **argv)
 	char *session_dir = NULL, *cmdline = NULL, *root_debug = NULL;
 	bool usage_help = true, annot_built = false;
 	poptContext pc;
-	int nargs = 0, rc, status = EXIT_OK;
+	int nargs = 0, rc, status = PP_EXIT_OK;
 
+	pp_cmdline_common(common, &cl.common, NULL);
 	pc = poptGetContext("opannotate", argc, argv, options, 0);
 	poptSetOtherOptionHelp(pc, "[options] [profile specification]");
-	rc = pp_cmdline_parse(pc, "opannotate", argv[0], &cl.version, &cl.help,
+	rc = pp_cmdline_parse(pc, "opannotate", argv[0], &cl.common,
 			      exit_help, &args, &nargs);
 	if (rc < 0) {
-		status = EXIT_USAGE;
+		status = PP_EXIT_USAGE;
 		goto out_popt;
 	}
 	if (rc > 0)
 		goto out_popt;
-	if (cl.verbose)
+	if (cl.common.verbose)
 		lg.max = OP_LOG_DEBUG;
 	if (cl.merge && pp_merge_parse(cl.merge, &merge, &bad)) {
 		fprintf(stderr, "opannotate: unknown --merge value at '%s' "
 			"(use cpu,tid,tgid,unitmask,all)\n", bad);
-		status = EXIT_USAGE;
+		status = PP_EXIT_USAGE;
 		goto out_popt;
 	}
 	merge.lib = true;
 	if (cl.threshold < 0 || cl.threshold > 100) {
 		fprintf(stderr, "opannotate: --threshold must be a percentage (0-100)\n");
-		status = EXIT_USAGE;
+		status = PP_EXIT_USAGE;
 		goto out_popt;
 	}
 	for (int i = 0; i < nargs; i++) {
 		if (!strcmp(args[i], "{") || !strcmp(args[i], "}")) {
 			fputs("differential profiles not allowed\n", stderr);
 			usage_help = false;
-			status = EXIT_USAGE;
+			status = PP_EXIT_USAGE;
 			goto out_popt;
 		}
 	}
 	if (options_conflict(&cl)) {
 		usage_help = false;
-		status = EXIT_USAGE;
+		status = PP_EXIT_USAGE;
 		goto out_popt;
 	}
 	if (cl.objdump_params) {
 		fprintf(stderr, "opannotate: --objdump-params: the disassembly is "
 			"capstone's, in process; objdump is not run\n");
 		usage_help = false;
-		status = EXIT_USAGE;
+		status = PP_EXIT_USAGE;
 		goto out_popt;
 	}
 	ro.symbols = ro.details = true;
 	ro.exclude_dependent = cl.exclude_dependent;
-	ro.image_path = cl.image_path;
-	ro.root = cl.root;
+	ro.image_path = cl.common.image_path;
+	ro.root = cl.common.root;
 	ro.debug_dirs = cl.debug_dirs;
-	if (!cl.debug_dirs && cl.root) {
-		if (asprintf(&root_debug, ":.debug:%s/usr/lib/debug", cl.root) < 0) {
-			status = EXIT_NOMEM;
+	if (!cl.debug_dirs && cl.common.root) {
+		root_debug = pp_debug_dirs_under(cl.common.root);
+		if (!root_debug) {
+			status = PP_EXIT_NOMEM;
 			goto out_popt;
 		}
 		ro.debug_dirs = root_debug;
@@ -313,7 +265,7 @@ int main(int argc, const char **argv)
 		} else if (strcmp(cl.demangle, "normal") && strcmp(cl.demangle, "smart") &&
 			   *cl.demangle) {
 			fprintf(stderr, "opannotate: --demangle takes none, normal or smart\n");
-			status = EXIT_USAGE;
+			status = PP_EXIT_USAGE;
 			goto out_popt;
 		}
 	}
@@ -321,26 +273,26 @@ int main(int argc, const char **argv)
 	ao.assembly = cl.assembly;
 	ao.threshold = cl.threshold;
 	ao.output_dir = cl.output_dir;
-	ao.search_dirs = split_list(cl.search_dirs);
-	ao.base_dirs = split_list(cl.base_dirs);
-	ao.include_files = split_list(cl.include_file);
-	ao.exclude_files = split_list(cl.exclude_file);
-	ao.include_symbols = split_list(cl.include_symbols);
-	ao.exclude_symbols = split_list(cl.exclude_symbols);
+	ao.search_dirs = pp_split_list(cl.search_dirs);
+	ao.base_dirs = pp_split_list(cl.base_dirs);
+	ao.include_files = pp_split_list(cl.include_file);
+	ao.exclude_files = pp_split_list(cl.exclude_file);
+	ao.include_symbols = pp_split_list(cl.include_symbols);
+	ao.exclude_symbols = pp_split_list(cl.exclude_symbols);
 	cmdline = join_argv(argc, argv);
-	session_dir = pp_session_dir_default(cl.session_dir);
+	session_dir = pp_session_dir_default(cl.common.session_dir);
 	if (!cmdline || !session_dir) {
-		status = EXIT_NOMEM;
+		status = PP_EXIT_NOMEM;
 		goto out_popt;
 	}
 	ao.command_line = cmdline;
 	usage_help = false;
-	status = load(session_dir, cl.session_dir != NULL, nargs, args, &merge,
+	status = load(session_dir, cl.common.session_dir != NULL, nargs, args, &merge,
 		      &ro, &arch, &lg, &spec, &prof, &view, &st);
 	if (status)
 		goto out_report;
 	if (pp_annot_build(&annot, &prof, view, &ao)) {
-		status = EXIT_NOMEM;
+		status = PP_EXIT_NOMEM;
 		goto out_report;
 	}
 	annot_built = true;
@@ -355,25 +307,25 @@ int main(int argc, const char **argv)
 		fprintf(stderr, "opannotate: %zu binar%s not found (see the warnings "
 			"above; --root or --image-path?): nothing to annotate\n",
 			st.nr_missing, st.nr_missing == 1 ? "y" : "ies");
-		status = EXIT_NO_BINARY;
+		status = PP_EXIT_NO_BINARY;
 	} else if (rc == -ENODATA) {
 		fprintf(stderr, "opannotate: selected image set doesn't contain any "
 			"of the selected symbols\n");
-		status = EXIT_NO_SAMPLES;
+		status = PP_EXIT_NO_SAMPLES;
 	} else if (rc == -ENOMEM) {
 		fprintf(stderr, "opannotate: out of memory\n");
-		status = EXIT_NOMEM;
+		status = PP_EXIT_NOMEM;
 	} else if (rc) {
-		status = EXIT_OUTPUT;
+		status = PP_EXIT_OUTPUT;
 	}
 	if (ferror(stdout) | fflush(stdout)) {
 		fprintf(stderr, "opannotate: error writing the output\n");
-		status = EXIT_OUTPUT;
+		status = PP_EXIT_OUTPUT;
 	}
 	if (!status && prof.nr_bad_files) {
 		fprintf(stderr, "opannotate: %zu sample file(s) could not be read; "
 			"the output covers the others\n", prof.nr_bad_files);
-		status = EXIT_BAD_FILE;
+		status = PP_EXIT_BAD_FILE;
 	}
 
 out_report:
@@ -385,18 +337,18 @@ out_report:
 	pp_report_status_release(&st);
 	pp_archive_release(&arch);
 out_popt:
-	if (status == EXIT_USAGE && usage_help)
+	if (status == PP_EXIT_USAGE && usage_help)
 		fputs(exit_help, stderr);
-	free_list(ao.search_dirs);
-	free_list(ao.base_dirs);
-	free_list(ao.include_files);
-	free_list(ao.exclude_files);
-	free_list(ao.include_symbols);
-	free_list(ao.exclude_symbols);
+	pp_free_list(ao.search_dirs);
+	pp_free_list(ao.base_dirs);
+	pp_free_list(ao.include_files);
+	pp_free_list(ao.exclude_files);
+	pp_free_list(ao.include_symbols);
+	pp_free_list(ao.exclude_symbols);
 	free(session_dir);
 	free(cmdline);
 	free(root_debug);
-	free(cl.session_dir);
+	free(cl.common.session_dir);
 	free(cl.output_dir);
 	free(cl.search_dirs);
 	free(cl.base_dirs);
@@ -406,8 +358,8 @@ out_popt:
 	free(cl.exclude_symbols);
 	free(cl.objdump_params);
 	free(cl.merge);
-	free(cl.image_path);
-	free(cl.root);
+	free(cl.common.image_path);
+	free(cl.common.root);
 	free(cl.debug_dirs);
 	free(cl.demangle);
 	poptFreeContext(pc);

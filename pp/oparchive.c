@@ -22,22 +22,13 @@
 #include "op_config.h"
 #include "op_log.h"
 #include "op_names.h"
+#include "op_stats.h"
 #include "pp_cmdline.h"
 #include "pp_archive.h"
 #include "pp_archive_write.h"
 #include "pp_profile.h"
 #include "pp_spec.h"
-
-/* Exit statuses: opreport's, listed in --help. */
-enum {
-	EXIT_OK = 0,
-	EXIT_USAGE = 1,
-	EXIT_SPEC = 2,
-	EXIT_NO_SESSION = 3,
-	EXIT_NO_SAMPLES = 4,
-	EXIT_OUTPUT = 7,
-	EXIT_NOMEM = 8,
-};
+#include "pp_symbols.h"
 
 static const char exit_help[] =
 	"\nProfile specification: as opreport's: [session:NAME,...] "
@@ -51,8 +42,9 @@ static const char exit_help[] =
 	"its directory\n  exists and is not empty), 8 out of memory\n";
 
 struct cmdline {
-	char *output, *session_dir, *image_path, *root;
-	int exclude_dependent, list_files, verbose, help, version;
+	struct pp_common_opts common;
+	char *output;
+	int exclude_dependent, list_files;
 };
 
 /* The archive directory must be new or empty: an archive written over
@@ -69,23 +61,23 @@ static int check_output_dir(const char *dir)
 	if (real && !strcmp(real, "/")) {
 		free(real);
 		fprintf(stderr, "oparchive: invalid --output-directory: /\n");
-		return EXIT_USAGE;
+		return PP_EXIT_USAGE;
 	}
 	free(real);
 	if (stat(dir, &sb)) {
 		if (errno == ENOENT)
-			return EXIT_OK;
+			return PP_EXIT_OK;
 		fprintf(stderr, "oparchive: cannot use %s: %s\n", dir, strerror(errno));
-		return EXIT_OUTPUT;
+		return PP_EXIT_OUTPUT;
 	}
 	if (!S_ISDIR(sb.st_mode)) {
 		fprintf(stderr, "oparchive: %s exists and is not a directory\n", dir);
-		return EXIT_OUTPUT;
+		return PP_EXIT_OUTPUT;
 	}
 	d = opendir(dir);
 	if (!d) {
 		fprintf(stderr, "oparchive: cannot read %s: %s\n", dir, strerror(errno));
-		return EXIT_OUTPUT;
+		return PP_EXIT_OUTPUT;
 	}
 	while (empty && (de = readdir(d)))
 		empty = !strcmp(de->d_name, ".") || !strcmp(de->d_name, "..");
@@ -94,9 +86,9 @@ static int check_output_dir(const char *dir)
 		fprintf(stderr, "oparchive: %s exists and is not empty: give a new "
 			"or empty directory\n  (an archive written into another "
 			"would mix two sessions)\n", dir);
-		return EXIT_OUTPUT;
+		return PP_EXIT_OUTPUT;
 	}
-	return EXIT_OK;
+	return PP_EXIT_OK;
 }
 
 /* With --exclude-dependent, only the files of an application's own
@@ -189,8 +181,8 @@ static int put_sessions(struct pp_archive_writer *w, const struct pp_fileset *fs
 		const char *name = strrchr(fs->sessions[i], '/');
 
 		name = name ? name + 1 : fs->sessions[i];
-		snprintf(src, sizeof(src), "%s/stats", fs->sessions[i]);
-		snprintf(dest, sizeof(dest), PP_ARCHIVE_SESSION_DIR "/samples/%s/stats",
+		snprintf(src, sizeof(src), "%s/" OP_STATS_DIR, fs->sessions[i]);
+		snprintf(dest, sizeof(dest), PP_ARCHIVE_SESSION_DIR "/samples/%s/" OP_STATS_DIR,
 			 name);
 		ret = pp_archive_put_tree(w, src, dest);
 		snprintf(src, sizeof(src), "%s/" OP_CHAINS_DIR, fs->sessions[i]);
@@ -269,9 +261,9 @@ static int archive(struct pp_archive_writer *w, const struct pp_fileset *fs,
 	free(imgs.v);
 	if (ret == -ENOMEM) {
 		fprintf(stderr, "oparchive: out of memory\n");
-		return EXIT_NOMEM;
+		return PP_EXIT_NOMEM;
 	}
-	return ret ? EXIT_OUTPUT : EXIT_OK;
+	return ret ? PP_EXIT_OUTPUT : PP_EXIT_OK;
 }
 
 /* Select the files to archive into fs. Returns an exit status. */
@@ -295,14 +287,15 @@ static int select_files(struct pp_fileset *fs, const char *session_dir,
 			spec->text && *spec->text ? " " : "",
 			spec->text ? spec->text : "", session_dir);
 		pp_fileset_release(fs);
-		return EXIT_NO_SAMPLES;
+		return PP_EXIT_NO_SAMPLES;
 	}
-	return EXIT_OK;
+	return PP_EXIT_OK;
 }
 
 int main(int argc, const char **argv)
 {
 	struct cmdline cl = { 0 };
+	struct poptOption common[PP_COMMON_ROWS];
 	struct poptOption options[] = {
 		{ "output-directory", 'o', POPT_ARG_STRING, &cl.output, 0,
 		  "the archive directory (new or empty)", "DIR" },
@@ -310,14 +303,7 @@ int main(int argc, const char **argv)
 		  "leave out libraries, kernel and modules of each application", NULL },
 		{ "list-files", 'l', POPT_ARG_NONE, &cl.list_files, 0,
 		  "only list the files the archive needs", NULL },
-		{ "session-dir", 0, POPT_ARG_STRING, &cl.session_dir, 0,
-		  "session directory (default ./oprofile_data if present, else /var/lib/oprofile)", "DIR" },
-		{ "image-path", 'p', POPT_ARG_STRING, &cl.image_path, 0,
-		  "directories to look for binaries in", "DIR,..." },
-		{ "root", 'R', POPT_ARG_STRING, &cl.root, 0, "prefix of binary paths", "DIR" },
-		{ "verbose", 'V', POPT_ARG_NONE, &cl.verbose, 0, "name each file copied", NULL },
-		{ "help", '?', POPT_ARG_NONE, &cl.help, 0, "show this help", NULL },
-		{ "version", 'v', POPT_ARG_NONE, &cl.version, 0, "show version", NULL },
+		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, common, 0, NULL, NULL },
 		POPT_TABLEEND
 	};
 	struct op_logger lg = { op_log_to_stderr, (void *)"oparchive", OP_LOG_WARN };
@@ -328,26 +314,27 @@ int main(int argc, const char **argv)
 	struct pp_fileset fs = { 0 };
 	const char **args;
 	char *session_dir = NULL, *root_debug = NULL, err[512];
-	int nargs = 0, rc, status = EXIT_OK;
+	int nargs = 0, rc, status = PP_EXIT_OK;
 	bool usage_help = true, have_fs = false;
 	poptContext pc;
 
+	pp_cmdline_common(common, &cl.common, "name each file copied");
 	pc = poptGetContext("oparchive", argc, argv, options, 0);
 	poptSetOtherOptionHelp(pc, "-o DIR [options] [profile specification]");
-	rc = pp_cmdline_parse(pc, "oparchive", argv[0], &cl.version, &cl.help,
+	rc = pp_cmdline_parse(pc, "oparchive", argv[0], &cl.common,
 			      exit_help, &args, &nargs);
 	if (rc < 0) {
-		status = EXIT_USAGE;
+		status = PP_EXIT_USAGE;
 		goto out;
 	}
 	if (rc > 0)
 		goto out;
-	if (cl.verbose)
+	if (cl.common.verbose)
 		lg.max = OP_LOG_INFO;
 	usage_help = false;
 	if (!cl.list_files && !cl.output) {
 		fprintf(stderr, "oparchive: requires --output-directory (-o DIR)\n");
-		status = EXIT_USAGE;
+		status = PP_EXIT_USAGE;
 		goto out;
 	}
 	if (!cl.list_files) {
@@ -359,42 +346,42 @@ int main(int argc, const char **argv)
 		if (!strcmp(args[i], "{") || !strcmp(args[i], "}")) {
 			fprintf(stderr, "oparchive: differential profiles are not "
 				"allowed\n");
-			status = EXIT_SPEC;
+			status = PP_EXIT_SPEC;
 			goto out;
 		}
 	}
 	rc = pp_spec_parse(nargs, args, &spec, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "oparchive: bad profile specification: %s\n", err);
-		status = rc == -ENOMEM ? EXIT_NOMEM : EXIT_SPEC;
+		status = rc == -ENOMEM ? PP_EXIT_NOMEM : PP_EXIT_SPEC;
 		goto out;
 	}
-	given.root = cl.root;
-	given.image_path = cl.image_path;
-	if (cl.root) {
+	given.root = cl.common.root;
+	given.image_path = cl.common.image_path;
+	if (cl.common.root) {
 		/* separate debug files live under the same root, as opreport's */
-		if (asprintf(&root_debug, ":.debug:%s/usr/lib/debug", cl.root) < 0) {
-			root_debug = NULL;
-			status = EXIT_NOMEM;
+		root_debug = pp_debug_dirs_under(cl.common.root);
+		if (!root_debug) {
+			status = PP_EXIT_NOMEM;
 			goto out;
 		}
 		given.debug_dirs = root_debug;
 	}
 	o = given;
-	session_dir = pp_session_dir_default(cl.session_dir);
+	session_dir = pp_session_dir_default(cl.common.session_dir);
 	if (!session_dir || (spec.archive &&
 			     pp_archive_opts(&arch, spec.archive, &given, &o))) {
-		status = EXIT_NOMEM;
+		status = PP_EXIT_NOMEM;
 		goto out;
 	}
 	if (spec.archive) {
 		free(session_dir);
 		session_dir = strdup(arch.session_dir);
 		if (!session_dir) {
-			status = EXIT_NOMEM;
+			status = PP_EXIT_NOMEM;
 			goto out;
 		}
-	} else if (!cl.session_dir) {
+	} else if (!cl.common.session_dir) {
 		fprintf(stderr, "Using %s/samples/ for session-dir\n", session_dir);
 	}
 	status = select_files(&fs, session_dir, &spec, cl.exclude_dependent, &lg);
@@ -412,10 +399,10 @@ int main(int argc, const char **argv)
 	status = archive(&w, &fs, session_dir, &o, cl.exclude_dependent);
 	if (cl.list_files && (ferror(stdout) | fflush(stdout))) {
 		fprintf(stderr, "oparchive: error writing the list\n");
-		status = EXIT_OUTPUT;
+		status = PP_EXIT_OUTPUT;
 	}
 out:
-	if (status == EXIT_USAGE && usage_help)
+	if (status == PP_EXIT_USAGE && usage_help)
 		fputs(exit_help, stderr);
 	if (have_fs)
 		pp_fileset_release(&fs);
@@ -425,9 +412,9 @@ out:
 	free(session_dir);
 	free(root_debug);
 	free(cl.output);
-	free(cl.session_dir);
-	free(cl.image_path);
-	free(cl.root);
+	free(cl.common.session_dir);
+	free(cl.common.image_path);
+	free(cl.common.root);
 	poptFreeContext(pc);
 	return status;
 }

@@ -21,18 +21,6 @@
 #include "pp_spec.h"
 #include "pp_symview.h"
 
-/* Exit statuses: opreport's, listed in --help. */
-enum {
-	EXIT_OK = 0,
-	EXIT_USAGE = 1,
-	EXIT_SPEC = 2,
-	EXIT_NO_SESSION = 3,
-	EXIT_NO_SAMPLES = 4,
-	EXIT_BAD_FILE = 6,
-	EXIT_OUTPUT = 7,
-	EXIT_NOMEM = 8,
-};
-
 static const char exit_help[] =
 	"\nFormats: pprof (gzip'd profile.proto), folded (\"frame;frame count\" "
 	"lines, root first),\n  flamegraph (an SVG). Stacks are whole call "
@@ -51,9 +39,9 @@ static const char exit_help[] =
 enum format { FMT_PPROF, FMT_FOLDED, FMT_FLAMEGRAPH };
 
 struct cmdline {
-	char *format, *output, *session_dir, *merge, *image_path, *root;
+	struct pp_common_opts common;
+	char *format, *output, *merge;
 	char *vmlinux, *kallsyms, *debug_dirs, *jit_dir, *demangle, *title;
-	int verbose, help, version;
 };
 
 static int parse_format(const char *s, enum format *f)
@@ -84,11 +72,11 @@ static int build(struct pp_export *x, struct pp_spec *spec,
 	ret = pp_spec_parse(argc, argv, spec, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "opexport: bad profile specification: %s\n", err);
-		return ret == -ENOMEM ? EXIT_NOMEM : EXIT_SPEC;
+		return ret == -ENOMEM ? PP_EXIT_NOMEM : PP_EXIT_SPEC;
 	}
 	if (spec->archive) {
 		if (pp_archive_opts(arch, spec->archive, &given, o))
-			return EXIT_NOMEM;
+			return PP_EXIT_NOMEM;
 		session_dir = arch->session_dir;
 	}
 	ret = pp_select_files("opexport", session_dir, spec, false, session_dir,
@@ -98,38 +86,34 @@ static int build(struct pp_export *x, struct pp_spec *spec,
 	ret = pp_export_load(x, &fs, spec, merge, lg);
 	if (ret == -ENOMEM) {
 		fprintf(stderr, "opexport: out of memory\n");
-		return EXIT_NOMEM;
+		return PP_EXIT_NOMEM;
 	}
 	if (ret)	/* named through the logger */
-		return EXIT_BAD_FILE;
+		return PP_EXIT_BAD_FILE;
 	if (!x->nr_stacks) {
 		fprintf(stderr, "opexport: no %ssample matches%s%s in %s\n",
 			x->nr_bad_files ? "readable " : "", argc ? " " : "",
 			argc ? spec->text : "", session_dir);
-		return x->nr_bad_files ? EXIT_BAD_FILE : EXIT_NO_SAMPLES;
+		return x->nr_bad_files ? PP_EXIT_BAD_FILE : PP_EXIT_NO_SAMPLES;
 	}
-	return EXIT_OK;
+	return PP_EXIT_OK;
 }
 
 int main(int argc, const char **argv)
 {
 	struct cmdline cl = { 0 };
+	struct poptOption common[PP_COMMON_ROWS];
 	struct poptOption options[] = {
 		{ "format", 'F', POPT_ARG_STRING, &cl.format, 0,
 		  "pprof (the default), folded or flamegraph", "FORMAT" },
 		{ "output-file", 'o', POPT_ARG_STRING, &cl.output, 0,
 		  "write to FILE (default: standard output)", "FILE" },
-		{ "session-dir", 0, POPT_ARG_STRING, &cl.session_dir, 0,
-		  "session directory (default ./oprofile_data if present, else /var/lib/oprofile)", "DIR" },
 		{ "merge", 'm', POPT_ARG_STRING, &cl.merge, 0,
 		  "merge along lib,cpu,tid,tgid,unitmask,all (no cpu, pid or tid labels)", "LIST" },
 		{ "title", 0, POPT_ARG_STRING, &cl.title, 0,
 		  "the flame graph's title", "TEXT" },
 		{ "demangle", 'D', POPT_ARG_STRING | POPT_ARGFLAG_OPTIONAL, &cl.demangle, 0,
 		  "C++ names: none, or normal (the default; smart is normal)", "none|normal|smart" },
-		{ "image-path", 'p', POPT_ARG_STRING, &cl.image_path, 0,
-		  "directories to look for binaries in", "DIR,..." },
-		{ "root", 'R', POPT_ARG_STRING, &cl.root, 0, "prefix of binary paths", "DIR" },
 		{ "vmlinux", 'k', POPT_ARG_STRING, &cl.vmlinux, 0,
 		  "kernel symbols from this vmlinux (default /proc/kallsyms)", "FILE" },
 		{ "kallsyms", 0, POPT_ARG_STRING, &cl.kallsyms, 0,
@@ -138,9 +122,7 @@ int main(int argc, const char **argv)
 		  "separate debug file directories (libdwfl path)", "PATH" },
 		{ "jit-dir", 0, POPT_ARG_STRING, &cl.jit_dir, 0,
 		  "where perf-PID.map files are (default /tmp)", "DIR" },
-		{ "verbose", 'V', POPT_ARG_NONE, &cl.verbose, 0, "more messages", NULL },
-		{ "help", '?', POPT_ARG_NONE, &cl.help, 0, "show this help", NULL },
-		{ "version", 'v', POPT_ARG_NONE, &cl.version, 0, "show version", NULL },
+		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, common, 0, NULL, NULL },
 		POPT_TABLEEND
 	};
 	struct op_logger lg = { op_log_to_stderr, (void *)"opexport", OP_LOG_WARN };
@@ -154,33 +136,34 @@ int main(int argc, const char **argv)
 	char *session_dir = NULL, *root_debug = NULL;
 	enum format fmt = FMT_PPROF;
 	FILE *out = stdout;
-	int nargs = 0, rc, status = EXIT_OK;
+	int nargs = 0, rc, status = PP_EXIT_OK;
 	poptContext pc;
 
 	pp_export_init(&x);
+	pp_cmdline_common(common, &cl.common, NULL);
 	pc = poptGetContext("opexport", argc, argv, options, 0);
 	poptSetOtherOptionHelp(pc, "--format=pprof|folded|flamegraph [-o FILE] "
 			       "[options] [profile specification]");
-	rc = pp_cmdline_parse(pc, "opexport", argv[0], &cl.version, &cl.help,
+	rc = pp_cmdline_parse(pc, "opexport", argv[0], &cl.common,
 			      exit_help, &args, &nargs);
 	if (rc < 0) {
-		status = EXIT_USAGE;
+		status = PP_EXIT_USAGE;
 		goto out;
 	}
 	if (rc > 0)
 		goto out;
-	if (cl.verbose)
+	if (cl.common.verbose)
 		lg.max = OP_LOG_DEBUG;
 	if (parse_format(cl.format, &fmt)) {
 		fprintf(stderr, "opexport: unknown --format=%s (use pprof, folded "
 			"or flamegraph)\n", cl.format);
-		status = EXIT_USAGE;
+		status = PP_EXIT_USAGE;
 		goto out;
 	}
 	if (cl.merge && pp_merge_parse(cl.merge, &merge, &bad)) {
 		fprintf(stderr, "opexport: unknown --merge value at '%s' "
 			"(use lib,cpu,tid,tgid,unitmask,all)\n", bad);
-		status = EXIT_USAGE;
+		status = PP_EXIT_USAGE;
 		goto out;
 	}
 	o.demangle = true;
@@ -189,27 +172,27 @@ int main(int argc, const char **argv)
 	} else if (cl.demangle && *cl.demangle && strcmp(cl.demangle, "normal") &&
 		   strcmp(cl.demangle, "smart")) {
 		fprintf(stderr, "opexport: --demangle takes none, normal or smart\n");
-		status = EXIT_USAGE;
+		status = PP_EXIT_USAGE;
 		goto out;
 	}
-	o.image_path = cl.image_path;
-	o.root = cl.root;
+	o.image_path = cl.common.image_path;
+	o.root = cl.common.root;
 	o.vmlinux = cl.vmlinux;
 	o.kallsyms = cl.kallsyms;
 	o.debug_dirs = cl.debug_dirs;
 	o.jit_dir = cl.jit_dir;
-	if (!cl.debug_dirs && cl.root) {
+	if (!cl.debug_dirs && cl.common.root) {
 		/* separate debug files live under the same root, as opreport's */
-		if (asprintf(&root_debug, ":.debug:%s/usr/lib/debug", cl.root) < 0) {
-			root_debug = NULL;
-			status = EXIT_NOMEM;
+		root_debug = pp_debug_dirs_under(cl.common.root);
+		if (!root_debug) {
+			status = PP_EXIT_NOMEM;
 			goto out;
 		}
 		o.debug_dirs = root_debug;
 	}
-	session_dir = pp_session_dir_default(cl.session_dir);
+	session_dir = pp_session_dir_default(cl.common.session_dir);
 	if (!session_dir) {
-		status = EXIT_NOMEM;
+		status = PP_EXIT_NOMEM;
 		goto out;
 	}
 	status = build(&x, &spec, session_dir, nargs, args, &merge, &o, &arch,
@@ -218,7 +201,7 @@ int main(int argc, const char **argv)
 		goto out;
 	if (pp_export_symbolize(&x, &o, &lg, &st)) {
 		fprintf(stderr, "opexport: out of memory\n");
-		status = EXIT_NOMEM;
+		status = PP_EXIT_NOMEM;
 		goto out;
 	}
 	if (cl.output) {
@@ -227,7 +210,7 @@ int main(int argc, const char **argv)
 			fprintf(stderr, "opexport: cannot write %s: %s\n", cl.output,
 				strerror(errno));
 			out = stdout;
-			status = EXIT_OUTPUT;
+			status = PP_EXIT_OUTPUT;
 			goto out;
 		}
 	}
@@ -246,21 +229,21 @@ int main(int argc, const char **argv)
 	}
 	if (rc == -ENOMEM) {
 		fprintf(stderr, "opexport: out of memory\n");
-		status = EXIT_NOMEM;
+		status = PP_EXIT_NOMEM;
 	}
 	if (rc == -EIO || ferror(out) | (out != stdout ? fclose(out) : fflush(out))) {
 		fprintf(stderr, "opexport: error writing %s\n",
 			cl.output ? cl.output : "the standard output");
-		status = EXIT_OUTPUT;
+		status = PP_EXIT_OUTPUT;
 	}
 	out = stdout;
 	if (!status && x.nr_bad_files) {
 		fprintf(stderr, "opexport: %zu sample file(s) or chain store(s) could "
 			"not be read; the export covers the others\n", x.nr_bad_files);
-		status = EXIT_BAD_FILE;
+		status = PP_EXIT_BAD_FILE;
 	}
 out:
-	if (status == EXIT_USAGE)
+	if (status == PP_EXIT_USAGE)
 		fputs(exit_help, stderr);
 	pp_export_release(&x);
 	pp_spec_release(&spec);
@@ -270,10 +253,10 @@ out:
 	free(root_debug);
 	free(cl.format);
 	free(cl.output);
-	free(cl.session_dir);
+	free(cl.common.session_dir);
 	free(cl.merge);
-	free(cl.image_path);
-	free(cl.root);
+	free(cl.common.image_path);
+	free(cl.common.root);
 	free(cl.vmlinux);
 	free(cl.kallsyms);
 	free(cl.debug_dirs);

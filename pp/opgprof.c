@@ -25,19 +25,6 @@
 #include "pp_symbols.h"
 #include "pp_symview.h"
 
-/* Exit statuses: opreport's, listed in --help. */
-enum {
-	EXIT_OK = 0,
-	EXIT_USAGE = 1,		/* also: not exactly one binary selected */
-	EXIT_SPEC = 2,
-	EXIT_NO_SESSION = 3,
-	EXIT_NO_SAMPLES = 4,
-	EXIT_NO_BINARY = 5,	/* the binary cannot be read as ELF */
-	EXIT_BAD_FILE = 6,
-	EXIT_OUTPUT = 7,
-	EXIT_NOMEM = 8,
-};
-
 static const char exit_help[] =
 	"\nProfile specification: as opreport's; it must select one binary "
 	"(and one event):\n  [image:PATH,...] [lib-image:...] [event:NAME] "
@@ -50,9 +37,9 @@ static const char exit_help[] =
 	"7 cannot write the output, 8 out of memory\n";
 
 struct cmdline {
-	char *output, *session_dir, *image_path, *root;
+	struct pp_common_opts common;
+	char *output;
 	double threshold;
-	int verbose, help, version;
 };
 
 /* What was selected and loaded. */
@@ -82,23 +69,23 @@ static int load(struct gprof_sel *g, const char *session_dir,
 		return ret;
 	if (!fs.nr_files) {
 		pp_fileset_release(&fs);
-		return EXIT_OK;
+		return PP_EXIT_OK;
 	}
 	ret = pp_classify(&fs, &merge, err, sizeof(err));
 	if (ret == -EDOM || (!ret && fs.nr_classes > 1)) {
 		fprintf(stderr, "opgprof: the selected samples are of several "
 			"events: give an event: or count: specification\n");
 		pp_fileset_release(&fs);
-		return EXIT_USAGE;
+		return PP_EXIT_USAGE;
 	}
 	if (ret) {
 		pp_fileset_release(&fs);
-		return EXIT_NOMEM;
+		return PP_EXIT_NOMEM;
 	}
 	ret = pp_profile_load(&g->prof, &fs, &merge, exclude_dependent, true, lg);
 	if (ret) {
 		fprintf(stderr, "opgprof: %s\n", strerror(-ret));
-		return EXIT_NOMEM;
+		return PP_EXIT_NOMEM;
 	}
 	g->loaded = true;
 	/* arc files list their images with no samples */
@@ -108,7 +95,7 @@ static int load(struct gprof_sel *g, const char *session_dir,
 		if (!(*nr_images)++)
 			g->image = i;
 	}
-	return EXIT_OK;
+	return PP_EXIT_OK;
 }
 
 static void unload(struct gprof_sel *g)
@@ -138,15 +125,15 @@ static int select_image(struct gprof_sel *g, const char *session_dir,
 		fprintf(stderr, "opgprof: no sample file matches%s%s in %s\n"
 			"  run opcontrol --dump, or check the profile specification\n",
 			*spec->text ? " " : "", spec->text, session_dir);
-		return g->loaded && g->prof.nr_bad_files ? EXIT_BAD_FILE : EXIT_NO_SAMPLES;
+		return g->loaded && g->prof.nr_bad_files ? PP_EXIT_BAD_FILE : PP_EXIT_NO_SAMPLES;
 	}
 	if (n > 1) {
 		fprintf(stderr, "opgprof: the profile specification selects %zu "
 			"binaries: give exactly one, e.g. image:PATH (and lib-image:PATH "
 			"for a library)\n", n);
-		return EXIT_USAGE;
+		return PP_EXIT_USAGE;
 	}
-	return EXIT_OK;
+	return PP_EXIT_OK;
 }
 
 /* The binary's address width, from its ELF class: 4 or 8, 0 when it
@@ -285,7 +272,7 @@ static int write_gmon(const struct gprof_sel *g, const struct pp_report_opts *o,
 	size_t nr_arc_files = 0, nr_bad = 0;
 	char *binary = NULL;
 	FILE *out;
-	int status = EXIT_OK, ret;
+	int status = PP_EXIT_OK, ret;
 
 	if (im->img.kind != OP_IMG_FILE || !strcmp(im->img.path, "/proc/kallsyms")) {
 		char *name = op_img_display(&im->img, 1);
@@ -294,23 +281,23 @@ static int write_gmon(const struct gprof_sel *g, const struct pp_report_opts *o,
 			"(the kernel, a module or an anonymous region)\n",
 			name ? name : "the image");
 		free(name);
-		return EXIT_NO_BINARY;
+		return PP_EXIT_NO_BINARY;
 	}
 	v = pp_symview_build(&g->prof, o, lg, st);
 	if (!v)
-		return EXIT_NOMEM;
+		return PP_EXIT_NOMEM;
 	tab = pp_symview_symtab(v, g->image);
 	binary = pp_locate_binary(im->img.path, o->root, o->image_path);
 	gm.addr_bytes = binary ? addr_bytes(binary) : 0;
 	if (!tab || !tab->is_elf || !gm.addr_bytes) {
 		fprintf(stderr, "opgprof: cannot read %s as an ELF binary: gmon.out "
 			"would name no function\n", binary ? binary : im->img.path);
-		status = EXIT_NO_BINARY;
+		status = PP_EXIT_NO_BINARY;
 		goto out;
 	}
 	if (histogram(&g->prof, v, g->image, threshold, &samples, &gm.nr_samples) ||
 	    arcs(&g->prof, g->image, tab, lg, &ac, &nr_arc_files, &nr_bad)) {
-		status = EXIT_NOMEM;
+		status = PP_EXIT_NOMEM;
 		goto out;
 	}
 	gm.samples = samples;
@@ -323,18 +310,18 @@ static int write_gmon(const struct gprof_sel *g, const struct pp_report_opts *o,
 	out = fopen(output, "w");
 	if (!out) {
 		fprintf(stderr, "opgprof: cannot write %s: %s\n", output, strerror(errno));
-		status = EXIT_OUTPUT;
+		status = PP_EXIT_OUTPUT;
 		goto out;
 	}
 	ret = pp_gmon_write(out, &gm, lg);
 	if (ret == -ENOMEM)
-		status = EXIT_NOMEM;
+		status = PP_EXIT_NOMEM;
 	if ((ret == -EIO) | ferror(out) | fclose(out)) {
 		fprintf(stderr, "opgprof: error writing %s\n", output);
-		status = EXIT_OUTPUT;
+		status = PP_EXIT_OUTPUT;
 	}
 	if (!status && nr_bad)
-		status = EXIT_BAD_FILE;
+		status = PP_EXIT_BAD_FILE;
 out:
 	free(binary);
 	free(samples);
@@ -346,19 +333,13 @@ out:
 int main(int argc, const char **argv)
 {
 	struct cmdline cl = { 0 };
+	struct poptOption common[PP_COMMON_ROWS];
 	struct poptOption options[] = {
 		{ "output-filename", 'o', POPT_ARG_STRING, &cl.output, 0,
 		  "output file (default gmon.out)", "FILE" },
 		{ "threshold", 't', POPT_ARG_DOUBLE, &cl.threshold, 0,
 		  "only symbols with at least this percentage of the samples", "PERCENT" },
-		{ "session-dir", 0, POPT_ARG_STRING, &cl.session_dir, 0,
-		  "session directory (default ./oprofile_data if present, else /var/lib/oprofile)", "DIR" },
-		{ "image-path", 'p', POPT_ARG_STRING, &cl.image_path, 0,
-		  "directories to look for binaries in", "DIR,..." },
-		{ "root", 'R', POPT_ARG_STRING, &cl.root, 0, "prefix of binary paths", "DIR" },
-		{ "verbose", 'V', POPT_ARG_NONE, &cl.verbose, 0, "more messages", NULL },
-		{ "help", '?', POPT_ARG_NONE, &cl.help, 0, "show this help", NULL },
-		{ "version", 'v', POPT_ARG_NONE, &cl.version, 0, "show version", NULL },
+		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, common, 0, NULL, NULL },
 		POPT_TABLEEND
 	};
 	struct op_logger lg = { op_log_to_stderr, (void *)"opgprof", OP_LOG_WARN };
@@ -369,58 +350,59 @@ int main(int argc, const char **argv)
 	struct gprof_sel g = { 0 };
 	const char **args;
 	char *session_dir = NULL, *root_debug = NULL, err[512];
-	int nargs = 0, rc, status = EXIT_OK;
+	int nargs = 0, rc, status = PP_EXIT_OK;
 	bool usage_help = true;
 	poptContext pc;
 
+	pp_cmdline_common(common, &cl.common, NULL);
 	pc = poptGetContext("opgprof", argc, argv, options, 0);
 	poptSetOtherOptionHelp(pc, "[options] [profile specification]");
-	rc = pp_cmdline_parse(pc, "opgprof", argv[0], &cl.version, &cl.help,
+	rc = pp_cmdline_parse(pc, "opgprof", argv[0], &cl.common,
 			      exit_help, &args, &nargs);
 	if (rc < 0) {
-		status = EXIT_USAGE;
+		status = PP_EXIT_USAGE;
 		goto out;
 	}
 	if (rc > 0)
 		goto out;
-	if (cl.verbose)
+	if (cl.common.verbose)
 		lg.max = OP_LOG_DEBUG;
 	if (cl.threshold < 0 || cl.threshold > 100) {
 		fprintf(stderr, "opgprof: --threshold must be a percentage (0-100)\n");
-		status = EXIT_USAGE;
+		status = PP_EXIT_USAGE;
 		goto out;
 	}
 	usage_help = false;
 	for (int i = 0; i < nargs; i++) {
 		if (!strcmp(args[i], "{") || !strcmp(args[i], "}")) {
 			fprintf(stderr, "opgprof: differential profiles are not allowed\n");
-			status = EXIT_SPEC;
+			status = PP_EXIT_SPEC;
 			goto out;
 		}
 	}
 	rc = pp_spec_parse(nargs, args, &spec, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "opgprof: bad profile specification: %s\n", err);
-		status = rc == -ENOMEM ? EXIT_NOMEM : EXIT_SPEC;
+		status = rc == -ENOMEM ? PP_EXIT_NOMEM : PP_EXIT_SPEC;
 		goto out;
 	}
 	given.symbols = given.details = true;
 	given.demangle = false;		/* gprof names functions itself */
-	given.root = cl.root;
-	given.image_path = cl.image_path;
-	if (cl.root) {
-		if (asprintf(&root_debug, ":.debug:%s/usr/lib/debug", cl.root) < 0) {
-			root_debug = NULL;
-			status = EXIT_NOMEM;
+	given.root = cl.common.root;
+	given.image_path = cl.common.image_path;
+	if (cl.common.root) {
+		root_debug = pp_debug_dirs_under(cl.common.root);
+		if (!root_debug) {
+			status = PP_EXIT_NOMEM;
 			goto out;
 		}
 		given.debug_dirs = root_debug;
 	}
 	o = given;
-	session_dir = pp_session_dir_default(cl.session_dir);
+	session_dir = pp_session_dir_default(cl.common.session_dir);
 	if (!session_dir || (spec.archive &&
 			     pp_archive_opts(&arch, spec.archive, &given, &o))) {
-		status = EXIT_NOMEM;
+		status = PP_EXIT_NOMEM;
 		goto out;
 	}
 	status = select_image(&g, spec.archive ? arch.session_dir : session_dir,
@@ -430,7 +412,7 @@ int main(int argc, const char **argv)
 	status = write_gmon(&g, &o, cl.output ? cl.output : "gmon.out",
 			    cl.threshold, &lg, &st);
 out:
-	if (status == EXIT_USAGE && usage_help)
+	if (status == PP_EXIT_USAGE && usage_help)
 		fputs(exit_help, stderr);
 	unload(&g);
 	pp_report_status_release(&st);
@@ -439,9 +421,9 @@ out:
 	free(session_dir);
 	free(root_debug);
 	free(cl.output);
-	free(cl.session_dir);
-	free(cl.image_path);
-	free(cl.root);
+	free(cl.common.session_dir);
+	free(cl.common.image_path);
+	free(cl.common.root);
 	poptFreeContext(pc);
 	return status;
 }

@@ -20,20 +20,6 @@
 #include "pp_report.h"
 #include "pp_spec.h"
 
-/* Exit statuses, listed in --help. */
-enum {
-	EXIT_OK = 0,
-	EXIT_USAGE = 1,		/* bad option, option value or combination;
-				 * files that differ along two axes (as
-				 * OProfile, whose every refusal is 1) */
-	EXIT_SPEC = 2,		/* bad profile specification */
-	EXIT_NO_SESSION = 3,	/* no session directory / session */
-	EXIT_NO_SAMPLES = 4,	/* no sample file matches */
-	EXIT_BAD_FILE = 6,	/* a sample file was unreadable (report printed) */
-	EXIT_OUTPUT = 7,	/* cannot write the output */
-	EXIT_NOMEM = 8,
-};
-
 static const char exit_help[] =
 	"\nProfile specification: [session:NAME,...] [session-exclude:...] "
 	"[image:PATH,...] [image-exclude:...]\n  [lib-image:...] [event:NAME,...] "
@@ -47,14 +33,12 @@ static const char exit_help[] =
 	"others), 7 cannot write the output, 8 out of memory\n";
 
 struct cmdline {
-	char *session_dir;
+	struct pp_common_opts common;
 	char *merge;
 	char *sort;
 	char *output;
 	char *include_symbols;
 	char *exclude_symbols;
-	char *image_path;
-	char *root;
 	char *vmlinux;
 	char *kallsyms;
 	char *debug_dirs;
@@ -63,8 +47,7 @@ struct cmdline {
 	double threshold;
 	int symbols, debug_info, details, xml, exclude_dependent;
 	int global_percent, long_filenames, show_address, accumulated;
-	int no_header, reverse, callgraph, verbose, help, dynamic_symbols;
-	int version;
+	int no_header, reverse, callgraph, dynamic_symbols;
 };
 
 /* OProfile's refusals of options that mean nothing together (its
@@ -93,33 +76,6 @@ static bool options_conflict(const struct cmdline *cl, bool diff)
 	       "--details or --callgraph");
 #undef REFUSE
 	return bad;
-}
-
-static char **split_list(const char *s)
-{
-	size_t n = 1, i = 0;
-	char **v, *dup, *tok, *save = NULL;
-
-	for (const char *p = s; *p; p++)
-		n += *p == ',';
-	v = calloc(n + 1, sizeof(*v));
-	dup = strdup(s);
-	if (!v || !dup) {
-		free(v);
-		free(dup);
-		return NULL;
-	}
-	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-		v[i++] = strdup(tok);
-	free(dup);
-	return v;
-}
-
-static void free_list(char **v)
-{
-	for (size_t i = 0; v && v[i]; i++)
-		free(v[i]);
-	free(v);
 }
 
 static int parse_sort(const char *s, struct pp_report_opts *o)
@@ -197,11 +153,11 @@ static int build_report(struct one_report *r, const struct session_names *sn,
 	ret = pp_spec_parse(argc, argv, &r->spec, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "opreport: bad profile specification: %s\n", err);
-		return ret == -ENOMEM ? EXIT_NOMEM : EXIT_SPEC;
+		return ret == -ENOMEM ? PP_EXIT_NOMEM : PP_EXIT_SPEC;
 	}
 	if (r->spec.archive) {
 		if (pp_archive_opts(&r->arch, r->spec.archive, opts, &r->opts))
-			return EXIT_NOMEM;
+			return PP_EXIT_NOMEM;
 		session_dir = r->arch.session_dir;
 		op_dir = PP_ARCHIVE_SESSION_DIR "/";
 		o = &r->opts;
@@ -224,25 +180,25 @@ static int build_report(struct one_report *r, const struct session_names *sn,
 		else
 			fprintf(stderr, "opreport: %s\n", strerror(-ret));
 		pp_fileset_release(&fs);
-		return ret == -EDOM ? EXIT_USAGE : EXIT_NOMEM;
+		return ret == -EDOM ? PP_EXIT_USAGE : PP_EXIT_NOMEM;
 	}
 	ret = pp_profile_load(&r->prof, &fs, merge, o->exclude_dependent,
 			      o->symbols || o->details, lg);
 	if (ret) {
 		fprintf(stderr, "opreport: %s\n", strerror(-ret));
-		return EXIT_NOMEM;
+		return PP_EXIT_NOMEM;
 	}
 	if (!r->prof.nr_images) {
 		fprintf(stderr, "opreport: no readable sample file matches%s%s\n",
 			argc ? " " : "", argc ? r->spec.text : "");
-		return r->prof.nr_bad_files ? EXIT_BAD_FILE : EXIT_NO_SAMPLES;
+		return r->prof.nr_bad_files ? PP_EXIT_BAD_FILE : PP_EXIT_NO_SAMPLES;
 	}
 	r->view = pp_symview_build(&r->prof, o, lg, st);
 	if (!r->view) {
 		fprintf(stderr, "opreport: out of memory\n");
-		return EXIT_NOMEM;
+		return PP_EXIT_NOMEM;
 	}
-	return EXIT_OK;
+	return PP_EXIT_OK;
 }
 
 static void release_report(struct one_report *r)
@@ -256,9 +212,8 @@ static void release_report(struct one_report *r)
 int main(int argc, const char **argv)
 {
 	struct cmdline cl = { 0 };
+	struct poptOption common[PP_COMMON_ROWS];
 	struct poptOption options[] = {
-		{ "session-dir", 0, POPT_ARG_STRING, &cl.session_dir, 0,
-		  "session directory (default ./oprofile_data if present, else /var/lib/oprofile)", "DIR" },
 		{ "symbols", 'l', POPT_ARG_NONE, &cl.symbols, 0, "list per-symbol information", NULL },
 		{ "debug-info", 'g', POPT_ARG_NONE, &cl.debug_info, 0, "add source file and line", NULL },
 		{ "details", 'd', POPT_ARG_NONE, &cl.details, 0, "per-address lines under each symbol", NULL },
@@ -286,15 +241,12 @@ int main(int argc, const char **argv)
 		  "leave out these symbols", "NAME,..." },
 		{ "demangle", 'D', POPT_ARG_STRING | POPT_ARGFLAG_OPTIONAL, &cl.demangle, 0,
 		  "C++ names: none, or normal (the default; smart is normal)", "none|normal|smart" },
-		{ "image-path", 'p', POPT_ARG_STRING, &cl.image_path, 0,
-		  "directories to look for binaries in", "DIR,..." },
-		{ "root", 'R', POPT_ARG_STRING, &cl.root, 0, "prefix of binary paths", "DIR" },
 		{ "vmlinux", 'k', POPT_ARG_STRING, &cl.vmlinux, 0,
 		  "kernel symbols from this vmlinux (default /proc/kallsyms)", "FILE" },
 		{ "kallsyms", 0, POPT_ARG_STRING, &cl.kallsyms, 0,
 		  "kernel symbols from this kallsyms file", "FILE" },
 		{ "debug-dir", 0, POPT_ARG_STRING, &cl.debug_dirs, 0,
-		  "separate debug file directories (libdwfl path, default :.debug:/usr/lib/debug)", "PATH" },
+		  "separate debug file directories (libdwfl path, default " PP_DEBUG_DIRS ")", "PATH" },
 		{ "jit-dir", 0, POPT_ARG_STRING, &cl.jit_dir, 0,
 		  "where perf-PID.map files are (default /tmp)", "DIR" },
 		{ "dynamic-symbols", 0, POPT_ARG_NONE, &cl.dynamic_symbols, 0,
@@ -302,9 +254,7 @@ int main(int argc, const char **argv)
 		  "(OProfile shows one line per such binary)", NULL },
 		{ "callgraph", 'c', POPT_ARG_NONE, &cl.callgraph, 0,
 		  "callers and callees of each symbol (implies --symbols)", NULL },
-		{ "verbose", 'V', POPT_ARG_NONE, &cl.verbose, 0, "more messages", NULL },
-		{ "help", '?', POPT_ARG_NONE, &cl.help, 0, "show this help", NULL },
-		{ "version", 'v', POPT_ARG_NONE, &cl.version, 0, "show version", NULL },
+		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, common, 0, NULL, NULL },
 		POPT_TABLEEND
 	};
 	struct op_logger lg = { op_log_to_stderr, (void *)"opreport", OP_LOG_WARN };
@@ -318,7 +268,7 @@ int main(int argc, const char **argv)
 	size_t title_len = 1, nr_bad_arcs = 0;
 	FILE *out = stdout;
 	poptContext pc;
-	int nargs = 0, rc, status = EXIT_OK;
+	int nargs = 0, rc, status = PP_EXIT_OK;
 	bool is_diff = false;
 	bool usage_help = true;	/* OProfile's own refusals come alone */
 	const char *bad = NULL;
@@ -326,34 +276,35 @@ int main(int argc, const char **argv)
 	char err[256], cwd[PATH_MAX], op_dir[PATH_MAX + 16];
 	struct session_names sn = { 0 };
 
+	pp_cmdline_common(common, &cl.common, NULL);
 	pc = poptGetContext("opreport", argc, argv, options, 0);
 	poptSetOtherOptionHelp(pc, "[options] [profile specification]");
-	rc = pp_cmdline_parse(pc, "opreport", argv[0], &cl.version, &cl.help,
+	rc = pp_cmdline_parse(pc, "opreport", argv[0], &cl.common,
 			      exit_help, &args, &nargs);
 	if (rc < 0) {
 		poptFreeContext(pc);
-		return EXIT_USAGE;
+		return PP_EXIT_USAGE;
 	}
 	if (rc > 0)
 		goto out_popt;
-	if (cl.verbose)
+	if (cl.common.verbose)
 		lg.max = OP_LOG_DEBUG;
 	if (cl.merge && pp_merge_parse(cl.merge, &merge, &bad)) {
 		fprintf(stderr, "opreport: unknown --merge value at '%s' "
 			"(use lib,cpu,tid,tgid,unitmask,all)\n", bad);
-		status = EXIT_USAGE;
+		status = PP_EXIT_USAGE;
 		goto out_popt;
 	}
 	if (merge.lib && cl.exclude_dependent &&
 	    !strstr(cl.merge ? cl.merge : "", "all")) {
 		fputs("--merge=lib is meaningless with --exclude-dependent\n", stderr);
 		usage_help = false;
-		status = EXIT_USAGE;
+		status = PP_EXIT_USAGE;
 		goto out_popt;
 	}
 	if (cl.threshold < 0 || cl.threshold > 100) {
 		fprintf(stderr, "opreport: --threshold must be a percentage (0-100)\n");
-		status = EXIT_USAGE;
+		status = PP_EXIT_USAGE;
 		goto out_popt;
 	}
 	/* XML always lists symbols, as OProfile's does */
@@ -372,15 +323,16 @@ int main(int argc, const char **argv)
 	o.reverse = cl.reverse;
 	o.dynamic_symbols = cl.dynamic_symbols;
 	o.threshold = cl.threshold;
-	o.image_path = cl.image_path;
-	o.root = cl.root;
+	o.image_path = cl.common.image_path;
+	o.root = cl.common.root;
 	o.vmlinux = cl.vmlinux;
 	o.kallsyms = cl.kallsyms;
 	o.debug_dirs = cl.debug_dirs;
-	if (!cl.debug_dirs && cl.root) {
+	if (!cl.debug_dirs && cl.common.root) {
 		/* separate debug files live under the same root */
-		if (asprintf(&root_debug, ":.debug:%s/usr/lib/debug", cl.root) < 0) {
-			status = EXIT_NOMEM;
+		root_debug = pp_debug_dirs_under(cl.common.root);
+		if (!root_debug) {
+			status = PP_EXIT_NOMEM;
 			goto out_popt;
 		}
 		o.debug_dirs = root_debug;
@@ -395,7 +347,7 @@ int main(int argc, const char **argv)
 			o.demangle = true;
 		} else {
 			fprintf(stderr, "opreport: --demangle takes none, normal or smart\n");
-			status = EXIT_USAGE;
+			status = PP_EXIT_USAGE;
 			goto out_popt;
 		}
 	}
@@ -405,22 +357,22 @@ int main(int argc, const char **argv)
 		fprintf(stderr, "opreport: warning: sort options ignored because "
 			"they are incompatible with --xml\n");
 	} else if (cl.sort && parse_sort(cl.sort, &o)) {
-		status = EXIT_USAGE;
+		status = PP_EXIT_USAGE;
 		goto out_popt;
 	}
 	if (cl.include_symbols) {
-		incl = split_list(cl.include_symbols);
+		incl = pp_split_list(cl.include_symbols);
 		o.include_symbols = incl;
 	}
 	if (cl.exclude_symbols) {
-		excl = split_list(cl.exclude_symbols);
+		excl = pp_split_list(cl.exclude_symbols);
 		o.exclude_symbols = excl;
 	}
 	for (int i = 0; i < argc; i++)
 		title_len += strlen(argv[i]) + 1;
 	title = calloc(1, title_len + 16);
 	if (!title) {
-		status = EXIT_NOMEM;
+		status = PP_EXIT_NOMEM;
 		goto out_popt;
 	}
 	{
@@ -434,26 +386,26 @@ int main(int argc, const char **argv)
 		}
 	}
 	o.title = title;
-	session_dir = pp_session_dir_default(cl.session_dir);
+	session_dir = pp_session_dir_default(cl.common.session_dir);
 	if (!session_dir) {
-		status = EXIT_NOMEM;
+		status = PP_EXIT_NOMEM;
 		goto out_popt;
 	}
 	if (pp_spec_split_diff(nargs, args, &is_diff, &a0, &an, &b0, &bn,
 			       err, sizeof(err))) {
 		fprintf(stderr, "opreport: bad profile specification: %s\n", err);
-		status = EXIT_SPEC;
+		status = PP_EXIT_SPEC;
 		goto out_popt;
 	}
 	if (is_diff && cl.xml) {
 		fprintf(stderr, "opreport: differential profiles are incompatible "
 			"with --xml\n");
-		status = EXIT_USAGE;
+		status = PP_EXIT_USAGE;
 		goto out_popt;
 	}
 	usage_help = false;
 	if (options_conflict(&cl, is_diff)) {
-		status = EXIT_USAGE;
+		status = PP_EXIT_USAGE;
 		goto out_popt;
 	}
 	if (!is_diff) {
@@ -462,14 +414,14 @@ int main(int argc, const char **argv)
 	}
 	sn.dir = session_dir;
 	sn.argv0 = argv[0];
-	sn.given = cl.session_dir != NULL;
+	sn.given = cl.common.session_dir != NULL;
 	if (sn.given) {
-		sn.op_dir = cl.session_dir;
+		sn.op_dir = cl.common.session_dir;
 	} else if (strcmp(session_dir, OP_DEFAULT_SESSION_DIR)) {
 		/* ./oprofile_data, which OProfile names from the cwd */
 		if (!getcwd(cwd, sizeof(cwd)))
 			cwd[0] = '\0';
-		snprintf(op_dir, sizeof(op_dir), "%s/oprofile_data", cwd);
+		snprintf(op_dir, sizeof(op_dir), "%s/" OP_OPERF_DIR, cwd);
 		sn.op_dir = op_dir;
 	} else {
 		sn.op_dir = OP_DEFAULT_SESSION_DIR "/";
@@ -489,7 +441,7 @@ int main(int argc, const char **argv)
 		if (!out) {
 			fprintf(stderr, "opreport: cannot write %s: %s\n", cl.output,
 				strerror(errno));
-			status = EXIT_OUTPUT;
+			status = PP_EXIT_OUTPUT;
 			goto out_reports;
 		}
 	}
@@ -504,21 +456,21 @@ int main(int argc, const char **argv)
 		fprintf(stderr, "opreport: --callgraph with --xml is not supported "
 			"yet for threads or processes (--separate=thread, "
 			"--merge=tid, tgid or all)\n");
-		status = EXIT_USAGE;
+		status = PP_EXIT_USAGE;
 	} else if (rc) {
 		fprintf(stderr, "opreport: %s\n", strerror(-rc));
-		status = EXIT_NOMEM;
+		status = PP_EXIT_NOMEM;
 	}
 	if (ferror(out) | (out != stdout ? fclose(out) : fflush(out))) {
 		fprintf(stderr, "opreport: error writing %s\n",
 			cl.output ? cl.output : "the report");
-		status = EXIT_OUTPUT;
+		status = PP_EXIT_OUTPUT;
 	}
 	if (!status && (ra.prof.nr_bad_files || rb.prof.nr_bad_files || nr_bad_arcs)) {
 		fprintf(stderr, "opreport: %zu sample file(s) could not be read; "
 			"the report covers the others\n",
 			ra.prof.nr_bad_files + rb.prof.nr_bad_files + nr_bad_arcs);
-		status = EXIT_BAD_FILE;
+		status = PP_EXIT_BAD_FILE;
 	}
 
 out_reports:
@@ -526,22 +478,22 @@ out_reports:
 	release_report(&rb);
 	pp_report_status_release(&st);
 out_popt:
-	if (status == EXIT_USAGE && usage_help)
+	if (status == PP_EXIT_USAGE && usage_help)
 		fputs(exit_help, stderr);
 	free(session_dir);
 	free(title);
 	free(root_debug);
-	free_list(incl);
-	free_list(excl);
+	pp_free_list(incl);
+	pp_free_list(excl);
 	/* popt hands string arguments over to the caller */
-	free(cl.session_dir);
+	free(cl.common.session_dir);
 	free(cl.merge);
 	free(cl.sort);
 	free(cl.output);
 	free(cl.include_symbols);
 	free(cl.exclude_symbols);
-	free(cl.image_path);
-	free(cl.root);
+	free(cl.common.image_path);
+	free(cl.common.root);
 	free(cl.vmlinux);
 	free(cl.kallsyms);
 	free(cl.debug_dirs);

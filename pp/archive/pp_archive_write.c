@@ -197,7 +197,7 @@ int pp_archive_put_binary(struct pp_archive_writer *w, const char *src,
 			 (int)(slash - dest), dest, link);
 		ret = pp_archive_put(w, debug, path);
 	} else if (debug && pp_symtab_build_id(&st, id, sizeof(id)) > 1) {
-		snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%.2s/%s.debug",
+		snprintf(path, sizeof(path), PP_DEBUG_ROOT_DIR "/.build-id/%.2s/%s.debug",
 			 id, id + 2);
 		ret = pp_archive_put(w, debug, path);
 	}

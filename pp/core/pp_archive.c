@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pp_symbols.h"
+
 int pp_archive_opts(struct pp_archive *a, const char *dir,
 		    const struct pp_report_opts *in,
 		    struct pp_report_opts *out)
@@ -29,10 +31,9 @@ int pp_archive_opts(struct pp_archive *a, const char *dir,
 	a->real = realpath(dir, NULL);
 	out->archive = a->real ? a->real : dir;
 	if (!in->debug_dirs) {
-		if (asprintf(&a->debug_dirs, ":.debug:%s/usr/lib/debug", dir) < 0) {
-			a->debug_dirs = NULL;
+		a->debug_dirs = pp_debug_dirs_under(dir);
+		if (!a->debug_dirs)
 			goto err_nomem;
-		}
 		out->debug_dirs = a->debug_dirs;
 	}
 	if (!in->kallsyms) {

@@ -1,21 +1,43 @@
-/* The command-line steps the post-processing commands share (see
- * pp_cmdline.h): one place for how they read options and answer --version
- * and --help, so that opreport, opexport, opannotate, oparchive and
- * opgprof cannot drift apart. */
+/* The command line the post-processing commands share (see pp_cmdline.h):
+ * one place for the options they all take and how they read options and
+ * answer --version and --help, so that opreport, opexport, opannotate,
+ * oparchive and opgprof cannot drift apart. */
 #include "config.h"
 #include "pp_cmdline.h"
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "op_config.h"
 #include "op_version.h"
 #include "pp_profile.h"
 #include "pp_session.h"
 #include "pp_spec.h"
 
+void pp_cmdline_common(struct poptOption rows[PP_COMMON_ROWS],
+		       struct pp_common_opts *c, const char *verbose_help)
+{
+	const struct poptOption common[PP_COMMON_ROWS] = {
+		{ "session-dir", 0, POPT_ARG_STRING, &c->session_dir, 0,
+		  "session directory (default ./" OP_OPERF_DIR " if present, else "
+		  OP_DEFAULT_SESSION_DIR ")", "DIR" },
+		{ "image-path", 'p', POPT_ARG_STRING, &c->image_path, 0,
+		  "directories to look for binaries in", "DIR,..." },
+		{ "root", 'R', POPT_ARG_STRING, &c->root, 0, "prefix of binary paths", "DIR" },
+		{ "verbose", 'V', POPT_ARG_NONE, &c->verbose, 0,
+		  verbose_help ? verbose_help : "more messages", NULL },
+		{ "help", '?', POPT_ARG_NONE, &c->help, 0, "show this help", NULL },
+		{ "version", 'v', POPT_ARG_NONE, &c->version, 0, "show version", NULL },
+		POPT_TABLEEND
+	};
+
+	memcpy(rows, common, sizeof(common));
+}
+
 int pp_cmdline_parse(poptContext pc, const char *name, const char *argv0,
-		     const int *version, const int *help,
+		     const struct pp_common_opts *c,
 		     const char *exit_help, const char ***args, int *nargs)
 {
 	static const char *empty[] = { NULL };
@@ -34,17 +56,52 @@ int pp_cmdline_parse(poptContext pc, const char *name, const char *argv0,
 		*args = poptGetArgs(pc);
 	while ((*args)[*nargs])
 		(*nargs)++;
-	if (*version) {
+	if (c->version) {
 		op_print_version(argv0);
 		return 1;
 	}
-	if (*help) {
+	if (c->help) {
 		poptPrintHelp(pc, stdout, 0);
 		if (exit_help)
 			fputs(exit_help, stdout);
 		return 1;
 	}
 	return 0;
+}
+
+char **pp_split_list(const char *s)
+{
+	size_t n = 1, i = 0;
+	char **v, *dup, *tok, *save = NULL;
+
+	if (!s)
+		return NULL;
+	for (const char *p = s; *p; p++)
+		n += *p == ',';
+	v = calloc(n + 1, sizeof(*v));
+	dup = strdup(s);
+	if (!v || !dup)
+		goto err_nomem;
+	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		v[i] = strdup(tok);
+		if (!v[i++])
+			goto err_nomem;
+	}
+	free(dup);
+	return v;
+
+err_nomem:
+	free(dup);
+	pp_free_list(v);
+	errno = ENOMEM;
+	return NULL;
+}
+
+void pp_free_list(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
 }
 
 void pp_say_no_session(const char *name, const char *session_dir,

@@ -391,6 +391,15 @@ static int add_elf_sym(struct sym_vec *sv, Dwfl_Module *mod, int i,
 	return ret;
 }
 
+char *pp_debug_dirs_under(const char *root)
+{
+	char *dirs;
+
+	if (asprintf(&dirs, ":.debug:%s" PP_DEBUG_ROOT_DIR, root) < 0)
+		return NULL;
+	return dirs;
+}
+
 int pp_symtab_load_elf(struct pp_symtab *st, const char *path,
 		       const char *debug_dirs, const struct op_logger *lg)
 {
@@ -411,7 +420,7 @@ int pp_symtab_load_elf(struct pp_symtab *st, const char *path,
 	dw = calloc(1, sizeof(*dw));
 	if (!dw)
 		return -ENOMEM;
-	dw->debuginfo_path = strdup(debug_dirs ? debug_dirs : ":.debug:/usr/lib/debug");
+	dw->debuginfo_path = strdup(debug_dirs ? debug_dirs : PP_DEBUG_DIRS);
 	if (!dw->debuginfo_path) {
 		ret = -ENOMEM;
 		goto err_dw;

@@ -72,8 +72,18 @@ struct pp_symtab {
 	void *name_blocks;
 };
 
+/* Where separate debug files are looked for unless a reader says
+ * otherwise (--debug-dir): libdwfl's debuginfo path, beside the binary,
+ * in a .debug directory beside it, and under /usr/lib/debug. */
+#define PP_DEBUG_DIRS ":.debug:" PP_DEBUG_ROOT_DIR
+#define PP_DEBUG_ROOT_DIR "/usr/lib/debug"
+
+/* PP_DEBUG_DIRS below root (--root, an archive): separate debug files live
+ * under the same root as their binaries. malloc'd, NULL on ENOMEM. */
+char *pp_debug_dirs_under(const char *root);
+
 /* Load the symbols of an ELF file. debug_dirs is a libdwfl debuginfo path
- * ("/usr/lib/debug" style, NULL for the default). Returns 0, -ENOENT
+ * (PP_DEBUG_DIRS style, NULL for PP_DEBUG_DIRS). Returns 0, -ENOENT
  * (missing), -ENOEXEC (not ELF), -ENOMEM. A file without symbols loads with
  * nr_syms 0. */
 int pp_symtab_load_elf(struct pp_symtab *st, const char *path,
