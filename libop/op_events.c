@@ -36,27 +36,118 @@
 #define OP_HW_MIN_OTHER 500UL
 #define OP_SW_DEFAULT_COUNT 1000UL
 
-/* Names OProfile and perf users type, mapped onto one canonical name (used
- * in sample-file names) and the libpfm4 event that encodes it. */
+/* Names OProfile and perf users type, mapped onto the event that encodes
+ * them: NULL for timer mode, else a perf generic hardware event, whose
+ * name in sample files is OProfile's for this CPU (op_oprofile_events). */
 struct op_event_alias {
 	const char *alias;
-	const char *canonical;
 	const char *pfm_name;	/* NULL: timer mode */
-	const char *description;
+	uint64_t perf_config;	/* the PERF_TYPE_HARDWARE config pfm_name encodes */
 	unsigned long min_count;
 };
 
 static const struct op_event_alias op_event_aliases[] = {
-	{ "TIMER", "TIMER", NULL, "cpu-clock software event (timer mode), count in ns", OP_TIMER_MIN_NS },
-	{ "cpu-clock", "TIMER", NULL, "cpu-clock software event (timer mode), count in ns", OP_TIMER_MIN_NS },
-	/* descriptions as OProfile's i386/arch_perfmon event list words them:
-	 * opreport prints them in its "Counted ... events (...)" header */
-	{ "CPU_CLK_UNHALTED", "CPU_CLK_UNHALTED", "perf::PERF_COUNT_HW_CPU_CYCLES", "Clock cycles when not halted", OP_HW_MIN_CYCLES },
-	{ "cycles", "CPU_CLK_UNHALTED", "perf::PERF_COUNT_HW_CPU_CYCLES", "Clock cycles when not halted", OP_HW_MIN_CYCLES },
-	{ "cpu-cycles", "CPU_CLK_UNHALTED", "perf::PERF_COUNT_HW_CPU_CYCLES", "Clock cycles when not halted", OP_HW_MIN_CYCLES },
-	{ "INST_RETIRED", "INST_RETIRED", "perf::PERF_COUNT_HW_INSTRUCTIONS", "number of instructions retired", OP_HW_MIN_CYCLES },
-	{ "instructions", "INST_RETIRED", "perf::PERF_COUNT_HW_INSTRUCTIONS", "number of instructions retired", OP_HW_MIN_CYCLES },
+	{ "TIMER", NULL, 0, OP_TIMER_MIN_NS },
+	{ "cpu-clock", NULL, 0, OP_TIMER_MIN_NS },
+	{ "CPU_CLK_UNHALTED", "perf::PERF_COUNT_HW_CPU_CYCLES", PERF_COUNT_HW_CPU_CYCLES, OP_HW_MIN_CYCLES },
+	{ "cycles", "perf::PERF_COUNT_HW_CPU_CYCLES", PERF_COUNT_HW_CPU_CYCLES, OP_HW_MIN_CYCLES },
+	{ "cpu-cycles", "perf::PERF_COUNT_HW_CPU_CYCLES", PERF_COUNT_HW_CPU_CYCLES, OP_HW_MIN_CYCLES },
+	{ "INST_RETIRED", "perf::PERF_COUNT_HW_INSTRUCTIONS", PERF_COUNT_HW_INSTRUCTIONS, OP_HW_MIN_CYCLES },
+	{ "RETIRED_INSTRUCTIONS", "perf::PERF_COUNT_HW_INSTRUCTIONS", PERF_COUNT_HW_INSTRUCTIONS, OP_HW_MIN_CYCLES },
+	{ "instructions", "perf::PERF_COUNT_HW_INSTRUCTIONS", PERF_COUNT_HW_INSTRUCTIONS, OP_HW_MIN_CYCLES },
+	{ "BR_INST_RETIRED", "perf::PERF_COUNT_HW_BRANCH_INSTRUCTIONS", PERF_COUNT_HW_BRANCH_INSTRUCTIONS, OP_HW_MIN_OTHER },
+	{ "RETIRED_BRANCH_INSTRUCTIONS", "perf::PERF_COUNT_HW_BRANCH_INSTRUCTIONS", PERF_COUNT_HW_BRANCH_INSTRUCTIONS, OP_HW_MIN_OTHER },
+	{ "branches", "perf::PERF_COUNT_HW_BRANCH_INSTRUCTIONS", PERF_COUNT_HW_BRANCH_INSTRUCTIONS, OP_HW_MIN_OTHER },
+	{ "branch-instructions", "perf::PERF_COUNT_HW_BRANCH_INSTRUCTIONS", PERF_COUNT_HW_BRANCH_INSTRUCTIONS, OP_HW_MIN_OTHER },
+	{ "BR_MISS_PRED_RETIRED", "perf::PERF_COUNT_HW_BRANCH_MISSES", PERF_COUNT_HW_BRANCH_MISSES, OP_HW_MIN_OTHER },
+	{ "RETIRED_MISPREDICTED_BRANCH_INSTRUCTIONS", "perf::PERF_COUNT_HW_BRANCH_MISSES", PERF_COUNT_HW_BRANCH_MISSES, OP_HW_MIN_OTHER },
+	{ "branch-misses", "perf::PERF_COUNT_HW_BRANCH_MISSES", PERF_COUNT_HW_BRANCH_MISSES, OP_HW_MIN_OTHER },
 };
+
+/* OProfile's own events for the two generic x86 CPU types, as its 1.4.0
+ * tables give them (events/x86-64/generic/events and
+ * events/i386/arch_perfmon/events; tests/libop/test_events.c checks these
+ * rows against the tarball in ../shared/peers): a sample file's header
+ * carries the number and unit mask, so that OProfile's tools name the
+ * event, and its file name carries the name, so that both tools' event:
+ * specifications select it. perf_config is the generic hardware event
+ * (PERF_TYPE_HARDWARE) that counts the same thing. */
+struct op_oprofile_event {
+	uint32_t cpu_type;
+	const char *name;
+	uint32_t number;
+	uint32_t unit_mask;
+	const char *description;
+	uint64_t perf_config;
+};
+
+static const struct op_oprofile_event op_oprofile_events[] = {
+	{ OP_CPU_AMD64_GENERIC, "CPU_CLK_UNHALTED", 0x76, 0, "CPU Clocks not Halted",
+	  PERF_COUNT_HW_CPU_CYCLES },
+	{ OP_CPU_AMD64_GENERIC, "RETIRED_INSTRUCTIONS", 0xc0, 0, "Retired Instructions",
+	  PERF_COUNT_HW_INSTRUCTIONS },
+	{ OP_CPU_AMD64_GENERIC, "RETIRED_BRANCH_INSTRUCTIONS", 0xc2, 0,
+	  "Retired Branch Instructions", PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
+	{ OP_CPU_AMD64_GENERIC, "RETIRED_MISPREDICTED_BRANCH_INSTRUCTIONS", 0xc3, 0,
+	  "Retired Mispredicted Branch Instructions", PERF_COUNT_HW_BRANCH_MISSES },
+	{ OP_CPU_ARCH_PERFMON, "CPU_CLK_UNHALTED", 0x3c, 0, "Clock cycles when not halted",
+	  PERF_COUNT_HW_CPU_CYCLES },
+	{ OP_CPU_ARCH_PERFMON, "INST_RETIRED", 0xc0, 0, "number of instructions retired",
+	  PERF_COUNT_HW_INSTRUCTIONS },
+	{ OP_CPU_ARCH_PERFMON, "BR_INST_RETIRED", 0xc4, 0,
+	  "number of branch instructions retired", PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
+	{ OP_CPU_ARCH_PERFMON, "BR_MISS_PRED_RETIRED", 0xc5, 0,
+	  "number of mispredicted branches retired (precise)", PERF_COUNT_HW_BRANCH_MISSES },
+};
+
+#define OP_NR_OPROFILE_EVENTS (sizeof(op_oprofile_events) / sizeof(op_oprofile_events[0]))
+
+/* The row of cpu_type for a generic hardware event, or NULL. */
+static const struct op_oprofile_event *op_oprofile_by_config(uint32_t cpu_type,
+							     uint64_t config)
+{
+	for (size_t i = 0; i < OP_NR_OPROFILE_EVENTS; i++)
+		if (op_oprofile_events[i].cpu_type == cpu_type &&
+		    op_oprofile_events[i].perf_config == config)
+			return &op_oprofile_events[i];
+	return NULL;
+}
+
+/* The row of cpu_type for a raw event select and unit mask, or NULL. */
+static const struct op_oprofile_event *op_oprofile_by_number(uint32_t cpu_type,
+							     uint32_t number,
+							     uint32_t unit_mask)
+{
+	for (size_t i = 0; i < OP_NR_OPROFILE_EVENTS; i++)
+		if (op_oprofile_events[i].cpu_type == cpu_type &&
+		    op_oprofile_events[i].number == number &&
+		    op_oprofile_events[i].unit_mask == unit_mask)
+			return &op_oprofile_events[i];
+	return NULL;
+}
+
+/* The row of cpu_type named name, or NULL. */
+static const struct op_oprofile_event *op_oprofile_by_name(uint32_t cpu_type,
+							   const char *name)
+{
+	for (size_t i = 0; i < OP_NR_OPROFILE_EVENTS; i++)
+		if (op_oprofile_events[i].cpu_type == cpu_type &&
+		    !strcmp(op_oprofile_events[i].name, name))
+			return &op_oprofile_events[i];
+	return NULL;
+}
+
+int op_event_oprofile_number(uint32_t cpu_type, const char *name,
+			     uint32_t *number, uint32_t *unit_mask)
+{
+	const struct op_oprofile_event *e = op_oprofile_by_name(cpu_type, name);
+
+	if (!e)
+		return -ENOENT;
+	*number = e->number;
+	*unit_mask = e->unit_mask;
+	return 0;
+}
 
 /* The cpu_type values written above, named as OProfile names them
  * (op_cpu_type.c): pretty name, then "arch/processor" for XML. */
@@ -308,8 +399,8 @@ int op_event_resolve(const struct op_event_spec *spec, struct op_event *ev,
 		     char *err, size_t errlen)
 {
 	const struct op_event_alias *alias;
+	const struct op_oprofile_event *row = NULL;
 	const char *pfm_name = spec->name;
-	const char *canonical = NULL;
 	struct op_event_spec s = *spec;
 	pfm_perf_encode_arg_t arg;
 	pfm_event_info_t info;
@@ -330,10 +421,8 @@ int op_event_resolve(const struct op_event_spec *spec, struct op_event *ev,
 	alias = op_event_find_alias(s.name);
 	if (alias && !alias->pfm_name)
 		return op_event_resolve_timer(&s, ev, err, errlen);
-	if (alias) {
+	if (alias)
 		pfm_name = alias->pfm_name;
-		canonical = alias->canonical;
-	}
 
 	ret = pfm_initialize();
 	if (ret != PFM_SUCCESS) {
@@ -373,10 +462,8 @@ int op_event_resolve(const struct op_event_spec *spec, struct op_event *ev,
 		return op_event_resolve_timer(&s, ev, err, errlen);
 	}
 
-	if (!canonical)
-		canonical = info.name ? info.name : s.name;
 	ev->spec = s;
-	snprintf(ev->spec.name, sizeof(ev->spec.name), "%s", canonical);
+	snprintf(ev->spec.name, sizeof(ev->spec.name), "%s", info.name ? info.name : s.name);
 
 	if (op_attr_is_hardware(&ev->attr)) {
 		if (!op_event_have_pmu()) {
@@ -402,20 +489,33 @@ int op_event_resolve(const struct op_event_spec *spec, struct op_event *ev,
 			if (s.unit_mask)
 				ev->attr.config = (ev->attr.config & ~0xff00ULL) |
 						  ((uint64_t)(s.unit_mask & 0xff) << 8);
+			row = op_oprofile_by_number(ev->cpu_type, ev->event_number,
+						    s.unit_mask);
+		} else if (ev->attr.type == PERF_TYPE_HARDWARE) {
+			/* OProfile's number, or none: OProfile's tables have no
+			 * event 0, so its tools say "Unknown event" and still
+			 * read the counts */
+			row = op_oprofile_by_config(ev->cpu_type, ev->attr.config);
+			ev->event_number = row ? row->number : 0;
 		} else {
-			ev->event_number = (uint32_t)ev->attr.config;
+			/* cache events and other PMUs: nothing in OProfile's
+			 * tables counts them */
+			ev->event_number = 0;
 		}
 	} else {
 		/* task-clock counts ns like cpu-clock; the other software
-		 * events count occurrences (faults, switches) */
+		 * events count occurrences (faults, switches); OProfile's
+		 * tables have none of them */
 		bool ns = ev->attr.config == PERF_COUNT_SW_TASK_CLOCK;
 
 		ev->min_count = ns ? OP_TIMER_MIN_NS : 1;
 		if (!ev->spec.count)
 			ev->spec.count = ns ? OP_TIMER_DEFAULT_NS : OP_SW_DEFAULT_COUNT;
 		ev->cpu_type = op_hw_cpu_type();
-		ev->event_number = (uint32_t)ev->attr.config;
+		ev->event_number = 0;
 	}
+	if (row)
+		snprintf(ev->spec.name, sizeof(ev->spec.name), "%s", row->name);
 	if (s.unit_mask && ev->attr.type != PERF_TYPE_RAW) {
 		snprintf(err, errlen, "event %s takes no unit mask, got 0x%x",
 			 ev->spec.name, s.unit_mask);
@@ -429,23 +529,26 @@ int op_event_resolve(const struct op_event_spec *spec, struct op_event *ev,
 	}
 	op_event_fill_attr(ev);
 	snprintf(ev->description, sizeof(ev->description), "%s",
-		 alias ? alias->description : info.desc ? info.desc : ev->spec.name);
+		 row ? row->description : info.desc ? info.desc : ev->spec.name);
 	return 0;
 }
 
 int op_event_describe(uint32_t cpu_type, const char *name, char *buf, size_t len)
 {
+	const struct op_oprofile_event *row = op_oprofile_by_name(cpu_type, name);
 	const struct op_event_alias *alias = op_event_find_alias(name);
 	pfm_event_info_t info;
 	int idx;
 
-	if (alias && cpu_type == OP_CPU_AMD64_GENERIC &&
-	    !strcmp(alias->canonical, "CPU_CLK_UNHALTED")) {
-		snprintf(buf, len, "CPU Clocks not Halted");
+	/* a perf name ("cycles") as the row that counts the same */
+	if (!row && alias && alias->pfm_name)
+		row = op_oprofile_by_config(cpu_type, alias->perf_config);
+	if (row) {
+		snprintf(buf, len, "%s", row->description);
 		return 0;
 	}
-	if (alias) {
-		snprintf(buf, len, "%s", alias->description);
+	if (!strcmp(name, "TIMER")) {
+		snprintf(buf, len, "cpu-clock software event (timer mode), count in ns");
 		return 0;
 	}
 	if (pfm_initialize() != PFM_SUCCESS)

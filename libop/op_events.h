@@ -8,7 +8,12 @@
  *
  * Timer mode: the sample-file event name is "TIMER", the count is the
  * sampling period in nanoseconds, and the sample-file header's cpu_type is
- * ODB_CPU_TIMER_INT.
+ * ODB_CPU_TIMER_INT. Hardware events are named, numbered and described as
+ * OProfile's own table for the CPU's generic type does (AMD64 generic,
+ * Intel architectural perfmon), so that OProfile's tools read our sample
+ * files: on AMD, instructions are RETIRED_INSTRUCTIONS (0xc0) and cycles
+ * CPU_CLK_UNHALTED (0x76); on Intel, INST_RETIRED and CPU_CLK_UNHALTED
+ * (0x3c).
  */
 #ifndef OP_EVENTS_H
 #define OP_EVENTS_H
@@ -30,7 +35,10 @@ struct op_event {
 	struct op_event_spec spec;	/* as resolved: canonical name, count filled */
 	struct perf_event_attr attr;	/* ready for perf_event_open, disabled */
 	bool timer;			/* cpu-clock software event */
-	uint32_t event_number;		/* raw event select for the file header; 0 in timer mode */
+	uint32_t event_number;		/* for the file header: OProfile's number for the
+					 * event on cpu_type, the raw event select of
+					 * a libpfm4 event, 0 for timer mode and events
+					 * OProfile's tables lack */
 	uint32_t cpu_type;		/* sample-file header cpu_type */
 	char description[256];		/* for report headers */
 	unsigned long min_count;	/* smallest count accepted */
@@ -50,8 +58,20 @@ int op_event_spec_parse(const char *text, struct op_event_spec *spec,
 int op_event_resolve(const struct op_event_spec *spec, struct op_event *ev,
 		     char *err, size_t errlen);
 
-/* True when a hardware PMU can count cycles here (probes perf_event_open). */
+/* True when a hardware PMU can count cycles here (probes perf_event_open;
+ * OPSAMPLER_PMU=off in the environment makes it false, so that a machine
+ * with a PMU can run the timer path: op_perf_probe_pmu()). */
 bool op_event_have_pmu(void);
+
+/* OProfile's event number and unit mask for the event it calls name on
+ * cpu_type (OProfile 1.4's tables for AMD64 generic and Intel's
+ * architectural perfmon: cycles, instructions, branches and branch misses),
+ * as a sample-file header carries them. Returns 0, or -ENOENT when
+ * OProfile's table for cpu_type has no such event: such events are written
+ * with event number 0, which OProfile's tools report as "Unknown event"
+ * while reading their counts. */
+int op_event_oprofile_number(uint32_t cpu_type, const char *name,
+			     uint32_t *number, uint32_t *unit_mask);
 
 /* The description of a sample-file event name into buf, for report
  * headers: OProfile's wording for the session's cpu_type (its event lists

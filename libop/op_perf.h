@@ -28,7 +28,9 @@ int op_perf_probe(struct perf_event_attr *attr, pid_t pid, int cpu);
 int op_perf_probe_system_wide(void);
 
 /* Can a hardware PMU count cycles here? This process only and user mode
- * only, so perf_event_paranoid does not hide a PMU that exists. */
+ * only, so perf_event_paranoid does not hide a PMU that exists.
+ * -ENODEV without asking the kernel when OPSAMPLER_PMU=off is in the
+ * environment: the timer path, chosen on a machine with a PMU. */
 int op_perf_probe_pmu(void);
 
 /* Can the event attr encodes (libpfm4's encoding) sample here? Sets the

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -227,9 +228,18 @@ static void test_resolve_hardware(void **state)
 		if (op_event_have_pmu()) {
 			assert_int_equal(ret, 0);
 			assert_false(ev.timer);
+			uint32_t number, um;
+
+			/* named and numbered as OProfile's table for this
+			 * CPU does: no header says event 0 */
 			assert_true(!strcmp(ev.spec.name, "CPU_CLK_UNHALTED") ||
-				    !strcmp(ev.spec.name, "INST_RETIRED"));
+				    !strcmp(ev.spec.name, "INST_RETIRED") ||
+				    !strcmp(ev.spec.name, "RETIRED_INSTRUCTIONS"));
 			assert_int_equal(ev.attr.type, PERF_TYPE_HARDWARE);
+			assert_int_equal(op_event_oprofile_number(ev.cpu_type, ev.spec.name,
+								  &number, &um), 0);
+			assert_int_equal(ev.event_number, number);
+			assert_int_not_equal(ev.event_number, 0);
 		} else {
 			assert_int_equal(ret, -ENODEV);
 			assert_non_null(strstr(err, "no usable PMU"));
@@ -237,6 +247,99 @@ static void test_resolve_hardware(void **state)
 			assert_non_null(strstr(err, names[i]));
 		}
 	}
+}
+
+/* The rows of OProfile's event tables that our sample-file headers carry,
+ * checked against the tables of the real OProfile 1.4.0 (the tarball in
+ * ../shared/peers): name, number, unit mask and the description its
+ * opreport prints. A row of ours that OProfile's table lacks, or numbers
+ * otherwise, would make OProfile's tools say "Unknown event". */
+static const struct {
+	uint32_t cpu_type;
+	const char *table;	/* path inside the tarball */
+	const char *name;
+} oprofile_rows[] = {
+	{ 69, "events/x86-64/generic/events", "CPU_CLK_UNHALTED" },
+	{ 69, "events/x86-64/generic/events", "RETIRED_INSTRUCTIONS" },
+	{ 69, "events/x86-64/generic/events", "RETIRED_BRANCH_INSTRUCTIONS" },
+	{ 69, "events/x86-64/generic/events", "RETIRED_MISPREDICTED_BRANCH_INSTRUCTIONS" },
+	{ 41, "events/i386/arch_perfmon/events", "CPU_CLK_UNHALTED" },
+	{ 41, "events/i386/arch_perfmon/events", "INST_RETIRED" },
+	{ 41, "events/i386/arch_perfmon/events", "BR_INST_RETIRED" },
+	{ 41, "events/i386/arch_perfmon/events", "BR_MISS_PRED_RETIRED" },
+};
+
+/* OProfile's line for name in table: "event:0xNN ... um:U ... name:NAME : DESC".
+ * Returns 0 with the fields, -ENOENT if absent, -EIO without the tarball. */
+static int oprofile_table_row(const char *table, const char *name, unsigned int *number,
+			      char *um, size_t umlen, char *desc, size_t desclen)
+{
+	const char *top = getenv("top_srcdir");
+	char cmd[4096], line[1024], key[160];
+	int ret = -ENOENT;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd),
+		 "tar -xzOf '%s/../shared/peers/oprofile-1.4.0.tar.gz' 'oprofile-1.4.0/%s' 2>/dev/null",
+		 top ? top : "..", table);
+	f = popen(cmd, "r");
+	if (!f)
+		return -EIO;
+	snprintf(key, sizeof(key), " name:%s ", name);
+	while (fgets(line, sizeof(line), f)) {
+		const char *at = strstr(line, key), *u = strstr(line, " um:"), *d;
+
+		if (strncmp(line, "event:", 6) || !at || !u)
+			continue;
+		*number = (unsigned int)strtoul(line + 6, NULL, 16);
+		snprintf(um, umlen, "%.*s", (int)strcspn(u + 4, " \t"), u + 4);
+		d = strstr(at + 1, " : ");
+		snprintf(desc, desclen, "%.*s", d ? (int)strcspn(d + 3, "\n") : 0,
+			 d ? d + 3 : "");
+		ret = 0;
+	}
+	if (pclose(f) != 0 && ret)
+		ret = -EIO;
+	return ret;
+}
+
+static void test_oprofile_tables(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(oprofile_rows) / sizeof(oprofile_rows[0]); i++) {
+		unsigned int number = 0;
+		uint32_t ours, ours_um;
+		char um[32], desc[256], our_desc[256];
+		int ret = oprofile_table_row(oprofile_rows[i].table, oprofile_rows[i].name,
+					     &number, um, sizeof(um), desc, sizeof(desc));
+
+		if (ret == -EIO) {
+			const char *req = getenv("OPSAMPLER_REQUIRE_PERF");
+
+			if (req && strcmp(req, "0"))
+				fail_msg("no OProfile 1.4.0 tarball beside the source tree");
+			skip();
+		}
+		if (ret)
+			fail_msg("OProfile's %s has no %s", oprofile_rows[i].table,
+				 oprofile_rows[i].name);
+		assert_int_equal(op_event_oprofile_number(oprofile_rows[i].cpu_type,
+							  oprofile_rows[i].name, &ours,
+							  &ours_um), 0);
+		if (ours != number || ours_um != 0 || strcmp(um, "zero"))
+			fail_msg("%s on cpu_type %u: ours 0x%x/%u, OProfile's 0x%x/um:%s",
+				 oprofile_rows[i].name, oprofile_rows[i].cpu_type, ours,
+				 ours_um, number, um);
+		assert_int_equal(op_event_describe(oprofile_rows[i].cpu_type,
+						   oprofile_rows[i].name, our_desc,
+						   sizeof(our_desc)), 0);
+		assert_string_equal(our_desc, desc);
+	}
+	/* an event of the other vendor's table is not this one's */
+	assert_int_equal(op_event_oprofile_number(69, "INST_RETIRED", &(uint32_t){ 0 },
+						  &(uint32_t){ 0 }), -ENOENT);
+	assert_int_equal(op_event_oprofile_number(4, "CPU_CLK_UNHALTED", &(uint32_t){ 0 },
+						  &(uint32_t){ 0 }), -ENOENT);
 }
 
 static void test_resolve_other_software(void **state)
@@ -286,6 +389,7 @@ int main(void)
 		cmocka_unit_test(test_resolve_default),
 		cmocka_unit_test(test_resolve_unknown),
 		cmocka_unit_test(test_resolve_hardware),
+		cmocka_unit_test(test_oprofile_tables),
 		cmocka_unit_test(test_resolve_other_software),
 		cmocka_unit_test(test_format_round_trip),
 	};
