@@ -96,8 +96,15 @@ static int add_file(const char *rel, const char *full, void *arg)
 	struct write_ctx *w = arg;
 	odb_t db;
 
-	if (strchr(rel, '\n') || rel[0] == '.' || strstr(rel, "/."))
-		return 0;	/* unrecordable, or a writer's temporary */
+	const char *base = strrchr(rel, '/');
+
+	/* unrecordable, or a writer's temporary (".odbtmp.XXXXXX" beside its
+	 * file). Only the file's own name says so: a binary under a hidden
+	 * directory (~/.local/bin/x, ~/.pyenv/...) has "/." in its path, and
+	 * its sample files are recorded like any other */
+	base = base ? base + 1 : rel;
+	if (strchr(rel, '\n') || base[0] == '.')
+		return 0;
 	if (is_chain_list(rel)) {
 		uint64_t sum;
 		size_t len;

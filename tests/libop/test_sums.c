@@ -121,6 +121,33 @@ static void test_lists_sample_files_only(void **state)
 	free(dir);
 }
 
+/* A binary under a hidden directory (~/.pyenv/...) has sample files like
+ * any other: recorded; a writer's temporary beside them is not. */
+static void test_hidden_directories(void **state)
+{
+	static const char hidden[] =
+		"{root}/root/.pyenv/bin/python3/{dep}/{root}/root/.pyenv/bin/python3/"
+		"TIMER.100000.0.all.all.all";
+	static const char tmp[] = "{root}/bin/true/{dep}/{root}/bin/true/.odbtmp.Ab12Cd";
+	char *dir = tu_mkdtemp();
+	char *p1 = write_sf(dir, hidden, 5);
+	char *p2 = write_sf(dir, tmp, 5);
+	struct op_sums s;
+	size_t n = 0;
+
+	(void)state;
+	assert_int_equal(op_sums_write(dir, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(op_sums_read(dir, &s, NULL), 0);
+	assert_non_null(op_sums_find(&s, hidden));
+	assert_null(op_sums_find(&s, tmp));
+	op_sums_release(&s);
+	free(p1);
+	free(p2);
+	tu_rm_rf(dir);
+	free(dir);
+}
+
 /* Every byte that a reader reads changes the sum; bytes of the free
  * nodes, which no reader reads, need not. */
 static void test_every_read_byte_counts(void **state)
@@ -210,6 +237,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lists_sample_files_only),
+		cmocka_unit_test(test_hidden_directories),
 		cmocka_unit_test(test_every_read_byte_counts),
 		cmocka_unit_test(test_malformed_record),
 	};
