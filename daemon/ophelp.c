@@ -32,6 +32,7 @@ struct ophelp_opts {
 	int xml;
 	int available_only;
 	int version;
+	int default_event;
 };
 
 /* Can this event sample here? (op_perf_probe_event() says how it asks.) */
@@ -155,8 +156,10 @@ static int list_all(const struct ophelp_opts *o)
 		printf(have_pmu ? "A hardware PMU is usable: default is CPU_CLK_UNHALTED (cycles).\n"
 				: "No usable hardware PMU (a VM?): default is TIMER (cpu-clock, timer mode);\n"
 				  "hardware events are listed but cannot be opened here.\n");
-		printf("Also accepted: CPU_CLK_UNHALTED = cycles, INST_RETIRED = instructions,\n"
-		       "TIMER = cpu-clock. Use: opcontrol --event=NAME:COUNT:UNITMASK:KERNEL:USER\n\n");
+		printf("Also accepted: CPU_CLK_UNHALTED = cycles, INST_RETIRED (Intel) or\n"
+		       "RETIRED_INSTRUCTIONS (AMD) = instructions, TIMER = cpu-clock; sample files\n"
+		       "name them as OProfile's table for this CPU does.\n"
+		       "Use: opcontrol --event=NAME:COUNT:UNITMASK:KERNEL:USER\n\n");
 	}
 	print_timer(o);
 
@@ -216,10 +219,8 @@ static int describe(const struct ophelp_opts *o, const char *text)
 		pfm_pmu_info_t pmu;
 		const char *name = ret == 0 ? ev.spec.name : spec.name;
 
-		if (!strcasecmp(name, "CPU_CLK_UNHALTED") || !strcasecmp(name, "cycles"))
-			name = "perf::PERF_COUNT_HW_CPU_CYCLES";
-		else if (!strcasecmp(name, "INST_RETIRED") || !strcasecmp(name, "instructions"))
-			name = "perf::PERF_COUNT_HW_INSTRUCTIONS";
+		if (op_event_pfm_name(name))
+			name = op_event_pfm_name(name);
 		memset(&arg, 0, sizeof(arg));
 		memset(&attr, 0, sizeof(attr));
 		arg.attr = &attr;
@@ -246,6 +247,28 @@ static int describe(const struct ophelp_opts *o, const char *text)
 	return 0;
 }
 
+/* OProfile's ophelp -d: the default event's spec, one line, for scripts. */
+static int print_default(const char *extra)
+{
+	struct op_event_spec spec;
+	struct op_event ev;
+	const char *bad;
+	char err[512], text[128];
+
+	if (extra) {
+		fprintf(stderr, "ophelp: --get-default-event takes no event, got \"%s\"\n", extra);
+		return 2;
+	}
+	if (op_event_spec_parse("default", &spec, &bad) ||
+	    op_event_resolve(&spec, &ev, err, sizeof(err))) {
+		fprintf(stderr, "ophelp: no default event: %s\n", err);
+		return 1;
+	}
+	op_event_format(&ev, text, sizeof(text));
+	printf("%s\n", text);
+	return 0;
+}
+
 int main(int argc, const char **argv)
 {
 	struct ophelp_opts o = { 0 };
@@ -254,6 +277,9 @@ int main(int argc, const char **argv)
 		  "list events as XML", NULL },
 		{ "available", 'a', POPT_ARG_NONE, &o.available_only, 0,
 		  "list only the events that can be opened here", NULL },
+		{ "get-default-event", 'd', POPT_ARG_NONE, &o.default_event, 0,
+		  "print this machine's default event (a hardware PMU's cycles, or the timer) "
+		  "as opcontrol stores it", NULL },
 		{ "version", 'v', POPT_ARG_NONE, &o.version, 0,
 		  "show the version", NULL },
 		POPT_AUTOHELP
@@ -285,6 +311,11 @@ int main(int argc, const char **argv)
 		return 1;
 	}
 	event = poptGetArg(ctx);
+	if (o.default_event) {
+		rc = print_default(event);
+		poptFreeContext(ctx);
+		return rc;
+	}
 	if (event && poptPeekArg(ctx)) {
 		fprintf(stderr, "ophelp: one event at a time, got \"%s\" too\n",
 			poptPeekArg(ctx));

@@ -187,6 +187,13 @@ static const struct op_event_alias *op_event_find_alias(const char *name)
 	return NULL;
 }
 
+const char *op_event_pfm_name(const char *name)
+{
+	const struct op_event_alias *alias = op_event_find_alias(name);
+
+	return alias ? alias->pfm_name : NULL;
+}
+
 /* A field of a spec: [start, end). */
 static int op_parse_ulong(const char *start, const char *end, unsigned long max,
 			  unsigned long *out)

@@ -49,6 +49,11 @@ struct op_event {
 int op_event_spec_parse(const char *text, struct op_event_spec *spec,
 			const char **bad);
 
+/* The libpfm4 name behind one of the names OProfile and perf users type
+ * ("cycles", "INST_RETIRED", ...), or NULL for timer mode and names libpfm4
+ * takes as they are. */
+const char *op_event_pfm_name(const char *name);
+
 /* Resolve a spec for this machine. Returns 0, or:
  *   -ENOENT   unknown event name
  *   -ENODEV   a hardware event on a machine without a usable PMU (err says

@@ -30,6 +30,29 @@ e2e_unlock_system_wide() {
 	exec {E2E_LOCK_FD}>&-
 }
 
+# The event "default" resolves to here, by name (ophelp -d):
+# CPU_CLK_UNHALTED where a hardware PMU is usable, TIMER otherwise or
+# under OPSAMPLER_PMU=off (the PMU probe's hook that picks the timer path).
+e2e_default_event() { "$OPHELP" -d | cut -d: -f1; }
+# The modes a test of the default event runs in: "hw timer" where a PMU is
+# usable, so that one machine covers both paths, "timer" where none is.
+e2e_event_modes() {
+	if [ "$(OPSAMPLER_PMU='' "$OPHELP" -d | cut -d: -f1)" = TIMER ]; then
+		echo timer
+	else
+		echo hw timer
+	fi
+}
+# e2e_set_mode MODE: what e2e_event_modes gave, for the commands to come
+e2e_set_mode() {
+	case $1 in
+	timer) export OPSAMPLER_PMU=off ;;
+	hw) unset OPSAMPLER_PMU ;;
+	*) fail "e2e_set_mode: no mode $1" ;;
+	esac
+	echo "mode $1: the default event is $(e2e_default_event)"
+}
+
 # A test that needs root and perf_event_open calls this first. Exit 77 is
 # automake's "skipped"; under OPSAMPLER_REQUIRE_PERF=1 a skip is a failure.
 e2e_need_perf() {

@@ -23,6 +23,14 @@ interop_need_peer
 e2e_need_perf
 
 KINDS="none cpu lib,kernel thread callgraph callgraph-cpu"
+# The grid runs with the event the machine gives ("default": cycles where a
+# hardware PMU is usable, the timer otherwise). Where a PMU is usable, two
+# more sessions: cycles and instructions together (OProfile's two-column
+# report), and the timer path chosen by the PMU probe's hook.
+if [ "$(e2e_event_modes)" != timer ]; then
+	KINDS="$KINDS two-events timer"
+fi
+echo "interop: the default event here is $(e2e_default_event); kinds: $KINDS"
 op() { "$OPCONTROL" --session-dir="$1" "${@:2}"; }
 session_of() { echo "$E2E_TMP/s-$(echo "$1" | tr , -)"; }
 cleanup_sessions() {
@@ -55,7 +63,14 @@ record() {
 		wait "$wl"
 	) &
 	holder=$!
-	if [ "$1" = callgraph-cpu ]; then
+	if [ "$1" = two-events ]; then
+		op "$s" --setup --event=CPU_CLK_UNHALTED:100000 --event=instructions:100000 \
+			--pid="$holder" >/dev/null ||
+			fail "opcontrol --setup with cycles and instructions failed"
+	elif [ "$1" = timer ]; then
+		OPSAMPLER_PMU=off op "$s" --setup --event=default --pid="$holder" >/dev/null ||
+			fail "opcontrol --setup (timer) failed"
+	elif [ "$1" = callgraph-cpu ]; then
 		# (with lib,kernel, which --callgraph implies)
 		op "$s" --setup --event=default --callgraph=16 --separate=cpu \
 			--pid="$holder" >/dev/null ||
@@ -68,7 +83,11 @@ record() {
 		op "$s" --setup --event=default --separate="$1" --pid="$holder" >/dev/null ||
 			fail "opcontrol --setup --separate=$1 failed"
 	fi
-	op "$s" --start >/dev/null || fail "opcontrol --start ($1) failed"
+	if [ "$1" = timer ]; then
+		OPSAMPLER_PMU=off op "$s" --start >/dev/null || fail "opcontrol --start ($1) failed"
+	else
+		op "$s" --start >/dev/null || fail "opcontrol --start ($1) failed"
+	fi
 	echo go >"$go"
 	wait "$holder" || fail "the workloads failed ($1)"
 	op "$s" --stop >/dev/null || fail "opcontrol --stop ($1) failed"
