@@ -36,6 +36,7 @@ trap cleanup EXIT
 
 step() { printf '\n==> %s\n' "$*"; }
 
+step "ophelp -d: this machine's default event is $("$bin/daemon/ophelp" -d) (cycles where a hardware PMU is usable, the cpu-clock timer otherwise); the demo samples ${DEMO_EVENT:-default}"
 step "opcontrol --setup --event=${DEMO_EVENT:-default} --separate=cpu (session in $session)"
 opc --setup --event="${DEMO_EVENT:-default}" --separate=cpu
 step "opcontrol --start"

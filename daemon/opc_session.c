@@ -178,6 +178,10 @@ static unsigned long long opc_read_stat(const struct opc *c, const char *name)
 
 static void opc_print_events(const char *list)
 {
+	char copy[OP_MAX_EVENTS * 130], *save = NULL;
+	unsigned int nr_hw = 0;
+	uint32_t cpu_type = 0;
+
 	/* "TIMER:..." or a spec list; say timer mode where it is */
 	printf("Events: %s", list);
 	if (strstr(list, "TIMER") || strstr(list, "cpu-clock"))
@@ -186,6 +190,33 @@ static void opc_print_events(const char *list)
 		printf(" (%s)", op_event_have_pmu() ? "CPU_CLK_UNHALTED, cycles"
 						     : "timer mode: cpu-clock software event");
 	printf("\n");
+
+	/* whether the session counts with the PMU: what a spec resolves to */
+	snprintf(copy, sizeof(copy), "%s", list);
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		struct op_event_spec spec;
+		struct op_event ev;
+		const char *bad;
+		char err[256];
+
+		if (!op_event_spec_parse(t, &spec, &bad) &&
+		    !op_event_resolve(&spec, &ev, err, sizeof(err)) && op_event_is_hardware(&ev)) {
+			nr_hw++;
+			cpu_type = ev.cpu_type;
+		}
+	}
+	if (nr_hw)
+		printf("Hardware PMU: in use, %u event(s), named as OProfile's %s table does\n",
+		       nr_hw, op_cpu_type_name(cpu_type) ? op_cpu_type_name(cpu_type) : "(unknown)");
+	else
+		printf("Hardware PMU: not in use (%s)\n",
+		       op_event_have_pmu() ? "one is usable here; the session's events are software"
+					   : "none usable here: timer mode");
+	if (nr_hw > 1)
+		printf("Note: %u hardware events sample at once; on a virtual machine's PMU this "
+		       "has been seen to skew each column toward the others' shape: check a "
+		       "column against a session of that event alone (opcontrol(1), EVENTS)\n",
+		       nr_hw);
 }
 
 /* Status keys that are not loss counters: shown on their own lines, or as

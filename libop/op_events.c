@@ -572,6 +572,11 @@ int op_event_describe(uint32_t cpu_type, const char *name, char *buf, size_t len
 	return 0;
 }
 
+bool op_event_is_hardware(const struct op_event *ev)
+{
+	return !ev->timer && op_attr_is_hardware(&ev->attr);
+}
+
 void op_event_format(const struct op_event *ev, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s:%lu:%u:%d:%d", ev->spec.name, ev->spec.count,

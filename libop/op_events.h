@@ -99,6 +99,9 @@ const char *op_cpu_type_id(uint32_t cpu_type);
  * count of cycles or misses says nothing of how often it is reached. */
 double op_event_max_rate(const struct op_event *ev, const char *proc_root);
 
+/* True when ev counts with the hardware PMU (not a software event). */
+bool op_event_is_hardware(const struct op_event *ev);
+
 /* Format a resolved event back as a spec string for --events/daemonrc. */
 void op_event_format(const struct op_event *ev, char *buf, size_t len);
 

@@ -38,6 +38,15 @@ bench_die() { echo "bench: $*" >&2; exit 1; }
 "$bench_src/scripts/install-deps.sh" --bench >&2 || bench_die "cannot install linux-perf"
 command -v perf >/dev/null || bench_die "perf not found after install-deps.sh --bench"
 [ -x "$BURN" ] || bench_die "$BURN not built (make first)"
+
+# What every figure ran under: the event both tools sample (a fixed
+# cpu-clock period, so that they take the same samples whether or not a
+# hardware PMU exists), whether one does, and the kernel's limit on
+# sampling rates, which it lowers after slow sampling interrupts and which
+# throttles every high-rate figure.
+bench_pmu=$("$top_builddir/daemon/ophelp" -d 2>/dev/null | cut -d: -f1)
+echo "# event: cpu-clock at a fixed period, both tools; hardware PMU: $([ "${bench_pmu:-TIMER}" = TIMER ] && echo none usable || echo "usable (default event $bench_pmu)")"
+echo "# kernel.perf_event_max_sample_rate: $(cat /proc/sys/kernel/perf_event_max_sample_rate 2>/dev/null || echo unknown) /s, perf_cpu_time_max_percent: $(cat /proc/sys/kernel/perf_cpu_time_max_percent 2>/dev/null || echo unknown)"
 [ -x "$CPUTIME" ] || bench_die "$CPUTIME not built (make -C tests bench builds it)"
 
 if grep -q '^OP_SAN_CFLAGS = -fsanitize' "$top_builddir/Makefile" 2>/dev/null; then

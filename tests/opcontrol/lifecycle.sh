@@ -44,7 +44,7 @@ echo "after the workload: $total samples in $files files, cpus: $cpus"
 [ ! -e "$cur/stats/sums" ] || fail "an integrity record while the session runs"
 
 expect 0 "Daemon running: pid $pid" opc --status
-for want in "Profiling: running" "Events: TIMER:200000:0:1:1" "(timer mode" \
+for want in "Profiling: running" "Events: TIMER:200000:0:1:1" "(timer mode" "Hardware PMU: not in use" \
 	"Separate: cpu" "Session dir: $SESSION_DIR"; do
 	grep -qF -- "$want" <<<"$OUT" || fail "status lacks '$want': $OUT"
 done

@@ -38,6 +38,19 @@ n_xml=$(grep -c '<event ' "$E2E_TMP/events.xml")
 grep -qF '<event event_name="TIMER" group="software" available="1"' "$E2E_TMP/events.xml" ||
 	fail "no available TIMER in the XML"
 
+# -d (OProfile's --get-default-event): the spec "default" stands for here,
+# the PMU's cycles or the timer, and the timer when the PMU probe's hook
+# says there is no PMU
+def=$("$OPHELP" -d) || fail "ophelp -d failed"
+if "$OPHELP" | grep -q "^A hardware PMU is usable"; then
+	[ "$def" = "CPU_CLK_UNHALTED:100000:0:1:1" ] || fail "ophelp -d with a PMU: $def"
+else
+	[ "$def" = "TIMER:1000000:0:1:1" ] || fail "ophelp -d without a PMU: $def"
+fi
+[ "$(OPSAMPLER_PMU=off "$OPHELP" -d)" = "TIMER:1000000:0:1:1" ] || fail "ophelp -d under OPSAMPLER_PMU=off"
+OPSAMPLER_PMU=off "$OPHELP" | grep -q "^No usable hardware PMU" || fail "OPSAMPLER_PMU=off: ophelp sees a PMU"
+expect 2 "--get-default-event takes no event" "$OPHELP" -d cycles
+
 # opcontrol --list-events is ophelp
 expect 0 "TIMER [available, timer mode]" "$OPCONTROL" --list-events
 echo "ophelp: passed"
