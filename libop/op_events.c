@@ -547,7 +547,12 @@ int op_event_describe(uint32_t cpu_type, const char *name, char *buf, size_t len
 	pfm_event_info_t info;
 	int idx;
 
-	/* a perf name ("cycles") as the row that counts the same */
+	/* the other vendor's OProfile name (INST_RETIRED in an AMD session)
+	 * in its own table's words; a perf name ("cycles") as the row that
+	 * counts the same */
+	for (size_t i = 0; !row && i < OP_NR_OPROFILE_EVENTS; i++)
+		if (!strcmp(op_oprofile_events[i].name, name))
+			row = &op_oprofile_events[i];
 	if (!row && alias && alias->pfm_name)
 		row = op_oprofile_by_config(cpu_type, alias->perf_config);
 	if (row) {
@@ -570,6 +575,14 @@ int op_event_describe(uint32_t cpu_type, const char *name, char *buf, size_t len
 		return -ENOENT;
 	snprintf(buf, len, "%s", info.desc);
 	return 0;
+}
+
+bool op_event_name_is_hardware(const char *name)
+{
+	for (size_t i = 0; i < OP_NR_OPROFILE_EVENTS; i++)
+		if (!strcmp(op_oprofile_events[i].name, name))
+			return true;
+	return op_event_pfm_name(name) != NULL;
 }
 
 bool op_event_is_hardware(const struct op_event *ev)

@@ -99,6 +99,10 @@ const char *op_cpu_type_id(uint32_t cpu_type);
  * count of cycles or misses says nothing of how often it is reached. */
 double op_event_max_rate(const struct op_event *ev, const char *proc_root);
 
+/* True when a sample file's event name is a hardware event that OProfile's
+ * tables or perf's generic names know (cycles, instructions, branches). */
+bool op_event_name_is_hardware(const char *name);
+
 /* True when ev counts with the hardware PMU (not a software event). */
 bool op_event_is_hardware(const struct op_event *ev);
 

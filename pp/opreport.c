@@ -445,6 +445,7 @@ int main(int argc, const char **argv)
 			goto out_reports;
 		}
 	}
+	pp_report_event_notes(stderr, &ra.prof);
 	if (is_diff)
 		rc = pp_report_diff(out, &ra.prof, ra.view, &rb.prof, rb.view, &o);
 	else if (o.callgraph)

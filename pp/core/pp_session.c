@@ -227,6 +227,27 @@ void pp_session_warnings(FILE *err, const char *samples_dir,
 	}
 }
 
+void pp_report_event_notes(FILE *err, const struct pp_profile *p)
+{
+	size_t nr_hw = 0;
+
+	if (p->hdr.cpu_type == ODB_CPU_TIMER_INT)
+		return;
+	for (size_t c = 0; c < p->fs.nr_classes; c++) {
+		bool seen = false;
+
+		for (size_t d = 0; d < c; d++)
+			seen = seen || !strcmp(p->fs.classes[d].event, p->fs.classes[c].event);
+		if (!seen && op_event_name_is_hardware(p->fs.classes[c].event))
+			nr_hw++;
+	}
+	if (nr_hw > 1)
+		fprintf(err, "\nNOTE: %zu hardware events were sampled at once: on a virtual "
+			"machine's PMU this has been seen to skew a column toward the others'\n"
+			"shape; check one against a session of that event alone "
+			"(opcontrol(1), EVENTS)\n", nr_hw);
+}
+
 void pp_report_header(FILE *out, const struct pp_profile *p,
 		      const struct pp_report_opts *opts)
 {

@@ -19,6 +19,11 @@
 void pp_session_warnings(FILE *err, const char *samples_dir,
 			 const char *session_dir);
 
+/* On err, after the warnings: a note when the profile holds several
+ * hardware events sampled at once, whose columns a virtual machine's PMU
+ * has been seen to skew (OProfile's opreport has no word for it). */
+void pp_report_event_notes(FILE *err, const struct pp_profile *p);
+
 /* The header lines every report opens with: the CPU, one line per
  * distinct event (or timer mode), and the classes' names when the columns
  * are not events. */

@@ -83,6 +83,13 @@ form_callgraph_note() {
 	       -e '/^NOTE: call chains were collected, to a depth of [0-9]*: /d' "$2"
 }
 
+# - hw-events-note: for a session sampling several hardware events at
+#   once, our opreport says on stderr that their columns can skew
+form_hw_events_note() {
+	sed -i -e '/^$/{$!N;/^\nNOTE: [0-9]* hardware events were sampled at once/d;P;D}' \
+	       -e '/^NOTE: [0-9]* hardware events were sampled at once/d' "$2"
+}
+
 # deliberate_forms CELL PEER OURS: the reasons of the form lines matching
 # CELL, when applying their forms makes the texts agree; else nothing.
 deliberate_forms() {

@@ -325,6 +325,16 @@ check() {
 		echo "FAIL: $name: output differs from golden/$name.txt" >&2
 		nr_fail=$((nr_fail + 1))
 	fi
+	# two hardware events side by side (the events sessions): opreport
+	# says, and only then, that their columns can skew on a virtual PMU
+	if [ "$session" = "$S7" ] || [ "$session" = "$S12" ]; then
+		if ! grep -q "^NOTE: 2 hardware events were sampled at once" "$E2E_TMP/$name.err"; then
+			echo "FAIL: $name: no note on the two hardware events" >&2
+			nr_fail=$((nr_fail + 1))
+		fi
+		sed -i -e '/^NOTE: 2 hardware events were sampled at once/,/^shape; /d' -e '/^$/d' \
+			"$E2E_TMP/$name.err"
+	fi
 	if [ -s "$E2E_TMP/$name.err" ]; then
 		echo "FAIL: $name: unexpected messages:" >&2
 		cat "$E2E_TMP/$name.err" >&2
