@@ -18,6 +18,7 @@
 #include "pp_callgraph.h"
 #include "pp_profile.h"
 #include "pp_report.h"
+#include "pp_session.h"
 #include "pp_spec.h"
 
 static const char exit_help[] =
