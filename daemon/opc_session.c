@@ -226,7 +226,7 @@ static const char *const opc_plain_keys[] = {
 	"total_samples", "kernel_samples", "anon_samples", "samples_written",
 	"throttled", "filtered_by_image", "callgraph", "callgraph_chains",
 	"callgraph_arcs", "callgraph_depth", "profile_pid", "profile_cpus",
-	"flight_seconds", "flight_ring_bytes", "flight_fill",
+	"flight_seconds", "flight_ring_bytes", "flight_fill", "images_kept",
 };
 
 static bool opc_is_plain_key(const char *key, size_t len)
@@ -297,6 +297,10 @@ int opc_status(struct opc *c)
 			printf("Kernel samples: %s\n", val);
 		if (opc_status_value(reply, "anon_samples", val, sizeof(val)))
 			printf("Anonymous-memory samples: %s\n", val);
+		if (opc_status_value(reply, "images_kept", val, sizeof(val)) &&
+		    strcmp(val, "0"))
+			printf("Binaries kept from other roots (containers): %s, in %s/" OP_KEEP_DIR "\n",
+			       val, c->paths.session_dir);
 		if (opc_status_value(reply, "filtered_by_image", val, sizeof(val)) &&
 		    strcmp(val, "0"))
 			printf("Left out by --image: %s\n", val);

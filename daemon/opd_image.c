@@ -220,7 +220,11 @@ struct opd_image *opd_image_from_cookie(struct opd_images *ims, uint64_t cookie)
 		} else {
 			struct stat st;
 
-			if (stat(info->path, &st) == 0)
+			/* a copy kept from another root may not be written
+			 * yet: kmod knows the original's */
+			if (info->mtime)
+				im->mtime = info->mtime;
+			else if (stat(info->path, &st) == 0)
 				im->mtime = (uint64_t)st.st_mtime;
 		}
 	} else {

@@ -122,6 +122,8 @@ static int kop_new(struct opd_session *s)
 		.callgraph_depth = s->cfg.callgraph,
 		.flight_window_ns = (uint64_t)s->cfg.flight_seconds * 1000000000ULL,
 		.proc_root = "/proc",
+		.keep_dir = s->cfg.keep_dir,
+		.keep_max_bytes = s->cfg.keep_max_bytes,
 		.log = s->cfg.log,
 	};
 
@@ -328,6 +330,10 @@ void opd_session_stats(struct opd_session *s, struct opd_stats *st)
 		st->v[OPD_BT_TRUNCATED] = ks.nr_bt_truncated;
 		st->v[OPD_BT_ABORTED] = ks.nr_bt_aborted;
 		st->v[OPD_LOST_SIDEBAND] = ks.nr_lost_sideband;
+		st->v[OPD_IMAGES_UNRESOLVED] = ks.nr_images_unresolved;
+		st->v[OPD_IMAGES_KEPT] = ks.nr_images_kept;
+		st->v[OPD_IMAGES_NOT_KEPT_SPACE] = ks.nr_images_no_space;
+		st->v[OPD_IMAGES_NOT_KEPT] = ks.nr_images_keep_failed;
 		st->v[OPD_LOST_BT_NO_MAPPING] += ks.nr_bt_lost_no_mapping;
 		/* and those a flight recorder's snapshot lost by pausing */
 		st->v[OPD_LOST_RECORDS_BY_KERNEL] = ks.nr_lost_ring + ks.nr_lost_paused;

@@ -35,6 +35,11 @@ enum opd_counter_id {
 	OPD_LOST_SIDEBAND,		/* side-band records the kernel lost
 					 * (mmaps, execs, exits: not samples) */
 	OPD_CALLGRAPH_DEPTH,		/* --callgraph: a setting, 0 is off */
+	/* images of processes that see another root (kop_root.c) */
+	OPD_IMAGES_UNRESOLVED,		/* not openable as mapped */
+	OPD_IMAGES_KEPT,		/* a copy in the store */
+	OPD_IMAGES_NOT_KEPT_SPACE,	/* the store's bound */
+	OPD_IMAGES_NOT_KEPT,		/* a copy failed */
 	OPD_NR_COUNTERS
 };
 

@@ -453,6 +453,7 @@ static int open_session(struct operf *o)
 {
 	struct opd_session_config cfg = {
 		.current_dir = o->paths.current_dir,
+		.keep_dir = o->paths.keep_dir,
 		.events = o->opt.events,
 		/* operf files every sample under its application */
 		.separate = OP_SEP_LIB | OP_SEP_KERNEL |

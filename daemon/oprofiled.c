@@ -358,6 +358,7 @@ static int startup(struct opd_daemon *d)
 	}
 
 	cfg.current_dir = d->paths.current_dir;
+	cfg.keep_dir = d->paths.keep_dir;
 	ret = opd_session_init(&d->session, &cfg, err, sizeof(err));
 	if (ret) {
 		startup_error(d, "%s", err);

@@ -79,6 +79,13 @@ struct kop_config {
 	 * are synced as ever. */
 	uint64_t flight_window_ns;
 	const char *proc_root;		/* "/proc"; kallsyms, modules, PID/maps */
+	/* Processes that see another root (a container, a chroot): their
+	 * files are opened through that root and named after their copies
+	 * in this store (absolute), where a keeper thread copies them
+	 * (kop_root.c, kop_keep.c). NULL: named by their paths, as the host
+	 * sees them, and not kept. */
+	const char *keep_dir;
+	uint64_t keep_max_bytes;	/* the store's bound; 0: OP_DEFAULT_KEEP_BYTES */
 	const struct kop_source_ops *ops;	/* NULL: the real kernel */
 	void *ops_ctx;
 	struct op_logger log;
@@ -116,6 +123,13 @@ struct kop_stats {
 					 * exit) the kernel lost: not samples,
 					 * but the samples after them may be
 					 * filed under a stale image */
+	/* images of processes that see another root, each counted once */
+	uint64_t nr_images_unresolved;	/* not openable as mapped: no copy */
+	uint64_t nr_images_kept;	/* a whole copy is in the store */
+	uint64_t nr_images_no_space;	/* not kept: the store's bound */
+	uint64_t nr_images_keep_failed;	/* not kept: a copy failed */
+	uint64_t keep_bytes;		/* copied this session */
+	uint64_t keep_ns;		/* the keeper's time copying */
 };
 
 /* Event i's bit in a mask of events (the last bit stands for every event
@@ -233,6 +247,9 @@ struct kop_dcookie_info {
 	uint8_t build_id_size;	/* 0: unknown */
 	pid_t tgid;		/* ANON */
 	uint64_t start, end;	/* ANON: [start, end); user sample offsets are pc - start */
+	uint64_t mtime;		/* FILE: the binary's, when path is not where
+				 * it was mapped from (a copy kept from another
+				 * root); 0: stat the path */
 };
 
 /* User sample offsets: for a FILE image, the offset in the file

@@ -34,6 +34,7 @@ struct kop_dcookie {
 	uint8_t build_id_size;
 	pid_t tgid;
 	uint64_t start, end;
+	uint64_t mtime;		/* 0: the daemon stats the path */
 	uint64_t hash;
 	struct kop_dcookie *next;	/* bucket chain (files only) */
 };
@@ -224,10 +225,44 @@ int kop_dcookies_lookup(struct kop_dcookies *dc, uint64_t cookie,
 		info->tgid = e->tgid;
 		info->start = e->start;
 		info->end = e->end;
+		info->mtime = e->mtime;
 		err = 0;
 	}
 	pthread_mutex_unlock(&dc->lock);
 	return err;
+}
+
+uint64_t kop_dcookie_find(struct kop_dcookies *dc, dev_t dev, ino_t ino,
+			  const uint8_t *bid, uint8_t bid_size)
+{
+	uint64_t cookie = OP_NO_COOKIE;
+
+	if (bid_size > sizeof(dc->by_cookie[0]->build_id))
+		bid_size = sizeof(dc->by_cookie[0]->build_id);
+	pthread_mutex_lock(&dc->lock);
+	for (size_t i = 0; i < dc->nr; i++) {
+		const struct kop_dcookie *e = dc->by_cookie[i];
+
+		if (e->kind != KOP_IMAGE_FILE)
+			continue;
+		if ((bid_size && e->build_id_size == bid_size &&
+		     !memcmp(e->build_id, bid, bid_size)) ||
+		    ((dev || ino) && e->dev == dev && e->ino == ino)) {
+			cookie = e->cookie;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&dc->lock);
+	return cookie;
+}
+
+void kop_dcookie_set_mtime(struct kop_dcookies *dc, uint64_t cookie,
+			   uint64_t mtime)
+{
+	pthread_mutex_lock(&dc->lock);
+	if (cookie != OP_NO_COOKIE && cookie <= dc->nr)
+		dc->by_cookie[cookie - 1]->mtime = mtime;
+	pthread_mutex_unlock(&dc->lock);
 }
 
 size_t kop_dcookies_count(struct kop_dcookies *dc)

@@ -33,6 +33,15 @@ uint64_t kop_dcookie_file(struct kop_dcookies *dc, const char *path,
 /* A new cookie for an anonymous region of tgid. */
 uint64_t kop_dcookie_anon(struct kop_dcookies *dc, const char *name,
 			  pid_t tgid, uint64_t start, uint64_t end);
+/* A file's cookie by what it is, whatever its path: by build-id, else
+ * (dev, ino); OP_NO_COOKIE when none. A walk of every cookie: for files
+ * met the first time from another root (kop_root.c), not for samples. */
+uint64_t kop_dcookie_find(struct kop_dcookies *dc, dev_t dev, ino_t ino,
+			  const uint8_t *bid, uint8_t bid_size);
+/* The mtime the image's sample files record, when the path does not lead
+ * to the file (a kept copy, written later with this mtime). */
+void kop_dcookie_set_mtime(struct kop_dcookies *dc, uint64_t cookie,
+			   uint64_t mtime);
 int kop_dcookies_lookup(struct kop_dcookies *dc, uint64_t cookie,
 			struct kop_dcookie_info *info);
 size_t kop_dcookies_count(struct kop_dcookies *dc);

@@ -6,6 +6,7 @@
 #include "kop_session.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -102,6 +103,14 @@ int kop_session_new(const struct kop_config *cfg, struct kop_session **out)
 	s->events = malloc(cfg->nr_events * sizeof(*s->events));
 	if (!s->proc_root || !s->events)
 		goto err_session;
+	if (cfg->keep_dir) {
+		s->keep_dir = strdup(cfg->keep_dir);
+		if (!s->keep_dir)
+			goto err_session;
+		s->cfg.keep_dir = s->keep_dir;
+		if (!s->cfg.keep_max_bytes)
+			s->cfg.keep_max_bytes = OP_DEFAULT_KEEP_BYTES;
+	}
 	memcpy(s->events, cfg->events, cfg->nr_events * sizeof(*s->events));
 	s->cfg.events = s->events;
 	s->cfg.proc_root = s->proc_root;
@@ -145,6 +154,7 @@ err_dcookies:
 err_session:
 	free(s->events);
 	free(s->proc_root);
+	free(s->keep_dir);
 	free(s);
 	return err;
 }
@@ -412,6 +422,45 @@ static int enable_all(struct kop_session *s, bool on)
 	return enable_rings(s, on, ALL_RINGS);
 }
 
+/* Another root's files (cfg.keep_dir): the keeper and what the sync
+ * thread knows of them. Without a store to name them after, nothing. */
+static int keep_start(struct kop_session *s)
+{
+	int err;
+
+	if (!s->cfg.keep_dir || s->sync.roots)
+		return 0;
+	err = kop_keeper_start(&s->keeper, s->cfg.keep_dir, s->cfg.keep_max_bytes,
+			       &s->cfg.log);
+	if (err)
+		return err;
+	err = kop_roots_init(&s->roots, s->proc_root, s->cfg.keep_dir, &s->keeper,
+			     &s->cfg.log);
+	if (err) {
+		kop_keeper_release(&s->keeper);
+		return err;
+	}
+	s->sync.roots = &s->roots;
+	return 0;
+}
+
+/* After the sync thread's last sync: the copies it queued are written
+ * before the session says it has stopped. */
+static void keep_stop(struct kop_session *s)
+{
+	struct kop_keep_counts c;
+
+	if (!s->sync.roots)
+		return;
+	kop_keeper_stop(&s->keeper);
+	kop_keeper_counts(&s->keeper, &c);
+	if (c.nr_kept || c.nr_no_space || c.nr_failed)
+		op_log(&s->cfg.log, OP_LOG_INFO,
+		       "keep: %" PRIu64 " images kept from other roots (%" PRIu64 " bytes copied in %" PRIu64 " ms), %" PRIu64 " not kept for space, %" PRIu64 " failed",
+		       c.nr_kept, c.bytes, c.busy_ns / 1000000, c.nr_no_space,
+		       c.nr_failed);
+}
+
 int kop_session_start(struct kop_session *s)
 {
 	bool clock_ok;
@@ -436,6 +485,9 @@ int kop_session_start(struct kop_session *s)
 	s->sync.flight = s->flight;
 	s->sync.nr_flight = s->nr_flight;
 	s->sync.lost_fmt = s->lost_fmt;
+	err = keep_start(s);
+	if (err)
+		goto err_enabled;
 	err = kop_sync_start(&s->sync, s->rings, s->nr_rings,
 			     s->ops == &kop_perf_ops, clock_ok);
 	if (err)
@@ -450,6 +502,7 @@ int kop_session_start(struct kop_session *s)
 
 err_enabled:
 	enable_all(s, false);
+	keep_stop(s);
 err_rings:
 	close_rings(s);
 	return err;
@@ -593,6 +646,7 @@ int kop_session_stop(struct kop_session *s)
 		return 0;
 	enable_all(s, false);
 	kop_sync_stop(&s->sync);
+	keep_stop(s);
 	s->stopped = true;
 	pthread_mutex_lock(&s->evbuf.lock);
 	kop_evbuf_stop(&s->evbuf);
@@ -608,10 +662,15 @@ void kop_session_free(struct kop_session *s)
 		kop_session_stop(s);
 	close_rings(s);
 	kop_sync_release(&s->sync);
+	if (s->sync.roots) {
+		kop_keeper_release(&s->keeper);
+		kop_roots_release(&s->roots);
+	}
 	kop_dcookies_release(&s->dcookies);
 	kop_evbuf_release(&s->evbuf);
 	free(s->events);
 	free(s->proc_root);
+	free(s->keep_dir);
 	free(s);
 }
 
@@ -642,6 +701,18 @@ int kop_stats_get(struct kop_session *s, struct kop_stats *st)
 	pthread_mutex_lock(&s->sync.stats_lock);
 	st->nr_lost_paused = s->nr_lost_paused;
 	pthread_mutex_unlock(&s->sync.stats_lock);
+	if (s->sync.roots) {
+		struct kop_keep_counts c;
+
+		kop_keeper_counts(&s->keeper, &c);
+		st->nr_images_unresolved = atomic_load_explicit(
+			&s->roots.nr_unresolved, memory_order_relaxed);
+		st->nr_images_kept = c.nr_kept;
+		st->nr_images_no_space = c.nr_no_space;
+		st->nr_images_keep_failed = c.nr_failed;
+		st->keep_bytes = c.bytes;
+		st->keep_ns = c.busy_ns;
+	}
 	st->nr_cpus = (unsigned int)s->nr_cpus;
 	return 0;
 }

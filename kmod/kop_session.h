@@ -10,6 +10,8 @@
  *   kop_flight.c   the flight recorder's snapshot: backward rings -> samples
  *   kop_task.c     per-process mapping tables, retired at exit/exec
  *   kop_dcookie.c  session-stable ids of images
+ *   kop_root.c     files of processes that see another root
+ *   kop_keep.c     the keeper thread: copies of those files in the store
  *   kop_evbuf.c    the event buffer the daemon reads
  *   kop_session.c  lifecycle, the rings, kop.h's functions
  *
@@ -18,7 +20,8 @@
  * kop_dcookie_lookup() and kop_stats_get().
  *
  * Lock order (outer first): sync->lock, evbuf->lock, dcookies->lock,
- * sync->stats_lock. No stage calls back into another while holding its own
+ * sync->stats_lock. keeper.lock is a leaf: taken with no other held (the
+ * sync thread's pushes, kop_stats_get()). No stage calls back into another while holding its own
  * lock except the sync thread writing the event buffer.
  */
 #ifndef KOP_SESSION_H
@@ -31,7 +34,9 @@
 #include "kop.h"
 #include "kop_dcookie.h"
 #include "kop_evbuf.h"
+#include "kop_keep.h"
 #include "kop_ring.h"
+#include "kop_root.h"
 #include "kop_sync.h"
 
 /* Snapshot pauses remembered for the windows that hold them; more within
@@ -72,6 +77,10 @@ struct kop_session {
 	struct kop_dcookies dcookies;	/* shared: its own lock */
 	struct kop_evbuf evbuf;		/* shared: evbuf.lock */
 	struct kop_sync sync;		/* its fields say who may touch them */
+	/* cfg.keep_dir: started with the sync thread, stopped after it */
+	struct kop_keeper keeper;	/* shared: its own lock */
+	struct kop_roots roots;		/* owner: sync thread */
+	char *keep_dir;			/* cfg.keep_dir's copy */
 };
 
 #endif /* KOP_SESSION_H */

@@ -534,10 +534,21 @@ static void do_mmap2(struct kop_sync *s, const struct kop_ring *r,
 		cookie = kop_dcookie_anon(s->dcookies, name[0] ? name : "anon",
 					  (pid_t)pid, addr, addr + len);
 		pgoff = KOP_MAP_ANON;
+	} else if (s->roots && kop_root_task_foreign(s->roots, k)) {
+		/* a container's path: opened through its root (kop_root.c) */
+		cookie = kop_root_cookie(s->roots, s->dcookies, (pid_t)pid, name,
+					 addr, addr + len, makedev(maj, min),
+					 (ino_t)ino, bid, bid_size);
+		pgoff &= ~KOP_MAP_ANON;
 	} else {
-		cookie = kop_dcookie_file(s->dcookies, name,
-					  makedev(maj, min), (ino_t)ino, bid,
-					  bid_size);
+		/* the same file as another root's: one image */
+		cookie = s->roots ? kop_root_host_cookie(s->roots, makedev(maj, min),
+							 (ino_t)ino, bid, bid_size) :
+				    OP_NO_COOKIE;
+		if (cookie == OP_NO_COOKIE)
+			cookie = kop_dcookie_file(s->dcookies, name,
+						  makedev(maj, min), (ino_t)ino,
+						  bid, bid_size);
 		pgoff &= ~KOP_MAP_ANON;
 	}
 	if (cookie == OP_NO_COOKIE || kop_task_map(k, addr, addr + len, pgoff,
@@ -586,6 +597,7 @@ static void do_comm(struct kop_sync *s, const struct kop_ring *r,
 	k->since = time;
 	k->app_cookie = OP_NO_COOKIE;
 	k->app_pending = true;
+	k->root = KOP_ROOT_UNKNOWN;	/* unshare(2) then exec: a new view */
 }
 
 static void do_fork_exit(struct kop_sync *s, const struct kop_ring *r,

@@ -17,6 +17,7 @@
 #include "kop_dcookie.h"
 #include "kop_evbuf.h"
 #include "kop_ring.h"
+#include "kop_root.h"
 #include "kop_task.h"
 #include "op_kernel.h"
 #include "op_log.h"
@@ -126,6 +127,9 @@ struct kop_sync {
 	bool clock_ok;			/* records stamped with CLOCK_MONOTONIC */
 	struct kop_dcookies *dcookies;	/* shared: its own lock */
 	struct kop_evbuf *evbuf;	/* shared: evbuf->lock */
+	struct kop_roots *roots;	/* NULL: every process's paths are the
+					 * host's (no cfg->keep_dir); its
+					 * fields: owner: sync thread */
 	/* flight recorder (cfg->flight_window_ns): the backward rings, read
 	 * during a snapshot only, while the control thread has them paused */
 	struct kop_ring *flight;

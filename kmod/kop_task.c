@@ -292,6 +292,7 @@ int kop_task_copy_maps(struct kop_task *child, const struct kop_task *parent)
 	}
 	child->nr_maps = parent->nr_maps;
 	child->app_cookie = parent->app_cookie;
+	child->root = parent->root;	/* a fork keeps its parent's view */
 	child->anon_cookie = parent->anon_cookie;
 	return 0;
 }

@@ -26,6 +26,7 @@ struct kop_task {
 	pid_t tgid;
 	bool unknown;		/* no /proc entry: samples cannot be attributed */
 	bool app_pending;	/* exec seen: next file mapping is the executable */
+	uint8_t root;		/* KOP_ROOT_*: whose root its paths are from */
 	uint64_t app_cookie;	/* OP_NO_COOKIE: kernel thread or unknown */
 	uint64_t anon_cookie;	/* "anon" fallback for pcs in no mapping; lazy */
 	uint64_t since;		/* time this mapping table started (exec, fork) */
@@ -36,6 +37,10 @@ struct kop_task {
 	size_t last;		/* index of the last lookup's hit */
 	struct kop_task *next;	/* hash chain: live, or retired by tgid */
 };
+
+/* kop_task.root: not looked at yet (a new process, an exec), the host's
+ * root, another (kop_root.c) */
+enum { KOP_ROOT_UNKNOWN, KOP_ROOT_HOST, KOP_ROOT_OTHER };
 
 /* Retired tables by tgid: a flight recorder keeps a window's worth, which
  * a fork-heavy machine makes thousands, and every sample of a process that

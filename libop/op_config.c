@@ -70,6 +70,8 @@ static int paths_fill(struct op_paths *p, const char *session_dir,
 		ret = join(p->current_dir, sizeof(p->current_dir), p->samples_dir, "current");
 	if (!ret)
 		ret = join(p->log_file, sizeof(p->log_file), p->samples_dir, log_name);
+	if (!ret)
+		ret = join(p->keep_dir, sizeof(p->keep_dir), p->session_dir, OP_KEEP_DIR);
 	if (ret)
 		memset(p, 0, sizeof(*p));
 	return ret;

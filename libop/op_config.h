@@ -8,6 +8,9 @@
  *   samples/oprofiled.log   the daemon's log (operf's: samples/operf.log)
  *   samples/current/        the current session's sample files and stats/
  *   samples/NAME/           sessions saved with opcontrol --save=NAME
+ *   kept/                   binaries kept from other roots (containers),
+ *                           by build-id, for every session here: the
+ *                           sample files name them by these paths
  */
 #ifndef OP_CONFIG_H
 #define OP_CONFIG_H
@@ -34,6 +37,7 @@ struct op_paths {
 	char samples_dir[PATH_MAX];
 	char current_dir[PATH_MAX];
 	char log_file[PATH_MAX];
+	char keep_dir[PATH_MAX];	/* OP_KEEP_DIR */
 };
 
 /* Fill p for session_dir (NULL: the default). Returns 0, or -ENAMETOOLONG
@@ -113,6 +117,13 @@ struct op_settings {
  * its CPU: tests/bench/bench_load.sh lost 9 to 11 % of samples with it
  * under two CPU hogs, nothing with 4 MiB. */
 #define OP_DEFAULT_CPU_BUFFER_BYTES (512UL * 1024)
+
+/* The store of binaries kept from other roots (containers), beside the
+ * session's samples/: SESSION_DIR/kept/. Its default bound: a container's
+ * program and libraries are tens of MB, a machine runs a few hundred
+ * distinct ones at most. */
+#define OP_KEEP_DIR "kept"
+#define OP_DEFAULT_KEEP_BYTES (1024ULL << 20)
 #define OP_AUTO_CPU_BUFFER_MS 1000UL
 #define OP_AUTO_CPU_BUFFER_MAX (8UL * 1024 * 1024)
 #define OP_MAX_CPU_BUFFER_BYTES (1UL << 30)

@@ -29,6 +29,14 @@
 #define OP_STAT_CALLGRAPH_ARCS_LOST	"callgraph_arcs_lost"
 #define OP_STAT_LOST_SIDEBAND		"lost_sideband_records"
 #define OP_STAT_CALLGRAPH_DEPTH		"callgraph_depth"
+/* binaries of processes that see another root (a container), each image
+ * counted once: not openable as mapped (no copy, perhaps no symbols),
+ * kept in the session dir's kept/, not kept for its bound, not kept for
+ * an error */
+#define OP_STAT_IMAGES_UNRESOLVED	"images_unresolved"
+#define OP_STAT_IMAGES_KEPT		"images_kept"
+#define OP_STAT_IMAGES_NOT_KEPT_SPACE	"images_not_kept_no_space"
+#define OP_STAT_IMAGES_NOT_KEPT		"images_not_kept"
 /* per CPU, in stats/cpuN/ */
 #define OP_STAT_CPU_LOST_OVERFLOW	"sample_lost_overflow"
 #define OP_STAT_CPU_RECEIVED		"sample_received"

@@ -127,6 +127,35 @@ static void our_losses(FILE *err, const char *stats)
 	fputc('\n', err);
 }
 
+/* Binaries of processes that saw another root (containers) that the
+ * session could not open as mapped, or keep a copy of: their samples are
+ * counted, their symbols may be missing. */
+static void other_roots(FILE *err, const char *stats)
+{
+	static const char *const ctrs[] = {
+		OP_STAT_IMAGES_UNRESOLVED, OP_STAT_IMAGES_NOT_KEPT_SPACE,
+		OP_STAT_IMAGES_NOT_KEPT,
+	};
+	unsigned long v[sizeof(ctrs) / sizeof(ctrs[0])];
+	const char *sep = "";
+	bool any = false;
+
+	for (size_t i = 0; i < sizeof(ctrs) / sizeof(ctrs[0]); i++) {
+		v[i] = read_op_stat(stats, ctrs[i]);
+		if (v[i] == (unsigned long)-1)
+			v[i] = 0;
+		any |= v[i] != 0;
+	}
+	if (!any)
+		return;
+	fprintf(err, "\nWARNING: binaries of processes in other roots (containers) "
+		"were not kept (their samples are counted, their symbols may be "
+		"missing):");
+	for (size_t i = 0; i < sizeof(ctrs) / sizeof(ctrs[0]); i++)
+		list_counter(err, &sep, ctrs[i], v[i]);
+	fputc('\n', err);
+}
+
 /* What the session lost that is not a sample: parts of call chains (the
  * samples are counted and kept, flat or with a shorter chain) and the
  * kernel's side-band records (a lost mmap or exec can file later samples
@@ -161,6 +190,7 @@ static void other_losses(FILE *err, const char *stats)
 		fprintf(err, "\nWARNING: the kernel lost %lu side-band records "
 			"(mmaps, execs, exits): samples after them may be filed "
 			"under a stale image (lost_sideband_records)\n", v);
+	other_roots(err, stats);
 }
 
 void pp_session_warnings(FILE *err, const char *samples_dir,
