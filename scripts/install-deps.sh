@@ -10,12 +10,14 @@ set -euo pipefail
 # opexport: libprotobuf-c-dev, protobuf-c-compiler and zlib1g-dev build
 # its pprof output, and its tests read what it writes with the other
 # tools: golang-go (go tool pprof), librsvg2-bin (rsvg-convert);
-# libcapstone-dev: opannotate --assembly's disassembler
+# libcapstone-dev: opannotate --assembly's disassembler; inotify-tools:
+# inotifywait, which watches that no host file is opened for a container's
+# (tests/containers)
 pkgs=(gcc make autoconf automake libtool pkg-config binutils elfutils
       libpfm4-dev libdw-dev libelf-dev libpopt-dev libcmocka-dev
       clang libclang-rt-dev procps util-linux libxml2-utils
       libprotobuf-c-dev protobuf-c-compiler zlib1g-dev golang-go librsvg2-bin
-      libcapstone-dev)
+      libcapstone-dev inotify-tools)
 # bench: perf to measure against, bc for the benchmarks' arithmetic,
 # time for opreport's peak memory
 [ "${1:-}" = --bench ] && pkgs+=(linux-perf bc time)

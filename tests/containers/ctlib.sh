@@ -1,0 +1,55 @@
+# Sourced by the container tests after tests/accuracy/acclib.sh: roots to
+# run programs in, made of what Debian has (unshare, chroot, overlayfs).
+
+# ct_root DIR PROG DEST...: make DIR a root holding PROG at DEST (one or
+# more PROG DEST pairs) and the libraries they load, at their paths.
+ct_root() {
+	local dir=$1 prog dest lib
+	shift
+	mkdir -p "$dir"
+	while [ $# -ge 2 ]; do
+		prog=$1 dest=$2
+		shift 2
+		mkdir -p "$dir$(dirname "$dest")"
+		cp "$prog" "$dir$dest"
+		for lib in $(ldd "$prog" | grep -o '/[^ ]*'); do
+			mkdir -p "$dir$(dirname "$lib")"
+			cp -L "$lib" "$dir$lib"
+		done
+	done
+}
+
+# ct_overlay LOWER MERGED: an overlayfs at MERGED over LOWER (its upper
+# and work directories beside MERGED); ct_unmount MERGED takes it down.
+ct_overlay() {
+	mkdir -p "$2" "$2.upper" "$2.work"
+	mount -t overlay overlay -o "lowerdir=$1,upperdir=$2.upper,workdir=$2.work" "$2" ||
+		fail "cannot mount an overlay on $2"
+	CT_MOUNTS+=("$2")
+}
+ct_unmount() {
+	local i
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		umount "$1" 2>/dev/null && return 0
+		sleep 0.5
+	done
+	fail "cannot unmount $1 (is a descriptor of it still open?)"
+}
+CT_MOUNTS=()
+ct_cleanup() {
+	local status=$? m
+	for m in "${CT_MOUNTS[@]}"; do
+		mountpoint -q "$m" 2>/dev/null && umount -l "$m"
+	done
+	(exit "$status")
+	acc_cleanup
+}
+trap ct_cleanup EXIT
+
+# ct_run ROOT PROG ARGS...: PROG run in ROOT as a container runs: its own
+# mount and pid namespaces, ROOT for /.
+ct_run() {
+	local root=$1
+	shift
+	unshare --mount --pid --fork chroot "$root" "$@"
+}
