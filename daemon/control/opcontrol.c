@@ -1,12 +1,10 @@
-/* opcontrol's command line: the options, the order the actions run in,
- * and the helpers every room uses. What opcontrol is, and its rooms:
- * opcontrol.h. */
+/* opcontrol's command line: the options and the order the actions run
+ * in. What opcontrol is, and its rooms: opcontrol.h. */
 #include "config.h"
 #include "opcontrol.h"
 
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,32 +16,6 @@
 
 #include "op_version.h"
 #include "opd_fs.h"
-
-void opc_err(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("opcontrol: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-long opc_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
-
-void opc_sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
 
 /* --list-events: ophelp next to this binary, or on PATH. */
 static int opc_list_events(void)

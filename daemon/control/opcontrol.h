@@ -17,6 +17,9 @@
  *   opc_daemon.c   oprofiled: starting it, asking it, stopping it
  *   opc_session.c  the session directory: its lock, --reset, --save,
  *                  --status
+ *   opc_util.c     what every room uses: messages, the clock
+ * opcontrol.c calls the rooms; the rooms call opc_util.c and the one
+ * before them in this list, never back.
  */
 #ifndef OPCONTROL_H
 #define OPCONTROL_H
@@ -71,6 +74,8 @@ struct opc {
 	int lock_fd;
 	bool verbose;
 };
+
+/* ---- opc_util.c: what every room uses ---- */
 
 /* "opcontrol: " and the message on stderr. */
 void opc_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

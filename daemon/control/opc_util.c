@@ -1,0 +1,35 @@
+/* The helpers every room of opcontrol uses: its messages and its clock.
+ * A room of their own so that the rooms call down into them and never
+ * back into opcontrol.c, which calls the rooms. */
+#include "config.h"
+#include "opcontrol.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <time.h>
+
+void opc_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("opcontrol: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+long opc_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+void opc_sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
