@@ -40,7 +40,8 @@ static void clear_transient(struct opd_transient *t)
 	};
 }
 
-void opd_decoder_reset_context(struct opd_decoder *dec)
+/* Forget the current context: the next samples need new switches. */
+static void opd_decoder_reset_context(struct opd_decoder *dec)
 {
 	clear_transient(&dec->t);
 	for (size_t c = 0; c < OPD_MAX_CPUS; c++)

@@ -105,9 +105,6 @@ struct opd_decoder {
 void opd_decoder_init(struct opd_decoder *dec, const struct opd_decode_ops *ops,
 		      void *ctx, uint32_t nr_events, const struct op_logger *log);
 
-/* Forget the current context: the next samples need new switches. */
-void opd_decoder_reset_context(struct opd_decoder *dec);
-
 /* Decode n words. kmod never splits a sequence across reads, so a sequence
  * cut by the end of the buffer is counted as truncated. */
 void opd_decode(struct opd_decoder *dec, const uint64_t *w, size_t n);

@@ -60,7 +60,8 @@ int opd_sfiles_init(struct opd_sfiles *sf, const char *dir,
 	return 0;
 }
 
-char *opd_sfile_name(const struct opd_sfiles *sf, const struct opd_sfile_key *key)
+/* The name of key's file relative to dir (malloc'd), NULL with errno. */
+static char *opd_sfile_name(const struct opd_sfiles *sf, const struct opd_sfile_key *key)
 {
 	const struct opd_event_info *ev = &sf->events[key->event];
 	struct op_sfname n = {

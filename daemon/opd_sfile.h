@@ -107,7 +107,4 @@ void opd_sfiles_close_all(struct opd_sfiles *sf);
 /* Close everything and free. */
 void opd_sfiles_release(struct opd_sfiles *sf);
 
-/* The name of key's file relative to dir (malloc'd), NULL with errno. */
-char *opd_sfile_name(const struct opd_sfiles *sf, const struct opd_sfile_key *key);
-
 #endif /* OPD_SFILE_H */

@@ -41,11 +41,6 @@ static const char *const counter_names[OPD_NR_COUNTERS] = {
 	[OPD_IMAGES_NOT_KEPT] = OP_STAT_IMAGES_NOT_KEPT,
 };
 
-const char *opd_counter_name(enum opd_counter_id id)
-{
-	return id < OPD_NR_COUNTERS ? counter_names[id] : "unknown";
-}
-
 static int write_value(const char *dir, const char *name, uint64_t value)
 {
 	char path[PATH_MAX];

@@ -52,9 +52,6 @@ struct opd_stats {
 	char throttled[512];		/* comma list of throttled event names, "" if none */
 };
 
-/* Name of a counter: its stats file name and status key. */
-const char *opd_counter_name(enum opd_counter_id id);
-
 /* Write dir/stats/ (created, old per-CPU entries replaced). Each file is
  * written whole (temporary + rename) so a crash leaves old or new values.
  * Returns 0 or the first -errno. */

@@ -40,7 +40,7 @@ static void skip_long_line(FILE *f, const char *line)
 		;
 }
 
-bool op_kallsyms_parse_line(const char *p, struct op_ksym_line *l)
+static bool op_kallsyms_parse_line(const char *p, struct op_ksym_line *l)
 {
 	uint64_t a = 0;
 	int digits = 0;

@@ -63,8 +63,6 @@ struct op_ksym_line {
 	size_t name_len, mod_len;
 };
 
-bool op_kallsyms_parse_line(const char *line, struct op_ksym_line *l);
-
 /* Read the kallsyms-format file at path, calling fn(line, ctx) for every
  * line that parses (a line longer than the reader's buffer is skipped
  * whole); malformed lines are counted in *nr_bad (may be NULL). A non-zero

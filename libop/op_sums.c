@@ -34,7 +34,10 @@ static uint64_t fnv_words(uint64_t h, const void *p, size_t len)
 	return h;
 }
 
-uint64_t op_sum_odb(const odb_t *db)
+/* Checksum of an open sample file: 64-bit FNV-1a over its header and
+ * descriptor as on disk, its used nodes and its buckets, eight bytes at a
+ * time. */
+static uint64_t op_sum_odb(const odb_t *db)
 {
 	uint64_t h = FNV_OFFSET;
 	uint32_t size = db->mask + 1;
@@ -56,7 +59,8 @@ struct write_ctx {
 	int err;
 };
 
-uint64_t op_sum_bytes(const void *p, size_t len)
+/* Checksum of a plain file's bytes (the call-chain store's lists). */
+static uint64_t op_sum_bytes(const void *p, size_t len)
 {
 	return fnv_words(FNV_OFFSET, p, len);
 }

@@ -45,11 +45,6 @@ struct op_sums {
 	size_t nr;
 };
 
-/* Checksum of an open sample file: 64-bit FNV-1a over its header and
- * descriptor as on disk, its used nodes and its buckets, eight bytes at a
- * time. */
-uint64_t op_sum_odb(const odb_t *db);
-
 /* Write session_dir/stats/sums for every sample file under session_dir
  * (temporary file + rename). *nr_files, when not NULL, gets how many it
  * lists. Returns 0 or -errno. */
@@ -68,9 +63,6 @@ const struct op_sum *op_sums_find(const struct op_sums *s, const char *rel);
 
 /* 0 when db (of file length len) matches e, else -EBADMSG. */
 int op_sum_check(const struct op_sum *e, const odb_t *db);
-
-/* Checksum of a plain file's bytes (the call-chain store's lists). */
-uint64_t op_sum_bytes(const void *p, size_t len);
 
 /* 0 when the file at path matches e (its length and op_sum_bytes()),
  * -EBADMSG when not, or -errno when it cannot be read. */

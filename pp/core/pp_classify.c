@@ -41,7 +41,7 @@ int pp_merge_parse(const char *text, struct pp_merge *m, const char **bad)
 	}
 }
 
-const char *pp_axis_name(enum pp_axis axis)
+static const char *pp_axis_name(enum pp_axis axis)
 {
 	switch (axis) {
 	case PP_AXIS_EVENT: return "event";

@@ -104,7 +104,10 @@ void pp_free_list(char **v)
 	free(v);
 }
 
-void pp_say_no_session(const char *name, const char *session_dir,
+/* "NAME: no session found in DIR/samples", with the session: names the
+ * specification asked for when it named some, and how to get a session:
+ * what every command says when the selection found no session. */
+static void pp_say_no_session(const char *name, const char *session_dir,
 		       const struct pp_spec *spec)
 {
 	fprintf(stderr, "%s: no session found in %s/samples", name, session_dir);

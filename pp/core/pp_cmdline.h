@@ -77,10 +77,4 @@ int pp_select_files(const char *name, const char *session_dir,
 		    const char *warn_dir, bool need_files,
 		    struct pp_fileset *fs, const struct op_logger *lg);
 
-/* "NAME: no session found in DIR/samples", with the session: names the
- * specification asked for when it named some, and how to get a session:
- * what every command says when the selection found no session. */
-void pp_say_no_session(const char *name, const char *session_dir,
-		       const struct pp_spec *spec);
-
 #endif /* PP_CMDLINE_H */

@@ -46,8 +46,6 @@ enum pp_axis {
 	PP_AXIS_MULTI,		/* several at once: XML only, pp_classify_multi() */
 };
 
-const char *pp_axis_name(enum pp_axis axis);
-
 /* One column. */
 struct pp_class {
 	char label[96];		/* "cpu:0", "tid:42", "TIMER:1000000" */

@@ -293,7 +293,9 @@ enum pp_xkind pp_export_kind(const struct pp_export *x, uint32_t image,
 	return PP_XKIND_LIB;
 }
 
-const char *pp_export_frame_name(const struct pp_export *x, uint32_t loc)
+/* A frame's name in folded stacks and flame graphs: its function, or
+ * "[IMAGE]" (basename) when no symbol names it. */
+static const char *pp_export_frame_name(const struct pp_export *x, uint32_t loc)
 {
 	const struct pp_xloc *l = &x->locs[loc];
 

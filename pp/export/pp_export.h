@@ -163,10 +163,6 @@ int pp_export_load(struct pp_export *x, struct pp_fileset *fs,
 int pp_export_symbolize(struct pp_export *x, const struct pp_report_opts *o,
 			const struct op_logger *lg, struct pp_report_status *st);
 
-/* A frame's name in folded stacks and flame graphs: its function, or
- * "[IMAGE]" (basename) when no symbol names it. */
-const char *pp_export_frame_name(const struct pp_export *x, uint32_t loc);
-
 /* Folded stacks: stacks by frame names, root first, equal ones merged,
  * sorted by name. names[first..first+nr) root first; kinds alike. */
 struct pp_fold {
