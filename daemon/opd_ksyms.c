@@ -18,6 +18,7 @@
 
 #include "odb.h"
 #include "op_afile.h"
+#include "op_grow.h"
 #include "op_kernel.h"
 #include "op_names.h"
 
@@ -82,13 +83,12 @@ static struct ktarget *target_get(struct ksyms *k, const struct op_img *img)
 static int target_add(struct ktarget *t, uint64_t off)
 {
 	if (t->nr_offs == t->alloc_offs) {
-		size_t na = t->alloc_offs ? t->alloc_offs * 2 : 256;
-		uint64_t *v = realloc(t->offs, na * sizeof(*v));
+		uint64_t *v = op_grow(t->offs, t->nr_offs + 1, &t->alloc_offs, 256,
+				sizeof(*v));
 
 		if (!v)
 			return -ENOMEM;
 		t->offs = v;
-		t->alloc_offs = na;
 	}
 	t->offs[t->nr_offs++] = off;
 	return 0;
@@ -184,13 +184,11 @@ static int add_sym(struct ksyms *k, struct ktarget *t,
 	struct ksym *s;
 
 	if (t->nr_syms == t->alloc_syms) {
-		size_t na = t->alloc_syms ? t->alloc_syms * 2 : 1024;
-
-		s = realloc(t->syms, na * sizeof(*s));
+		s = op_grow(t->syms, t->nr_syms + 1, &t->alloc_syms, 1024,
+				sizeof(*s));
 		if (!s)
 			return -ENOMEM;
 		t->syms = s;
-		t->alloc_syms = na;
 	}
 	if (k->pool_alloc - k->pool_len < l->name_len) {
 		size_t na = k->pool_alloc ? k->pool_alloc * 2 : 1 << 20;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "op_config.h"
+#include "op_grow.h"
 #include "op_names.h"
 #include "op_proto.h"
 
@@ -109,13 +110,11 @@ static bool push_frame(struct opd_sampler *sp, struct opd_image *image,
 	if (!image->chain_id)
 		return false;
 	if (c->nr_frames == c->cap_frames) {
-		size_t cap = c->cap_frames ? c->cap_frames * 2 : 64;
-
-		f = realloc(c->frames, cap * sizeof(*f));
+		f = op_grow(c->frames, c->nr_frames + 1, &c->cap_frames, 64,
+				sizeof(*f));
 		if (!f)
 			return false;
 		c->frames = f;
-		c->cap_frames = cap;
 	}
 	c->frames[c->nr_frames++] = (struct op_chain_frame){
 		.image = image->chain_id, .offset = offset,

@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "op_grow.h"
+
 static void release(struct op_afile *a)
 {
 	free(a->path);
@@ -105,7 +107,7 @@ int op_file_read(const char *path, unsigned char **buf, size_t *len)
 		return -errno;
 	do {
 		if (n == cap) {
-			unsigned char *v = realloc(b, cap = cap ? cap * 2 : 65536);
+			unsigned char *v = op_grow(b, n + 1, &cap, 65536, 1);
 
 			if (!v) {
 				ret = -ENOMEM;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "op_afile.h"
+#include "op_grow.h"
 
 void op_chain_images_release(struct op_chain_images *im)
 {
@@ -219,13 +220,12 @@ static int load_v1(struct op_chain_tree *t, const uint8_t *p, size_t len,
 		    t->nr + hdr[0] + 1 >= UINT32_MAX - 1)
 			break;	/* torn or impossible */
 		if (t->nr_keys == keys_room) {
-			size_t nk = keys_room ? keys_room * 2 : 1024;
-			uint32_t *v = realloc(t->key_node, nk * sizeof(*v));
+			uint32_t *v = op_grow(t->key_node, t->nr_keys + 1, &keys_room, 1024,
+					sizeof(*v));
 
 			if (!v)
 				return -ENOMEM;
 			t->key_node = v;
-			keys_room = nk;
 		}
 		n = (struct op_chain_node){ .parent = 0, .image = hdr[1] };
 		ret = tree_add(t, &room, &n);

@@ -45,6 +45,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "op_grow.h"
+
 #define OP_NAME_MAX 255		/* a file-name component */
 
 /* A growable string; a failed allocation sticks in ->oom. */
@@ -56,21 +58,16 @@ struct sbuf {
 
 static void sb_grow(struct sbuf *b, size_t more)
 {
-	size_t cap;
 	char *s;
 
 	if (b->oom || b->len + more + 1 <= b->cap)
 		return;
-	cap = b->cap ? b->cap : 64;
-	while (cap < b->len + more + 1)
-		cap *= 2;
-	s = realloc(b->s, cap);
+	s = op_grow(b->s, b->len + more + 1, &b->cap, 64, 1);
 	if (!s) {
 		b->oom = true;
 		return;
 	}
 	b->s = s;
-	b->cap = cap;
 }
 
 static void sb_addn(struct sbuf *b, const char *s, size_t n)

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "odb.h"
+#include "op_grow.h"
 #include "op_log.h"
 #include "op_names.h"
 #include "pp_cmdline.h"
@@ -205,15 +206,14 @@ static int add_arc(uint64_t key, uint64_t count, void *vctx)
 	struct arc_ctx *c = vctx;
 
 	if (c->n == c->alloc) {
-		size_t na = c->alloc ? c->alloc * 2 : 256;
-		struct pp_gmon_arc *v = realloc(c->v, na * sizeof(*v));
+		struct pp_gmon_arc *v = op_grow(c->v, c->n + 1, &c->alloc, 256,
+				sizeof(*v));
 
 		if (!v) {
 			c->err = -ENOMEM;
 			return 1;
 		}
 		c->v = v;
-		c->alloc = na;
 	}
 	/* an arc file's key: caller offset << 32 | callee offset */
 	c->v[c->n].from = pp_symtab_off_to_vma(c->st, key >> 32);

@@ -77,9 +77,9 @@ struct cg_ctx {
 	struct interner names, images;
 	struct u64map node_of, arc_of, entry_of;
 	struct cg_node *nodes;
-	size_t nr_nodes;
+	size_t nr_nodes, alloc_nodes;
 	struct cg_arc *arcs;
-	size_t nr_arcs;
+	size_t nr_arcs, alloc_arcs;
 	size_t nr_bad;
 	struct klines *klines;		/* the kernel's lines, read on first use */
 };

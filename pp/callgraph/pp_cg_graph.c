@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "op_grow.h"
 #include "op_names.h"
 #include "pp_klines.h"
 
@@ -252,8 +253,8 @@ size_t pp_cg_node_get(struct cg_ctx *c, size_t image, const struct pp_sym *sym)
 	if (found)
 		return *slot;
 	*slot = c->nr_nodes;
-	if (c->nr_nodes % 256 == 0) {
-		n = realloc(c->nodes, (c->nr_nodes + 256) * sizeof(*n));
+	if (c->nr_nodes == c->alloc_nodes) {
+		n = op_grow(c->nodes, c->nr_nodes + 1, &c->alloc_nodes, 256, sizeof(*n));
 		if (!n)
 			return SIZE_MAX;
 		c->nodes = n;
@@ -301,8 +302,8 @@ int pp_cg_arc_add(struct cg_ctx *c, size_t from, size_t to, size_t cls,
 		struct cg_arc *a;
 
 		*slot = c->nr_arcs;
-		if (c->nr_arcs % 256 == 0) {
-			a = realloc(c->arcs, (c->nr_arcs + 256) * sizeof(*a));
+		if (c->nr_arcs == c->alloc_arcs) {
+			a = op_grow(c->arcs, c->nr_arcs + 1, &c->alloc_arcs, 256, sizeof(*a));
 			if (!a)
 				return -ENOMEM;
 			c->arcs = a;

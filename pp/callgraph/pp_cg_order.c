@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "odb.h"
+#include "op_grow.h"
 #include "op_kernel.h"
 #include "op_names.h"
 #include "pp_klines.h"
@@ -79,15 +80,14 @@ static int read_off(uint64_t key, uint64_t count, void *vctx)
 	if (!count)
 		return 0;
 	if (r->n == r->alloc) {
-		size_t na = r->alloc ? r->alloc * 2 : 256;
-		uint64_t *v = realloc(r->v, na * sizeof(*v));
+		uint64_t *v = op_grow(r->v, r->n + 1, &r->alloc, 256,
+				sizeof(*v));
 
 		if (!v) {
 			r->err = -ENOMEM;
 			return 1;
 		}
 		r->v = v;
-		r->alloc = na;
 	}
 	r->v[r->n++] = key;
 	return 0;
@@ -171,15 +171,14 @@ static int read_arc(uint64_t key, uint64_t count, void *vctx)
 	struct arc_read *r = vctx;
 
 	if (r->n == r->alloc) {
-		size_t na = r->alloc ? r->alloc * 2 : 64;
-		struct raw_arc *v = realloc(r->v, na * sizeof(*v));
+		struct raw_arc *v = op_grow(r->v, r->n + 1, &r->alloc, 64,
+				sizeof(*v));
 
 		if (!v) {
 			r->err = -ENOMEM;
 			return 1;
 		}
 		r->v = v;
-		r->alloc = na;
 	}
 	r->v[r->n].caller = key >> 32;
 	r->v[r->n].callee = key & 0xffffffffu;

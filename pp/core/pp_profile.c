@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "odb.h"
+#include "op_grow.h"
 
 bool pp_img_equal(const struct op_img *a, const struct op_img *b)
 {
@@ -54,15 +55,14 @@ static int add_one(uint64_t key, uint64_t count, void *vctx)
 		return 0;
 	}
 	if (ld->n == ld->alloc) {
-		size_t na = ld->alloc ? ld->alloc * 2 : 256;
-		struct raw *v = realloc(ld->v, na * sizeof(*v));
+		struct raw *v = op_grow(ld->v, ld->n + 1, &ld->alloc, 256,
+				sizeof(*v));
 
 		if (!v) {
 			ctx->err = -ENOMEM;
 			return 1;
 		}
 		ld->v = v;
-		ld->alloc = na;
 	}
 	ld->v[ld->n].off = key;
 	ld->v[ld->n].count = count;

@@ -4,6 +4,7 @@
  * the same sorted array so lookups are one binary search. */
 #include "config.h"
 #include "pp_symbols.h"
+#include "op_grow.h"
 #include "op_kernel.h"
 
 #include <dlfcn.h>
@@ -126,13 +127,12 @@ static int sym_vec_add_len(struct sym_vec *sv, uint64_t start, uint64_t size,
 	struct sym_in *e;
 
 	if (sv->n == sv->alloc) {
-		size_t na = sv->alloc ? sv->alloc * 2 : 256;
-		struct sym_in *v = realloc(sv->v, na * sizeof(*v));
+		struct sym_in *v = op_grow(sv->v, sv->n + 1, &sv->alloc, 256,
+				sizeof(*v));
 
 		if (!v)
 			return -ENOMEM;
 		sv->v = v;
-		sv->alloc = na;
 	}
 	e = &sv->v[sv->n];
 	e->s.start = start;

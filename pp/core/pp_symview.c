@@ -23,6 +23,7 @@
 
 #include "odb.h"
 #include "op_events.h"
+#include "op_grow.h"
 #include "op_names.h"
 #include "pp_archive.h"
 #include "pp_klines.h"
@@ -406,8 +407,9 @@ static struct pp_entry *new_entry(struct pp_symview *v)
 {
 	struct pp_entry *e;
 
-	if (v->nr_entries % 256 == 0) {
-		e = realloc(v->entries, (v->nr_entries + 256) * sizeof(*e));
+	if (v->nr_entries == v->alloc_entries) {
+		e = op_grow(v->entries, v->nr_entries + 1, &v->alloc_entries, 256,
+			    sizeof(*e));
 		if (!e)
 			return NULL;
 		v->entries = e;
@@ -424,13 +426,12 @@ static struct pp_entry *new_entry(struct pp_symview *v)
 static int entry_add_addr(struct pp_entry *e, size_t idx)
 {
 	if (e->nr_addrs == e->alloc_addrs) {
-		size_t na = e->alloc_addrs ? e->alloc_addrs * 2 : 8;
-		size_t *a = realloc(e->addrs, na * sizeof(*a));
+		size_t *a = op_grow(e->addrs, e->nr_addrs + 1, &e->alloc_addrs, 8,
+				sizeof(*a));
 
 		if (!a)
 			return -ENOMEM;
 		e->addrs = a;
-		e->alloc_addrs = na;
 	}
 	e->addrs[e->nr_addrs++] = idx;
 	return 0;

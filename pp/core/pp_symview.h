@@ -84,7 +84,7 @@ struct pp_symview {
 	size_t nc;
 	size_t nr_images;
 	struct pp_entry *entries;
-	size_t nr_entries;
+	size_t nr_entries, alloc_entries;
 	/* per class: the samples of the entries, which OProfile's
 	 * percentages are of (it leaves out samples outside every symbol) */
 	uint64_t *total;

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "op_grow.h"
+
 void pp_export_init(struct pp_export *x)
 {
 	memset(x, 0, sizeof(*x));
@@ -47,17 +49,14 @@ void pp_export_release(struct pp_export *x)
 static int grow(void *vp, size_t *alloc, size_t n, size_t size)
 {
 	void **v = vp;
-	size_t na;
 	void *nv;
 
 	if (n < *alloc)
 		return 0;
-	na = *alloc ? *alloc * 2 : 64;
-	nv = realloc(*v, na * size);
+	nv = op_grow(*v, n + 1, alloc, 64, size);
 	if (!nv)
 		return -ENOMEM;
 	*v = nv;
-	*alloc = na;
 	return 0;
 }
 
@@ -236,14 +235,13 @@ int pp_export_add_stack(struct pp_export *x, uint32_t key, uint32_t app,
 	if (x->nr_stacks >= PP_XNONE - 1 ||
 	    grow(&x->stacks, &x->alloc_stacks, x->nr_stacks, sizeof(*x->stacks)))
 		return -ENOMEM;
-	while (x->nr_frames + nr > x->alloc_frames) {
-		size_t na = x->alloc_frames ? x->alloc_frames * 2 : 1024;
-		uint32_t *f = realloc(x->frames, na * sizeof(*f));
+	if (x->nr_frames + nr > x->alloc_frames) {
+		uint32_t *f = op_grow(x->frames, x->nr_frames + nr, &x->alloc_frames,
+				      1024, sizeof(*f));
 
 		if (!f)
 			return -ENOMEM;
 		x->frames = f;
-		x->alloc_frames = na;
 	}
 	memcpy(x->frames + x->nr_frames, locs, nr * sizeof(*locs));
 	x->stacks[x->nr_stacks] = (struct pp_xstack){

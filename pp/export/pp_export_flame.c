@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "op_grow.h"
+
 #define IMAGE_WIDTH 1200.0
 #define FRAME_HEIGHT 16
 #define PAD_X 10.0
@@ -44,13 +46,12 @@ static int node_open(struct flame *fl, const char *name, int kind,
 		     uint32_t depth, uint64_t start)
 {
 	if (fl->n == fl->alloc) {
-		size_t na = fl->alloc ? fl->alloc * 2 : 1024;
-		struct node *v = realloc(fl->v, na * sizeof(*v));
+		struct node *v = op_grow(fl->v, fl->n + 1, &fl->alloc, 1024,
+				sizeof(*v));
 
 		if (!v)
 			return -ENOMEM;
 		fl->v = v;
-		fl->alloc = na;
 	}
 	fl->v[fl->n++] = (struct node){ name, kind, depth, start, 0 };
 	if (depth > fl->max_depth)

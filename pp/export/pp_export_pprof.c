@@ -18,6 +18,7 @@
 #include <zlib.h>
 
 #include "odb.h"
+#include "op_grow.h"
 #include "profile.pb-c.h"
 
 #define IMAGE_SPAN_SHIFT 36
@@ -92,13 +93,12 @@ static int64_t strtab_add(struct strtab *t, const char *s)
 		if (!strcmp(t->v[t->slots[j] - 1], s))
 			return t->slots[j] - 1;
 	if (t->n == t->alloc) {
-		size_t na = t->alloc ? t->alloc * 2 : 1024;
-		char **v = realloc(t->v, na * sizeof(*v));
+		char **v = op_grow(t->v, t->n + 1, &t->alloc, 1024,
+				sizeof(*v));
 
 		if (!v)
 			return -1;
 		t->v = v;
-		t->alloc = na;
 	}
 	t->v[t->n] = (char *)s;
 	t->slots[j] = (uint32_t)++t->n;
