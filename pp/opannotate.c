@@ -85,11 +85,9 @@ static int load(const char *session_dir, bool dir_given, int argc,
 	char err[512];
 	int ret;
 
-	ret = pp_spec_parse(argc, argv, spec, err, sizeof(err));
-	if (ret) {
-		fprintf(stderr, "opannotate: bad profile specification: %s\n", err);
-		return ret == -ENOMEM ? PP_EXIT_NOMEM : PP_EXIT_SPEC;
-	}
+	ret = pp_cmdline_spec("opannotate", argc, argv, spec);
+	if (ret)
+		return ret;
 	if (spec->archive) {
 		/* the session and binaries of an oparchive directory, read as
 		 * opreport and opexport read them (o points into arch) */
@@ -247,16 +245,9 @@ int main(int argc, const char **argv)
 	}
 	ro.symbols = ro.details = true;
 	ro.exclude_dependent = cl.exclude_dependent;
-	ro.image_path = cl.common.image_path;
-	ro.root = cl.common.root;
-	ro.debug_dirs = cl.debug_dirs;
-	if (!cl.debug_dirs && cl.common.root) {
-		root_debug = pp_debug_dirs_under(cl.common.root);
-		if (!root_debug) {
-			status = PP_EXIT_NOMEM;
-			goto out_popt;
-		}
-		ro.debug_dirs = root_debug;
+	if (pp_cmdline_paths(&cl.common, cl.debug_dirs, &ro, &root_debug)) {
+		status = PP_EXIT_NOMEM;
+		goto out_popt;
 	}
 	ro.demangle = true;
 	if (cl.demangle) {

@@ -313,7 +313,7 @@ int main(int argc, const char **argv)
 	struct pp_spec spec = { 0 };
 	struct pp_fileset fs = { 0 };
 	const char **args;
-	char *session_dir = NULL, *root_debug = NULL, err[512];
+	char *session_dir = NULL, *root_debug = NULL;
 	int nargs = 0, rc, status = PP_EXIT_OK;
 	bool usage_help = true, have_fs = false;
 	poptContext pc;
@@ -350,22 +350,12 @@ int main(int argc, const char **argv)
 			goto out;
 		}
 	}
-	rc = pp_spec_parse(nargs, args, &spec, err, sizeof(err));
-	if (rc) {
-		fprintf(stderr, "oparchive: bad profile specification: %s\n", err);
-		status = rc == -ENOMEM ? PP_EXIT_NOMEM : PP_EXIT_SPEC;
+	status = pp_cmdline_spec("oparchive", nargs, args, &spec);
+	if (status)
 		goto out;
-	}
-	given.root = cl.common.root;
-	given.image_path = cl.common.image_path;
-	if (cl.common.root) {
-		/* separate debug files live under the same root, as opreport's */
-		root_debug = pp_debug_dirs_under(cl.common.root);
-		if (!root_debug) {
-			status = PP_EXIT_NOMEM;
-			goto out;
-		}
-		given.debug_dirs = root_debug;
+	if (pp_cmdline_paths(&cl.common, NULL, &given, &root_debug)) {
+		status = PP_EXIT_NOMEM;
+		goto out;
 	}
 	o = given;
 	session_dir = pp_session_dir_default(cl.common.session_dir);

@@ -66,14 +66,11 @@ static int build(struct pp_export *x, struct pp_spec *spec,
 {
 	struct pp_report_opts given = *o;
 	struct pp_fileset fs;
-	char err[512];
 	int ret;
 
-	ret = pp_spec_parse(argc, argv, spec, err, sizeof(err));
-	if (ret) {
-		fprintf(stderr, "opexport: bad profile specification: %s\n", err);
-		return ret == -ENOMEM ? PP_EXIT_NOMEM : PP_EXIT_SPEC;
-	}
+	ret = pp_cmdline_spec("opexport", argc, argv, spec);
+	if (ret)
+		return ret;
 	if (spec->archive) {
 		if (pp_archive_opts(arch, spec->archive, &given, o))
 			return PP_EXIT_NOMEM;
@@ -175,20 +172,12 @@ int main(int argc, const char **argv)
 		status = PP_EXIT_USAGE;
 		goto out;
 	}
-	o.image_path = cl.common.image_path;
-	o.root = cl.common.root;
 	o.vmlinux = cl.vmlinux;
 	o.kallsyms = cl.kallsyms;
-	o.debug_dirs = cl.debug_dirs;
 	o.jit_dir = cl.jit_dir;
-	if (!cl.debug_dirs && cl.common.root) {
-		/* separate debug files live under the same root, as opreport's */
-		root_debug = pp_debug_dirs_under(cl.common.root);
-		if (!root_debug) {
-			status = PP_EXIT_NOMEM;
-			goto out;
-		}
-		o.debug_dirs = root_debug;
+	if (pp_cmdline_paths(&cl.common, cl.debug_dirs, &o, &root_debug)) {
+		status = PP_EXIT_NOMEM;
+		goto out;
 	}
 	session_dir = pp_session_dir_default(cl.common.session_dir);
 	if (!session_dir) {

@@ -151,11 +151,9 @@ static int build_report(struct one_report *r, const struct session_names *sn,
 	char err[512];
 	int ret;
 
-	ret = pp_spec_parse(argc, argv, &r->spec, err, sizeof(err));
-	if (ret) {
-		fprintf(stderr, "opreport: bad profile specification: %s\n", err);
-		return ret == -ENOMEM ? PP_EXIT_NOMEM : PP_EXIT_SPEC;
-	}
+	ret = pp_cmdline_spec("opreport", argc, argv, &r->spec);
+	if (ret)
+		return ret;
 	if (r->spec.archive) {
 		if (pp_archive_opts(&r->arch, r->spec.archive, opts, &r->opts))
 			return PP_EXIT_NOMEM;
@@ -324,19 +322,11 @@ int main(int argc, const char **argv)
 	o.reverse = cl.reverse;
 	o.dynamic_symbols = cl.dynamic_symbols;
 	o.threshold = cl.threshold;
-	o.image_path = cl.common.image_path;
-	o.root = cl.common.root;
 	o.vmlinux = cl.vmlinux;
 	o.kallsyms = cl.kallsyms;
-	o.debug_dirs = cl.debug_dirs;
-	if (!cl.debug_dirs && cl.common.root) {
-		/* separate debug files live under the same root */
-		root_debug = pp_debug_dirs_under(cl.common.root);
-		if (!root_debug) {
-			status = PP_EXIT_NOMEM;
-			goto out_popt;
-		}
-		o.debug_dirs = root_debug;
+	if (pp_cmdline_paths(&cl.common, cl.debug_dirs, &o, &root_debug)) {
+		status = PP_EXIT_NOMEM;
+		goto out_popt;
 	}
 	o.jit_dir = cl.jit_dir;
 	o.demangle = true;	/* OProfile's default: --demangle=normal */

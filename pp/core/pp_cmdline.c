@@ -15,6 +15,7 @@
 #include "pp_profile.h"
 #include "pp_session.h"
 #include "pp_spec.h"
+#include "pp_symbols.h"
 
 void pp_cmdline_common(struct poptOption rows[PP_COMMON_ROWS],
 		       struct pp_common_opts *c, const char *verbose_help)
@@ -65,6 +66,34 @@ int pp_cmdline_parse(poptContext pc, const char *name, const char *argv0,
 		if (exit_help)
 			fputs(exit_help, stdout);
 		return 1;
+	}
+	return 0;
+}
+
+int pp_cmdline_spec(const char *name, int argc, const char *const *argv,
+		    struct pp_spec *spec)
+{
+	char err[512];
+	int ret = pp_spec_parse(argc, argv, spec, err, sizeof(err));
+
+	if (!ret)
+		return 0;
+	fprintf(stderr, "%s: bad profile specification: %s\n", name, err);
+	return ret == -ENOMEM ? PP_EXIT_NOMEM : PP_EXIT_SPEC;
+}
+
+int pp_cmdline_paths(const struct pp_common_opts *c, const char *debug_dirs,
+		     struct pp_report_opts *o, char **owned)
+{
+	*owned = NULL;
+	o->root = c->root;
+	o->image_path = c->image_path;
+	o->debug_dirs = debug_dirs;
+	if (!debug_dirs && c->root) {
+		*owned = pp_debug_dirs_under(c->root);
+		if (!*owned)
+			return -ENOMEM;
+		o->debug_dirs = *owned;
 	}
 	return 0;
 }

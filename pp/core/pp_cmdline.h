@@ -12,6 +12,7 @@
 #include <stdbool.h>
 
 #include "op_log.h"
+#include "pp_options.h"
 
 /* The exit statuses of every post-processing tool; each lists in its
  * --help those it gives, and what more its 1 and 5 mean. */
@@ -56,6 +57,24 @@ void pp_cmdline_common(struct poptOption rows[PP_COMMON_ROWS],
 int pp_cmdline_parse(poptContext pc, const char *name, const char *argv0,
 		     const struct pp_common_opts *c,
 		     const char *exit_help, const char ***args, int *nargs);
+
+struct pp_spec;
+
+/* Parse the profile specification from the words that are not options
+ * (argv[0..argc)), saying "NAME: bad profile specification: WHY" on stderr
+ * when it is bad. 0, PP_EXIT_SPEC or PP_EXIT_NOMEM; release spec either
+ * way. */
+int pp_cmdline_spec(const char *name, int argc, const char *const *argv,
+		    struct pp_spec *spec);
+
+/* Fill o's paths from the common options: o->root, o->image_path, and
+ * o->debug_dirs: debug_dirs (the tool's --debug-dir) when given, else
+ * PP_DEBUG_DIRS under --root when that is given (separate debug files
+ * live under the same root as their binaries), else NULL (PP_DEBUG_DIRS).
+ * *owned gets the string made here, or NULL: free it once o is no longer
+ * used. 0 or -ENOMEM. */
+int pp_cmdline_paths(const struct pp_common_opts *c, const char *debug_dirs,
+		     struct pp_report_opts *o, char **owned);
 
 /* A comma list ("a,b,c") split into a NULL-terminated array of malloc'd
  * strings (empty items dropped); NULL when s is NULL, or with errno on
