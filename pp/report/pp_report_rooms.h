@@ -1,6 +1,6 @@
 /* What opreport's formatters share between their rooms (pp_report.c,
- * pp_select.c, pp_text.c, pp_xml.c, pp_diff.c); everything else goes
- * through pp_report.h. Not for other readers. */
+ * pp_select.c, pp_text.c, pp_xml.c, pp_xml_head.c, pp_diff.c); everything
+ * else goes through pp_report.h. Not for other readers. */
 #ifndef PP_REPORT_ROOMS_H
 #define PP_REPORT_ROOMS_H
 
@@ -33,6 +33,12 @@ const struct pp_entry **pp_selected_entries(const struct pp_profile *p,
 					    const struct pp_symview *v,
 					    const struct pp_report_opts *o,
 					    size_t *nr);
+
+/* The value of a sample-file name field (the tgid, else the tid) common
+ * to class cls's files: "all", a number, or "" when its files differ (the
+ * field was merged). pp_xml_head.c; the XML body reads it too. */
+void pp_xml_class_field(const struct pp_profile *p, size_t cls, bool tgid,
+			char *buf, size_t len);
 
 /* The formatters pp_report_print() chooses between. 0 or -errno. */
 int pp_print_summary(FILE *out, const struct pp_profile *p,

@@ -40,31 +40,6 @@
  * counts of zero are left out everywhere.
  */
 
-static void xml_escape(FILE *out, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '&': fputs("&amp;", out); break;
-		case '<': fputs("&lt;", out); break;
-		case '>': fputs("&gt;", out); break;
-		case '"': fputs("&quot;", out); break;
-		default:
-			if ((unsigned char)*s < 0x20)
-				fprintf(out, "&#%d;", *s);
-			else
-				fputc(*s, out);
-		}
-	}
-}
-
-/* ` name="value"`, escaped */
-static void xml_attr(FILE *out, const char *name, const char *value)
-{
-	fprintf(out, " %s=\"", name);
-	xml_escape(out, value);
-	fputc('"', out);
-}
-
 struct xml_ctx {
 	FILE *out;
 	const struct pp_profile *p;
@@ -74,7 +49,7 @@ struct xml_ctx {
 	size_t nr;
 	size_t nc;
 	bool subclasses;		/* <count class="cN"> */
-	size_t *sub;			/* per column: its N in "cN" */
+	const size_t *sub;		/* per column: its N in "cN" (head's) */
 	/* per view entry: the entry whose idref it shares (itself unless
 	 * selected with another of the same image and symbol name), and that
 	 * entry's idref, or SIZE_MAX before it is written */
@@ -134,7 +109,7 @@ static void xml_detail_line(const struct xml_ctx *x, FILE *f,
 	    !src)
 		return;
 	if (e->src && strcmp(e->src, src))
-		xml_attr(f, "file", src);
+		pp_xml_attr(f, "file", src);
 	fprintf(f, " line=\"%d\"", line);
 }
 
@@ -221,7 +196,7 @@ static void xml_module_write(struct xml_ctx *x, size_t from, size_t to,
 	const struct pp_entry *first = x->sel[from];
 
 	fputs("<module ", x->out);
-	xml_attr(x->out, "name", x->v->img_long[first->image]);
+	pp_xml_attr(x->out, "name", x->v->img_long[first->image]);
 	fputs(">\n", x->out);
 	xml_counts(x, sum, lo, hi);
 	for (size_t i = from; i < to; i++)
@@ -302,7 +277,7 @@ static void xml_binaries(struct xml_ctx *x, uint64_t *sum)
 		for (j = i; j < x->nr && !strcmp(x->v->app_long[x->sel[j]->image], app); j++)
 			;
 		fputs("<binary ", x->out);
-		xml_attr(x->out, "name", app);
+		pp_xml_attr(x->out, "name", app);
 		fputs(">\n", x->out);
 		memset(sum, 0, x->nc * sizeof(*sum));
 		for (size_t k = i; k < j; k++)
@@ -320,33 +295,6 @@ static void xml_binaries(struct xml_ctx *x, uint64_t *sum)
 		}
 		fputs("</binary>\n", x->out);
 	}
-}
-
-/* The value of a sample-file name field common to a class's files:
- * "all", a number, or "" when its files differ (the field was merged). */
-static void class_field(const struct pp_profile *p, size_t cls, bool tgid,
-			char *buf, size_t len)
-{
-	bool found = false;
-	int val = 0;
-
-	for (size_t i = 0; i < p->fs.nr_files; i++) {
-		const struct pp_sfile *f = &p->fs.files[i];
-		int fv = tgid ? f->name.tgid : f->name.tid;
-
-		if (f->cls != cls)
-			continue;
-		if (found && fv != val) {
-			snprintf(buf, len, "%s", "");
-			return;
-		}
-		found = true;
-		val = fv;
-	}
-	if (val == OP_SF_ALL)
-		snprintf(buf, len, "all");
-	else
-		snprintf(buf, len, "%d", val);
 }
 
 static long field_num(const char *s)
@@ -390,8 +338,8 @@ static int xml_processes(struct xml_ctx *x, uint64_t *sum)
 		return -ENOMEM;
 	}
 	for (size_t c = 0; c < nc; c++) {
-		class_field(x->p, c, true, tgid[c], sizeof(tgid[c]));
-		class_field(x->p, c, false, tid[c], sizeof(tid[c]));
+		pp_xml_class_field(x->p, c, true, tgid[c], sizeof(tgid[c]));
+		pp_xml_class_field(x->p, c, false, tid[c], sizeof(tid[c]));
 		ord[c] = c;
 	}
 	/* columns by thread group, then in their own order (already so
@@ -416,8 +364,8 @@ static int xml_processes(struct xml_ctx *x, uint64_t *sum)
 		if (!any)
 			continue;	/* as OProfile: no empty process */
 		fputs("<process ", x->out);
-		xml_attr(x->out, "pid", tgid[ord[a]]);
-		xml_attr(x->out, "name", name ? name : "");
+		pp_xml_attr(x->out, "pid", tgid[ord[a]]);
+		pp_xml_attr(x->out, "name", name ? name : "");
 		fputs(">\n", x->out);
 		for (size_t k = a; k < b; k++)
 			xml_counts(x, psum, ord[k], ord[k]);
@@ -431,7 +379,7 @@ static int xml_processes(struct xml_ctx *x, uint64_t *sum)
 			if (!has_counts(psum, lo, hi))
 				continue;
 			fputs("<thread ", x->out);
-			xml_attr(x->out, "tid", tid[lo]);
+			pp_xml_attr(x->out, "tid", tid[lo]);
 			fputs(">\n", x->out);
 			xml_counts(x, psum, lo, hi);
 			xml_thread_modules(x, lo, hi, sum);
@@ -534,68 +482,6 @@ static int xml_entry_cmp(const void *a, const void *b, void *vctx)
 	return c;
 }
 
-static void xml_header(const struct xml_ctx *x, size_t nr_cpus)
-{
-	const struct pp_profile *p = x->p;
-	const struct pp_report_opts *o = x->o;
-	const char *id = op_cpu_type_id(p->hdr.cpu_type);
-	const char *slash;
-	char buf[64];
-
-	if (!id)
-		id = "invalid cpu type";
-	slash = strchr(id, '/');
-	fputs("<?xml version=\"1.0\" ?>\n", x->out);
-	fputs("<profile  schemaversion=\"3.1\"", x->out);
-	snprintf(buf, sizeof(buf), "%.*s", slash ? (int)(slash - id) : (int)strlen(id), id);
-	xml_attr(x->out, "cputype", buf);
-	fputc('\n', x->out);
-	if (slash) {
-		xml_attr(x->out, "processor", slash + 1);
-		fputc('\n', x->out);
-	}
-	if (nr_cpus > 1)
-		fprintf(x->out, " separatedcpus=\"%zu\"\n", nr_cpus);
-	fprintf(x->out, " mhz=\"%.2f\"\n", p->hdr.cpu_speed);
-	xml_attr(x->out, "title", o->title ? o->title : "opreport ");
-	fputs(">\n", x->out);
-	/* the options OProfile records, in its order */
-	fputs("<options ", x->out);
-	if (o->spec_text && *o->spec_text) {
-		char *s = strdup(o->spec_text);
-
-		for (char *q = s; q && *q; q++)
-			if (*q == ' ')
-				*q = ',';
-		xml_attr(x->out, "session", s ? s : o->spec_text);
-		free(s);
-	}
-	if (o->debug_info)
-		xml_attr(x->out, "debuginfo", "true");
-	if (o->details)
-		xml_attr(x->out, "details", "true");
-	if (o->image_path)
-		xml_attr(x->out, "imagepath", o->image_path);
-	if (o->merge_text)
-		xml_attr(x->out, "merge", o->merge_text);
-	if (o->exclude_dependent)
-		xml_attr(x->out, "excludedependent", "true");
-	for (int pass = 0; pass < 2; pass++) {
-		char *const *list = pass ? o->include_symbols : o->exclude_symbols;
-
-		if (!list || !*list)
-			continue;
-		fprintf(x->out, " %s=\"", pass ? "includesymbols" : "excludesymbols");
-		for (size_t i = 0; list[i]; i++) {
-			if (i)
-				fputc(',', x->out);
-			xml_escape(x->out, list[i]);
-		}
-		fputc('"', x->out);
-	}
-	fputs("/>\n", x->out);
-}
-
 /* -X -d: the machine code of e's symbol as a <bytes> element (upper-case
  * hex, as OProfile's xml_utils::output_symbol_bytes), for symbols of ELF
  * files whose whole extent is in the file; nothing for the kernel, modules,
@@ -649,149 +535,17 @@ static void xml_symbol_bytes(const struct xml_ctx *x, const struct pp_entry *e,
 	}
 }
 
-/* The CPU of class c's files, -1 for "all" or when --merge=cpu folds them:
- * the class's own value along the CPU axis, else the CPU its files share
- * (a single CPU selected, or another axis). */
-static long class_cpu(const struct pp_profile *p, size_t c, bool merged)
-{
-	if (merged)
-		return -1;
-	if (p->fs.axis == PP_AXIS_CPU)
-		return p->fs.classes[c].value;
-	for (size_t i = 0; i < p->fs.nr_files; i++)
-		if (p->fs.files[i].cls == c)
-			return p->fs.files[i].name.cpu == OP_SF_ALL ? -1 :
-			       p->fs.files[i].name.cpu;
-	return -1;
-}
-
-/* The XML before its body: <profile>, <options>, <setup> and <classes>;
- * sets x->subclasses and x->sub[] (allocated by the caller) for the
- * counts that follow, and *by_thread when the body is <process> and
- * <thread> elements rather than <binary> ones. 0 or -ENOMEM. */
-static int xml_prologue(struct xml_ctx *x, bool *by_thread)
-{
-	const struct pp_profile *p = x->p;
-	const struct pp_report_opts *o = x->o;
-	FILE *out = x->out;
-	bool timer = p->hdr.cpu_type == ODB_CPU_TIMER_INT;
-	char tid0[24];
-	long *cpu_of = calloc(x->nc ? x->nc : 1, sizeof(*cpu_of));	/* per column: class_cpu() */
-	/* per column: its event's index among the distinct event names,
-	 * in column order (its <eventsetup> id) */
-	size_t *ev_of = calloc(x->nc ? x->nc : 1, sizeof(*ev_of));
-	size_t nr_cpus = 1, nr_events = 0;
-	bool nonzero_masks = false;
-	struct pp_merge merge = { 0 };
-
-	*by_thread = p->fs.axis == PP_AXIS_TID || p->fs.axis == PP_AXIS_TGID;
-	if (!cpu_of || !ev_of) {
-		free(cpu_of);
-		free(ev_of);
-		return -ENOMEM;
-	}
-	if (o->merge_text)
-		pp_merge_parse(o->merge_text, &merge, NULL);
-	/* as OProfile's identify_xml_classes: the highest CPU of any class
-	 * plus one, so a session split by CPU counts as separated even with
-	 * one CPU selected, unless that CPU is 0 */
-	for (size_t c = 0; c < p->fs.nr_classes; c++) {
-		const struct pp_class *k = &p->fs.classes[c];
-		long cpu = class_cpu(p, c, merge.cpu);
-
-		cpu_of[c] = cpu;
-		ev_of[c] = nr_events;
-		for (size_t d = 0; d < c; d++)
-			if (!strcmp(p->fs.classes[d].event, k->event)) {
-				ev_of[c] = ev_of[d];
-				break;
-			}
-
-		if (cpu >= 0 && (size_t)cpu + 1 > nr_cpus)
-			nr_cpus = (size_t)cpu + 1;
-		if (k->unit_mask)
-			nonzero_masks = true;
-		if (ev_of[c] + 1 > nr_events)
-			nr_events = ev_of[c] + 1;
-	}
-	x->subclasses = nr_cpus > 1 || nr_events > 1 || nonzero_masks;
-	/* as OProfile's build_subclasses: one "cN" per distinct cpu (when
-	 * separated), event and unit mask, numbered in column order, so
-	 * that the columns of different threads share names */
-	for (size_t c = 0, nr_sub = 0; c < x->nc; c++) {
-		size_t d;
-
-		for (d = 0; d < c; d++)
-			if ((nr_cpus <= 1 || cpu_of[d] == cpu_of[c]) &&
-			    ev_of[d] == ev_of[c] &&
-			    p->fs.classes[d].unit_mask == p->fs.classes[c].unit_mask)
-				break;
-		x->sub[c] = d < c ? x->sub[d] : nr_sub++;
-	}
-	/* across several axes, threads as OProfile decides: when the first
-	 * column's tid is separated (or merged) */
-	if (p->fs.axis == PP_AXIS_MULTI && x->nc) {
-		class_field(p, 0, false, tid0, sizeof(tid0));
-		*by_thread = merge.tid || strcmp(tid0, "all");
-	}
-
-	xml_header(x, nr_cpus);
-	fputs("<setup>\n", out);
-	for (size_t c = 0, id = 0; c < p->fs.nr_classes; c++) {
-		const struct pp_class *k = &p->fs.classes[c];
-
-		/* one setup per distinct event name, however many columns */
-		if (ev_of[c] != id)
-			continue;
-		id++;
-		if (timer) {
-			fprintf(out, "<timersetup  rtcinterrupts=\"%lu\"/>\n", k->count);
-			continue;
-		}
-		fprintf(out, "<eventsetup  id=\"%zu\"", id - 1);
-		xml_attr(out, "eventname", k->event);
-		fprintf(out, " unitmask=\"%u\" setupcount=\"%lu\"/>\n",
-			k->unit_mask, k->count);
-	}
-	fputs("</setup>\n\n", out);
-	if (x->subclasses) {
-		fputs("<classes>\n", out);
-		for (size_t c = 0, next = 0; c < x->nc; c++) {
-			const struct pp_class *k = &p->fs.classes[c];
-
-			if (x->sub[c] != next)
-				continue;	/* named by an earlier column */
-			next++;
-			fprintf(out, "<class  name=\"c%zu\"", x->sub[c]);
-			if (nr_cpus > 1 && cpu_of[c] >= 0)
-				fprintf(out, " cpu=\"%ld\"", cpu_of[c]);
-			else if (nr_cpus > 1)
-				fputs(" cpu=\"all\"", out);
-			if (nr_events > 1)
-				fprintf(out, " event=\"%zu\"", ev_of[c]);
-			if (nonzero_masks)
-				fprintf(out, " mask=\"%u\"", k->unit_mask);
-			fputs("/>\n", out);
-		}
-		fputs("</classes>\n", out);
-	}
-	free(cpu_of);
-	free(ev_of);
-	return 0;
-}
-
 int pp_print_xml(FILE *out, const struct pp_profile *p,
 		     const struct pp_symview *v, const struct pp_report_opts *o)
 {
 	struct xml_ctx x = { .out = out, .p = p, .v = v, .o = o, .nc = v->nc };
 	struct xml_sort_ctx sctx = { v, o, NULL };
-	bool by_thread = false;
+	struct pp_xml_head head = { 0 };
 	uint64_t *sum = calloc(x.nc, sizeof(*sum));
 	int ret = 0;
 
 	x.sel = pp_selected_entries(p, v, o, &x.nr);
 	x.rep = malloc((v->nr_entries ? v->nr_entries : 1) * sizeof(*x.rep));
-	x.sub = calloc(x.nc ? x.nc : 1, sizeof(*x.sub));
 	x.id_of = malloc((v->nr_entries ? v->nr_entries : 1) * sizeof(*x.id_of));
 	x.written = calloc(v->nr_entries ? v->nr_entries : 1, sizeof(*x.written));
 	if (o->details) {
@@ -806,7 +560,7 @@ int pp_print_xml(FILE *out, const struct pp_profile *p,
 			goto out;
 		}
 	}
-	if (!x.sel || !x.rep || !x.sub || !x.id_of ||
+	if (!x.sel || !x.rep || !x.id_of ||
 	    !x.written || !sum) {
 		ret = -ENOMEM;
 		goto out;
@@ -818,10 +572,12 @@ int pp_print_xml(FILE *out, const struct pp_profile *p,
 	ret = xml_share_ids(&x, &sctx);
 	if (ret)
 		goto out;
-	ret = xml_prologue(&x, &by_thread);
+	ret = pp_xml_prologue(out, p, v, o, &head);
 	if (ret)
 		goto out;
-	if (by_thread)
+	x.subclasses = head.subclasses;
+	x.sub = head.sub;
+	if (head.by_thread)
 		ret = xml_processes(&x, sum);
 	else
 		xml_binaries(&x, sum);
@@ -838,11 +594,11 @@ int pp_print_xml(FILE *out, const struct pp_profile *p,
 			continue;
 		x.written[id] = true;
 		fprintf(out, "<symboldata  id=\"%zu\"  name=\"", id);
-		xml_escape(out, e->name);
+		pp_xml_escape(out, e->name);
 		fputc('"', out);
 		/* -g: the symbol's source, full path, before its address */
 		if (o->debug_info && e->src) {
-			xml_attr(out, "file", e->src);
+			pp_xml_attr(out, "file", e->src);
 			fprintf(out, " line=\"%d\"", e->line);
 		}
 		fprintf(out, "  startingaddr=\"%08" PRIx64 "\"/>\n", e->vma);
@@ -880,7 +636,7 @@ int pp_print_xml(FILE *out, const struct pp_profile *p,
 out:
 	free(x.sel);
 	free(x.rep);
-	free(x.sub);
+	pp_xml_head_release(&head);
 	free(x.id_of);
 	free(x.written);
 	for (size_t i = 0; x.det && i < v->nr_entries; i++) {
@@ -894,41 +650,4 @@ out:
 	free(x.nr_det);
 	free(sum);
 	return ret;
-}
-
-int pp_xml_prologue(FILE *out, const struct pp_profile *p,
-		    const struct pp_symview *v, const struct pp_report_opts *o,
-		    struct pp_xml_head *h)
-{
-	struct xml_ctx x = { .out = out, .p = p, .v = v, .o = o, .nc = v->nc };
-	int ret;
-
-	memset(h, 0, sizeof(*h));
-	x.sub = calloc(x.nc ? x.nc : 1, sizeof(*x.sub));
-	if (!x.sub)
-		return -ENOMEM;
-	ret = xml_prologue(&x, &h->by_thread);
-	if (ret) {
-		free(x.sub);
-		return ret;
-	}
-	h->subclasses = x.subclasses;
-	h->sub = x.sub;
-	return 0;
-}
-
-void pp_xml_head_release(struct pp_xml_head *h)
-{
-	free(h->sub);
-	h->sub = NULL;
-}
-
-void pp_xml_attr(FILE *out, const char *name, const char *value)
-{
-	xml_attr(out, name, value);
-}
-
-void pp_xml_escape(FILE *out, const char *s)
-{
-	xml_escape(out, s);
 }
