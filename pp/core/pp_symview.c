@@ -28,6 +28,7 @@
 #include "pp_archive.h"
 #include "pp_klines.h"
 #include "pp_symbols.h"
+#include "pp_symview_rooms.h"
 
 /* ---- building the view ---- */
 
@@ -46,267 +47,6 @@ static char *img_name(const struct op_img *img, bool long_name)
 	return s ? s : strdup(img->path ? img->path : "?");
 }
 
-/* True the first time path is seen in this report (it is then recorded). */
-static bool first_warning(struct pp_report_status *st, const char *path)
-{
-	char **v;
-
-	for (size_t i = 0; i < st->nr_warned; i++)
-		if (!strcmp(st->warned[i], path))
-			return false;
-	v = realloc(st->warned, (st->nr_warned + 1) * sizeof(*v));
-	if (!v)
-		return true;
-	st->warned = v;
-	v[st->nr_warned] = strdup(path);
-	if (v[st->nr_warned])
-		st->nr_warned++;
-	return true;
-}
-
-void pp_report_status_release(struct pp_report_status *st)
-{
-	for (size_t i = 0; i < st->nr_warned; i++)
-		free(st->warned[i]);
-	free(st->warned);
-	st->warned = NULL;
-	st->nr_warned = 0;
-}
-
-/* ---- OProfile's warnings about images ----
- *
- * Worded, ordered and sent as OProfile's opreport sends them (its
- * image_errors.cpp and op_header.cpp), to st->err: before it reads any
- * image, every image it cannot find, in name order, once per report:
- * binaries, kernel modules (OProfile looks for "/NAME", or NAME.ko along
- * --image-path) and anonymous regions other than "anon" and "[vdso]";
- * then, image by image in the same order, one it found that it cannot
- * read as a binary, or whose mtime is not its samples'. Where OProfile
- * says nothing (a --vmlinux or kallsyms table we cannot read), ours
- * still warns through the logger.
- */
-
-/* One of OProfile's warnings: "warning: MSG" on st->err, or through the
- * logger when the caller gave no stream. */
-static void __attribute__((format(printf, 3, 4)))
-image_warning(const struct op_logger *lg, const struct pp_report_status *st,
-	      const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (st->err) {
-		fputs("warning: ", st->err);
-		vfprintf(st->err, fmt, ap);
-		fputc('\n', st->err);
-	} else {
-		op_vlog(lg, OP_LOG_WARN, fmt, ap);
-	}
-	va_end(ap);
-}
-
-/* The image of name (its long name) as OProfile finds it: a malloc'd
- * path, or NULL. An anonymous region is never found. */
-static char *find_image(const struct op_img *img, const char *name,
-			const struct pp_report_opts *o)
-{
-	char *path, *ko;
-
-	if (img->kind == OP_IMG_ANON)
-		return NULL;
-	path = pp_locate_binary(name, o->root, o->image_path);
-	if (path && pp_readable_file(path))
-		return path;
-	free(path);
-	if (img->kind != OP_IMG_KERN || op_img_is_kernel(img) || !o->image_path)
-		return NULL;
-	if (asprintf(&ko, "%s.ko", name) < 0)
-		return NULL;
-	path = pp_locate_binary(ko, o->root, o->image_path);
-	free(ko);
-	if (path && pp_readable_file(path))
-		return path;
-	free(path);
-	return NULL;
-}
-
-static bool image_found(const struct op_img *img, const char *name,
-			const struct pp_report_opts *o)
-{
-	char *path = find_image(img, name, o);
-	bool found = path != NULL;
-
-	free(path);
-	return found;
-}
-
-/* Regions OProfile knows have no file, and does not warn about. */
-static bool never_found(const char *name)
-{
-	return !strncmp(name, "anon ", 5) || !strcmp(name, "/no-vmlinux") ||
-	       !strncmp(name, "[vdso]", 6) || !strncmp(name, "[hypervisor_bucket]", 19);
-}
-
-/* An image's name as OProfile has it, for its order: the name in the
- * sample file's, where an anonymous region's '/' is %2F (ours prints the
- * region's real name: tests/interop/README.md, [anon-escape]). */
-static char *oprofile_name(const struct pp_symview *v, const struct pp_profile *p,
-			   size_t i)
-{
-	const char *name = v->img_long[i];
-	size_t n = 0;
-	char *out, *q;
-
-	if (p->images[i].img.kind != OP_IMG_ANON)
-		return strdup(name);
-	for (const char *c = name; *c; c++)
-		n += *c == '/' ? 3 : 1;
-	out = malloc(n + 1);
-	if (!out)
-		return NULL;
-	q = out;
-	for (const char *c = name; *c; c++) {
-		if (*c == '/') {
-			memcpy(q, "%2F", 3);
-			q += 3;
-		} else {
-			*q++ = *c;
-		}
-	}
-	*q = '\0';
-	return out;
-}
-
-static int cmp_name(const void *a, const void *b, void *vctx)
-{
-	char *const *keys = vctx;
-
-	return strcmp(keys[*(const size_t *)a], keys[*(const size_t *)b]);
-}
-
-/* The first image of each long name in *out, sorted as OProfile lists
- * them: by its name, in byte order. Returns how many, or -ENOMEM. */
-static long images_by_name(const struct pp_symview *v, const struct pp_profile *p,
-			   size_t **out)
-{
-	size_t nr = v->nr_images ? v->nr_images : 1;
-	size_t *ord = malloc(nr * sizeof(*ord));
-	char **keys = calloc(nr, sizeof(*keys));
-	size_t n = 0;
-
-	if (!ord || !keys)
-		goto err_nomem;
-	for (size_t i = 0; i < v->nr_images; i++) {
-		size_t k;
-
-		for (k = 0; k < n; k++)
-			if (!strcmp(v->img_long[ord[k]], v->img_long[i]))
-				break;
-		if (k < n)
-			continue;
-		keys[i] = oprofile_name(v, p, i);
-		if (!keys[i])
-			goto err_nomem;
-		ord[n++] = i;
-	}
-	qsort_r(ord, n, sizeof(*ord), cmp_name, keys);
-	for (size_t i = 0; i < v->nr_images; i++)
-		free(keys[i]);
-	free(keys);
-	*out = ord;
-	return (long)n;
-
-err_nomem:
-	for (size_t i = 0; keys && i < v->nr_images; i++)
-		free(keys[i]);
-	free(keys);
-	free(ord);
-	return -ENOMEM;
-}
-
-/* The images OProfile cannot find. */
-static void warn_missing(const struct pp_symview *v, const struct pp_profile *p,
-			 const size_t *ord, size_t n,
-			 const struct pp_report_opts *o, const struct op_logger *lg,
-			 struct pp_report_status *st)
-{
-	const char *archive = o->archive ? o->archive : "";
-
-	for (size_t k = 0; k < n; k++) {
-		const char *name = v->img_long[ord[k]];
-		char *shown;
-
-		if (never_found(name) || image_found(&p->images[ord[k]].img, name, o))
-			continue;
-		if (asprintf(&shown, "%s%s", archive, name) < 0)
-			continue;
-		if (first_warning(st, shown)) {
-			image_warning(lg, st, "%s could not be found.", shown);
-			st->nr_missing++;
-		}
-		free(shown);
-	}
-}
-
-/* The binaries OProfile found but cannot read, or whose mtime differs
- * from their samples' (the file's real path, once each; the second line
- * once per run). */
-static void warn_unusable(const struct pp_symview *v, const struct pp_profile *p,
-			  const size_t *ord, size_t n,
-			  const struct pp_report_opts *o, const struct op_logger *lg,
-			  struct pp_report_status *st)
-{
-	const char *archive = o->archive ? o->archive : "";
-
-	for (size_t k = 0; k < n; k++) {
-		const struct pp_image *im = &p->images[ord[k]];
-		const char *name = v->img_long[ord[k]];
-		size_t t = v->img_tab[ord[k]];
-		char *path, *real, *shown;
-		struct stat sb;
-
-		if (im->img.kind != OP_IMG_FILE || t == SIZE_MAX)
-			continue;
-		path = find_image(&im->img, name, o);
-		if (!path)
-			continue;
-		if (v->tabs[t].status) {
-			if (asprintf(&shown, "%s%s", archive, name) >= 0) {
-				if (first_warning(st, shown))
-					image_warning(lg, st, "%s is not in a usable binary format.",
-						      shown);
-				free(shown);
-			}
-			free(path);
-			continue;
-		}
-		real = realpath(path, NULL);
-		if (real) {
-			free(path);
-			path = real;
-		}
-		if (stat(path, &sb) || (uint64_t)sb.st_mtime == im->mtime ||
-		    !first_warning(st, path)) {
-			free(path);
-			continue;
-		}
-		if (!im->mtime) {
-			image_warning(lg, st, "could not check that the binary file %s has "
-				      "not been modified since the profile was taken. "
-				      "Results may be inaccurate.", path);
-		} else {
-			image_warning(lg, st, "the last modified time of the binary file "
-				      "does not match that of the sample file for %s", path);
-			if (st->err && !st->explained_mtime)
-				fputs("Either this is the wrong binary or the binary has been "
-				      "modified since the sample file was created.\n", st->err);
-			st->explained_mtime = true;
-			st->nr_changed++;
-		}
-		free(path);
-	}
-}
-
 static int load_tab(struct img_tab *t, const struct pp_image *im,
 		    const struct pp_report_opts *o, const struct op_logger *lg)
 {
@@ -315,8 +55,8 @@ static int load_tab(struct img_tab *t, const struct pp_image *im,
 
 	switch (img->kind) {
 	case OP_IMG_FILE: {
-		/* missing or unusable: warn_missing(), warn_unusable() */
-		char *path = find_image(img, img->path, o);
+		/* missing or unusable: pp_symview_warn_missing(), pp_symview_warn_unusable() */
+		char *path = pp_symview_find_image(img, img->path, o);
 
 		if (!path) {
 			t->status = -ENOENT;
@@ -747,7 +487,7 @@ static int load_tabs(struct pp_symview *v, const struct pp_profile *p,
 		v->tabs[t].status = job.status[k++];
 		/* a module OProfile does not find, it has said so */
 		if (v->tabs[t].status && !op_img_is_kernel(img) &&
-		    !image_found(img, v->img_long[tab_image[t]], o))
+		    !pp_symview_image_found(img, v->img_long[tab_image[t]], o))
 			continue;
 		if (v->tabs[t].status)
 			op_log(lg, OP_LOG_WARN, "no kernel symbols for %s: %s",
@@ -770,7 +510,7 @@ struct pp_symview *pp_symview_build(const struct pp_profile *p,
 	size_t n = p->nr_images;
 	bool want_syms = o->symbols || o->details;
 	size_t *tab_image = NULL;	/* per table: the first image using it */
-	size_t *by_name = NULL;		/* images_by_name() */
+	size_t *by_name = NULL;		/* pp_symview_images_by_name() */
 
 	if (!v)
 		return NULL;
@@ -831,14 +571,14 @@ struct pp_symview *pp_symview_build(const struct pp_profile *p,
 		v->img_tab[i] = t;
 	}
 	if (want_syms) {
-		long nr_names = images_by_name(v, p, &by_name);
+		long nr_names = pp_symview_images_by_name(v, p, &by_name);
 
 		if (nr_names < 0)
 			goto err_view;
-		warn_missing(v, p, by_name, (size_t)nr_names, o, lg, st);
+		pp_symview_warn_missing(v, p, by_name, (size_t)nr_names, o, lg, st);
 		if (load_tabs(v, p, tab_image, o, lg))
 			goto err_view;
-		warn_unusable(v, p, by_name, (size_t)nr_names, o, lg, st);
+		pp_symview_warn_unusable(v, p, by_name, (size_t)nr_names, o, lg, st);
 		free(by_name);
 		by_name = NULL;
 	}
