@@ -1,11 +1,10 @@
 /* Symbol tables for opreport: libdwfl for ELF files (so separate debug
  * files, build-ids and debuglinks are found the way the rest of the system
- * finds them), small parsers for kallsyms and JIT maps. All three end in
- * the same sorted array so lookups are one binary search. */
+ * finds them); small parsers for kallsyms and JIT maps in
+ * pp_symbols_text.c. All three end in the same sorted array (built here)
+ * so lookups are one binary search. */
 #include "config.h"
 #include "pp_symbols.h"
-#include "op_grow.h"
-#include "op_kernel.h"
 
 #include <dlfcn.h>
 #include <elfutils/libdwelf.h>
@@ -20,6 +19,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "op_grow.h"
+#include "op_kernel.h"
+#include "pp_symbols_rooms.h"
+
 /* libdwfl keeps a pointer to its callbacks and to the debuginfo path for
  * the life of the Dwfl: they live here, next to it. */
 struct dw_state {
@@ -28,13 +31,6 @@ struct dw_state {
 	Dwfl *dwfl;
 };
 
-struct sym_in {
-	struct pp_sym s;
-	int rank;		/* between aliases: lower wins, */
-	uint64_t seq;		/* then lower here */
-	uint64_t limit;		/* a size of 0 reaches no further than this */
-	bool end;		/* only ends the symbol before it (OP_KSYM_END) */
-};
 
 static int sym_in_cmp(const void *a, const void *b)
 {
@@ -114,15 +110,9 @@ static void name_blocks_free(struct name_block *b)
 
 /* Symbols being collected. With blocks set (use_blocks), names go into
  * them; otherwise each is strdup'd. */
-struct sym_vec {
-	struct sym_in *v;
-	size_t n, alloc;
-	bool use_blocks;
-	struct name_block *blocks;
-};
 
-static int sym_vec_add_len(struct sym_vec *sv, uint64_t start, uint64_t size,
-			   const char *name, size_t len, int rank)
+int pp_symvec_add_len(struct sym_vec *sv, uint64_t start, uint64_t size,
+		      const char *name, size_t len, int rank)
 {
 	struct sym_in *e;
 
@@ -149,23 +139,23 @@ static int sym_vec_add_len(struct sym_vec *sv, uint64_t start, uint64_t size,
 	return 0;
 }
 
-static int sym_vec_add(struct sym_vec *sv, uint64_t start, uint64_t size,
-		       const char *name, int rank)
+int pp_symvec_add(struct sym_vec *sv, uint64_t start, uint64_t size,
+		  const char *name, int rank)
 {
-	return sym_vec_add_len(sv, start, size, name, strlen(name), rank);
+	return pp_symvec_add_len(sv, start, size, name, strlen(name), rank);
 }
 
 /* Forget the name of an entry being dropped. */
-static void sym_vec_drop_name(struct sym_vec *sv, size_t i)
+void pp_symvec_drop_name(struct sym_vec *sv, size_t i)
 {
 	if (!sv->use_blocks)
 		free(sv->v[i].s.name);
 }
 
-static void sym_vec_free(struct sym_vec *sv)
+void pp_symvec_free(struct sym_vec *sv)
 {
 	for (size_t i = 0; i < sv->n; i++)
-		sym_vec_drop_name(sv, i);
+		pp_symvec_drop_name(sv, i);
 	name_blocks_free(sv->blocks);
 	free(sv->v);
 	memset(sv, 0, sizeof(*sv));
@@ -198,15 +188,15 @@ static void sym_vec_sort(struct sym_vec *sv)
 /* Sort, drop aliases at one address, give zero-sized symbols the room up to
  * the next one or their own limit (limit bounds the last), drop the end
  * markers, and hand the array to st. */
-static int symtab_finish(struct pp_symtab *st, struct sym_vec *sv,
-			 uint64_t limit)
+int pp_symtab_finish(struct pp_symtab *st, struct sym_vec *sv,
+		     uint64_t limit)
 {
 	size_t n = 0;
 
 	sym_vec_sort(sv);
 	st->syms = malloc((sv->n ? sv->n : 1) * sizeof(*st->syms));
 	if (!st->syms) {
-		sym_vec_free(sv);
+		pp_symvec_free(sv);
 		return -ENOMEM;
 	}
 	bool *end = NULL;
@@ -214,14 +204,14 @@ static int symtab_finish(struct pp_symtab *st, struct sym_vec *sv,
 
 	for (size_t i = 0; i < sv->n && !end; i++)
 		if (sv->v[i].end && !(end = calloc(sv->n, sizeof(*end)))) {
-			sym_vec_free(sv);
+			pp_symvec_free(sv);
 			free(st->syms);
 			st->syms = NULL;
 			return -ENOMEM;
 		}
 	for (size_t i = 0; i < sv->n; i++) {
 		if (n && st->syms[n - 1].start == sv->v[i].s.start) {
-			sym_vec_drop_name(sv, i);
+			pp_symvec_drop_name(sv, i);
 			continue;
 		}
 		if (end)
@@ -384,7 +374,7 @@ static int add_elf_sym(struct sym_vec *sv, Dwfl_Module *mod, int i,
 		snprintf(unnamed, sizeof(unnamed), "??%s", sec ? sec : "");
 		name = unnamed;
 	}
-	ret = sym_vec_add(sv, addr - bias, dynsym ? sym.st_size : 0, name,
+	ret = pp_symvec_add(sv, addr - bias, dynsym ? sym.st_size : 0, name,
 			  elf_alias_rank(name, GELF_ST_BIND(sym.st_info)));
 	if (!ret && !dynsym)
 		sv->v[sv->n - 1].limit = sh.sh_addr + sh.sh_size + sbias - bias;
@@ -481,7 +471,7 @@ int pp_symtab_load_elf(struct pp_symtab *st, const char *path,
 		if (ret)
 			goto err_syms;
 	}
-	ret = symtab_finish(st, &sv, st->dynsym_only ? limit : UINT64_MAX);
+	ret = pp_symtab_finish(st, &sv, st->dynsym_only ? limit : UINT64_MAX);
 	if (ret)
 		goto err_dwfl;
 	st->dwfl = dw;
@@ -489,7 +479,7 @@ int pp_symtab_load_elf(struct pp_symtab *st, const char *path,
 	return 0;
 
 err_syms:
-	sym_vec_free(&sv);
+	pp_symvec_free(&sv);
 err_dwfl:
 	dwfl_end(dw->dwfl);
 err_dw:
@@ -498,219 +488,6 @@ err_dw:
 	free(st->segs);
 	memset(st, 0, sizeof(*st));
 	return ret;
-}
-
-/* One kernel image being collected from a kallsyms file. */
-struct ksym_target {
-	const char *module;	/* NULL: the kernel */
-	size_t module_len;
-	struct sym_vec sv;
-	uint64_t base;		/* module: its lowest symbol */
-	int status;
-};
-
-/* Add one line's symbol to t; of aliases the last line wins, as in
- * OProfile, where each line reaches the next and the earlier aliases
- * reach nothing. A module's base is its lowest symbol. */
-static void ksym_add(struct ksym_target *t, const struct op_ksym_line *l)
-{
-	bool end = l->type == OP_KSYM_END;
-	struct sym_in *e;
-
-	if (t->status)
-		return;
-	if (t->module && !end && l->addr < t->base)
-		t->base = l->addr;
-	t->status = sym_vec_add_len(&t->sv, l->addr, 0, l->name, l->name_len,
-				    end ? INT_MAX : 0);
-	if (t->status)
-		return;
-	e = &t->sv.v[t->sv.n - 1];
-	e->end = end;
-	e->seq = UINT64_MAX - e->seq;
-}
-
-/* Make t's table: addresses relative to base, the kernel's symbols before
- * _text dropped, the last symbol extended to limit. */
-static int ksym_finish(struct ksym_target *t, struct pp_symtab *st,
-		       bool have_text, uint64_t text, uint64_t etext)
-{
-	struct sym_vec *sv = &t->sv;
-	uint64_t base = t->module ? t->base : text, last = 0;
-	size_t k = 0;
-
-	if (t->status) {
-		sym_vec_free(sv);
-		return t->status;
-	}
-	if ((!t->module && !have_text) || (t->module && !sv->n)) {
-		sym_vec_free(sv);
-		return -ENODATA;
-	}
-	for (size_t i = 0; i < sv->n; i++) {
-		if (sv->v[i].s.start < base) {
-			sym_vec_drop_name(sv, i);
-			continue;
-		}
-		sv->v[i].s.start -= base;
-		if (sv->v[i].s.start > last)
-			last = sv->v[i].s.start;
-		sv->v[k++] = sv->v[i];
-	}
-	sv->n = k;
-	/* a module's extent is not in kallsyms: its last symbol gets a page */
-	if (t->module) {
-		st->partial = true;
-		return symtab_finish(st, sv, last + 4096);
-	}
-	return symtab_finish(st, sv, etext > base ? etext - base : 0);
-}
-
-/* The images being collected from one read of a kallsyms file. */
-struct ksym_set {
-	struct ksym_target *t;
-	size_t n;
-	size_t kernel;		/* the first kernel target, or n */
-	size_t last;		/* the module target of the line before */
-	struct op_ksym_range range;
-	op_ksym_fn each;	/* another reader of every line, or NULL */
-	void *each_ctx;
-};
-
-static int ksym_set_line(const struct op_ksym_line *l, void *arg)
-{
-	struct ksym_set *ks = arg;
-	struct ksym_target *t = ks->t;
-	size_t i, n = ks->n;
-
-	if (ks->each)
-		(void)ks->each(l, ks->each_ctx);
-	op_ksym_range_note(&ks->range, l);
-	if (!op_ksym_is_text(l->type) && l->type != OP_KSYM_END)
-		return 0;
-	if (!l->mod) {
-		/* every kernel target (a differential report may name the
-		 * kernel twice: "vmlinux" and "/proc/kallsyms") */
-		for (i = ks->kernel; i < n; i++)
-			if (!t[i].module)
-				ksym_add(&t[i], l);
-		return 0;
-	}
-	/* a module's lines come together: try the last one first */
-	i = ks->last;
-	if (i == n || !t[i].module || t[i].module_len != l->mod_len ||
-	    memcmp(t[i].module, l->mod, l->mod_len)) {
-		for (i = 0; i < n; i++)
-			if (t[i].module && t[i].module_len == l->mod_len &&
-			    !memcmp(t[i].module, l->mod, l->mod_len))
-				break;
-	}
-	ks->last = i;
-	if (i < n)
-		ksym_add(&t[i], l);
-	return 0;
-}
-
-void pp_symtab_load_kallsyms_set(const char *path, size_t n,
-				 const char *const *modules,
-				 struct pp_symtab *tabs, int *status)
-{
-	pp_symtab_load_kallsyms_each(path, n, modules, tabs, status, NULL, NULL);
-}
-
-void pp_symtab_load_kallsyms_each(const char *path, size_t n,
-				  const char *const *modules,
-				  struct pp_symtab *tabs, int *status,
-				  op_ksym_fn each, void *each_ctx)
-{
-	struct ksym_set ks = { .n = n, .kernel = n, .last = n, .each = each,
-			       .each_ctx = each_ctx };
-	uint64_t text;
-	bool have_text;
-	int err;
-
-	for (size_t i = 0; i < n; i++) {
-		memset(&tabs[i], 0, sizeof(tabs[i]));
-		status[i] = -ENOMEM;
-	}
-	ks.t = calloc(n ? n : 1, sizeof(*ks.t));
-	if (!ks.t)
-		return;
-	for (size_t i = 0; i < n; i++) {
-		ks.t[i].module = modules[i];
-		ks.t[i].module_len = modules[i] ? strlen(modules[i]) : 0;
-		ks.t[i].sv.use_blocks = true;
-		ks.t[i].base = UINT64_MAX;
-		if (!modules[i] && ks.kernel == n)
-			ks.kernel = i;
-	}
-	err = op_kallsyms_each(path, ksym_set_line, &ks, NULL);
-	have_text = op_ksym_range_start(&ks.range, &text);
-	for (size_t i = 0; i < n; i++) {
-		if (err) {
-			status[i] = err;
-			sym_vec_free(&ks.t[i].sv);
-			continue;
-		}
-		status[i] = ksym_finish(&ks.t[i], &tabs[i], have_text, text,
-					ks.range.etext);
-	}
-	free(ks.t);
-}
-
-int pp_symtab_load_kallsyms(struct pp_symtab *st, const char *path,
-			    const char *module)
-{
-	int status;
-
-	pp_symtab_load_kallsyms_set(path, 1, &module, st, &status);
-	return status;
-}
-
-int pp_symtab_load_perfmap(struct pp_symtab *st, const char *path,
-			   uint64_t start, uint64_t end, size_t *nr_bad)
-{
-	struct sym_vec sv = { 0 };
-	char line[4096];
-	size_t bad = 0;
-	FILE *f;
-	int ret;
-
-	memset(st, 0, sizeof(*st));
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long a, sz;
-		int pos = 0;
-		size_t len;
-
-		if (sscanf(line, "%llx %llx %n", &a, &sz, &pos) < 2 || !pos) {
-			bad++;
-			continue;
-		}
-		len = strlen(line + pos);
-		while (len && (line[pos + len - 1] == '\n' ||
-			       line[pos + len - 1] == '\r'))
-			line[pos + --len] = '\0';
-		if (!len) {
-			bad++;
-			continue;
-		}
-		if (a < start || a >= end)
-			continue;
-		ret = sym_vec_add(&sv, a - start, sz, line + pos, 0);
-		if (ret) {
-			fclose(f);
-			sym_vec_free(&sv);
-			return ret;
-		}
-	}
-	fclose(f);
-	if (nr_bad)
-		*nr_bad = bad;
-	st->partial = true;
-	return symtab_finish(st, &sv, end - start);
 }
 
 uint64_t pp_symtab_off_to_vma(const struct pp_symtab *st, uint64_t off)
