@@ -12,6 +12,7 @@
  *   BUF_SIZE=0  BUF_WATERSHED=0  CPU_BUFFER_SIZE=0    (0: the default)
  *   PROFILE_PID=0  PROFILE_CPUS=     (ours: opcontrol --pid and --cpu)
  *   FLIGHT_RECORDER=0                (ours: opcontrol --flight-recorder)
+ *   UNWIND=fp                        (ours: --unwind, fp or dwarf,BYTES)
  * BUF_WATERSHED=0 (as OProfile's opcontrol may write it) means the default.
  * Keys OProfile writes that mean nothing here (SESSION_DIR, KERNEL_RANGE,
  * XENIMAGE, ...) are accepted silently; anything else is reported through
@@ -20,6 +21,7 @@
 #include "config.h"
 #include "op_config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -211,14 +213,62 @@ int op_buffers_check(unsigned long words, unsigned long watershed,
 	return op_cpu_buffer_check(cpu_bytes, err, errlen);
 }
 
-size_t op_flight_record_bytes(unsigned int callgraph_depth)
+size_t op_flight_record_bytes(unsigned int callgraph_depth,
+			      unsigned int unwind_stack)
 {
 	/* header, ip, pid/tid, time: kop_ring.h's kop_sample_rec */
 	size_t bytes = 32;
 
 	if (callgraph_depth)
 		bytes += 8 * (1 + 1 + (size_t)callgraph_depth + 2);
+	/* the abi and 17 registers (kop_unwind.h); the copy's size, the
+	 * copy and how much of it the kernel filled */
+	if (callgraph_depth && unwind_stack)
+		bytes += 8 * (1 + 17) + 8 + (size_t)unwind_stack + 8;
 	return bytes;
+}
+
+int op_unwind_parse(const char *spec, unsigned int *stack, bool *capped,
+		    char *err, size_t errlen)
+{
+	unsigned long long n;
+	char *end;
+
+	*capped = false;
+	if (!strcmp(spec, "fp")) {
+		*stack = 0;
+		return 0;
+	}
+	if (!strcmp(spec, "dwarf")) {
+		*stack = OP_UNWIND_DEFAULT_STACK;
+		return 0;
+	}
+	if (strncmp(spec, "dwarf,", 6) || !isdigit((unsigned char)spec[6])) {
+		snprintf(err, errlen, "--unwind=%s: expected fp, dwarf or "
+			 "dwarf,STACK_BYTES", spec);
+		return -EINVAL;
+	}
+	errno = 0;
+	n = strtoull(spec + 6, &end, 10);
+	if (*end || errno || !n) {
+		snprintf(err, errlen, "--unwind=%s: the stack size must be a "
+			 "number of bytes, 8 to %u", spec, OP_UNWIND_MAX_STACK);
+		return -EINVAL;
+	}
+	if (n > OP_UNWIND_MAX_STACK) {
+		n = OP_UNWIND_MAX_STACK;
+		*capped = true;
+	}
+	*stack = (unsigned int)((n + 7) & ~7ULL);
+	return 0;
+}
+
+void op_unwind_format(unsigned int stack, char *buf, size_t len)
+{
+	if (stack)
+		snprintf(buf, len, "dwarf,%u", stack);
+	else
+		snprintf(buf, len, "fp");
 }
 
 int op_flight_ring_bytes(unsigned int seconds, double rate_hz,
@@ -448,7 +498,13 @@ static void apply(struct op_settings *s, struct rc_state *st,
 			s->separate &= ~seps[k].flag;
 		return;
 	}
-	if (!strcmp(key, "CALLGRAPH")) {
+	if (!strcmp(key, "UNWIND")) {
+		char why[128];
+		bool capped;
+
+		if (op_unwind_parse(v, &s->unwind_stack, &capped, why, sizeof(why)))
+			rc_warn(at, "bad value for %s '%s'", key, v);
+	} else if (!strcmp(key, "CALLGRAPH")) {
 		if (!parse_num(v, 0, 1024, &n))
 			rc_warn(at, "bad value for %s '%s'", key, v);
 		else
@@ -596,6 +652,7 @@ int op_settings_save(const struct op_settings *s, const char *path)
 {
 	struct op_afile a;
 	unsigned int i;
+	char unwind[32];
 	FILE *f;
 	int ret;
 
@@ -622,6 +679,8 @@ int op_settings_save(const struct op_settings *s, const char *path)
 	fprintf(f, "SEPARATE_THREAD=%d\n", !!(s->separate & OP_SEP_THREAD));
 	fprintf(f, "SEPARATE_CPU=%d\n", !!(s->separate & OP_SEP_CPU));
 	fprintf(f, "CALLGRAPH=%u\n", s->callgraph_depth);
+	op_unwind_format(s->unwind_stack, unwind, sizeof(unwind));
+	fprintf(f, "UNWIND=%s\n", unwind);
 	fprintf(f, "BUF_SIZE=%lu\n", s->buffer_size);
 	fprintf(f, "BUF_WATERSHED=%lu\n", s->buffer_watershed);
 	fprintf(f, "CPU_BUFFER_SIZE=%lu\n", s->cpu_buffer_size);

@@ -74,6 +74,9 @@ struct op_settings {
 	unsigned int nr_events;
 	unsigned int separate;		/* OP_SEP_* */
 	unsigned int callgraph_depth;
+	unsigned int unwind_stack;	/* --unwind: 0, frame pointers; else
+					 * DWARF, copying this many bytes of
+					 * each sample's user stack */
 	unsigned long buffer_size;	/* event buffer, in words */
 	unsigned long buffer_watershed;	/* words */
 	unsigned long cpu_buffer_size;	/* per-CPU ring data area, in bytes (power of two pages) */
@@ -163,8 +166,23 @@ int op_cpu_buffer_check(unsigned long cpu_buffer_bytes, char *err, size_t errlen
 
 /* The bytes one sample record takes in a ring: the fixed fields, and with
  * call chains (depth callers) the chain: its count, the sampled pc, the
- * callers and up to two context markers. */
-size_t op_flight_record_bytes(unsigned int callgraph_depth);
+ * callers and up to two context markers; with DWARF unwinding
+ * (unwind_stack bytes of stack copy) the user registers and the copy. */
+size_t op_flight_record_bytes(unsigned int callgraph_depth,
+			      unsigned int unwind_stack);
+
+/* --unwind=fp|dwarf[,STACK_BYTES]: how the user part of call chains is
+ * found. "fp" (frame pointers, the default) is 0; "dwarf" copies
+ * OP_UNWIND_DEFAULT_STACK bytes of each sample's user stack, "dwarf,N" N
+ * bytes, rounded up to a multiple of 8 and capped at the kernel's limit
+ * (OP_UNWIND_MAX_STACK; *capped says so). 0 or -EINVAL with the reason in
+ * err. */
+#define OP_UNWIND_DEFAULT_STACK 8192u
+#define OP_UNWIND_MAX_STACK 65528u
+int op_unwind_parse(const char *spec, unsigned int *stack, bool *capped,
+		    char *err, size_t errlen);
+/* "fp" or "dwarf,N" */
+void op_unwind_format(unsigned int stack, char *buf, size_t len);
 
 /* The data area of one CPU's flight ring for a window of seconds at
  * rate_hz samples a second of record_bytes each: *bytes, a power of two

@@ -530,8 +530,8 @@ static void test_flight_ring_bytes(void **state)
 	assert_int_equal(op_flight_ring_bytes(0, 1000, 32, &bytes, err, sizeof(err)), -EINVAL);
 	assert_int_equal(op_flight_ring_bytes(3601, 1000, 32, &bytes, err, sizeof(err)), -EINVAL);
 	/* call chains make records longer */
-	assert_int_equal(op_flight_record_bytes(0), 32);
-	assert_int_equal(op_flight_record_bytes(16), 32 + 8 * 20);
+	assert_int_equal(op_flight_record_bytes(0, 0), 32);
+	assert_int_equal(op_flight_record_bytes(16, 0), 32 + 8 * 20);
 }
 
 static void test_session_names(void **state)
