@@ -56,6 +56,10 @@ struct kop_source_ops {
  * a deeper request fails to open, with a message naming the sysctl). */
 #define KOP_MAX_CALLGRAPH_DEPTH 65534u
 
+/* The kernel's bound on a stack copy (sample_stack_user below USHRT_MAX,
+ * a multiple of 8); it cuts each copy further to fit its record in 64 KiB. */
+#define KOP_MAX_UNWIND_STACK 65528u
+
 struct kop_config {
 	const struct perf_event_attr *events;	/* caller-encoded (libpfm4) */
 	unsigned int nr_events;
@@ -72,6 +76,11 @@ struct kop_config {
 	unsigned int callgraph_depth;	/* 0: no call chains; else callers
 					 * kept per sample (frame pointers),
 					 * at most KOP_MAX_CALLGRAPH_DEPTH */
+	/* with callgraph_depth: 0, the user part of chains through frame
+	 * pointers; else through DWARF CFI (--unwind=dwarf), from a copy of
+	 * this many bytes of each sample's user stack (a multiple of 8, at
+	 * most KOP_MAX_UNWIND_STACK) */
+	unsigned int unwind_stack_bytes;
 	/* Flight recorder: 0, off; else the window, in ns. Each (event, CPU)
 	 * ring is then written backward and overwritten, cpu_buffer_size
 	 * bytes (sized for the window by op_flight_ring_bytes()), and nothing
@@ -112,6 +121,17 @@ struct kop_stats {
 	uint64_t nr_bt_aborted;		/* chains the record could not hold
 					 * (OProfile's backtrace_aborted):
 					 * the sample is kept, flat */
+	/* --unwind=dwarf: chains whose user part ended early, one reason
+	 * each (a chain cut at a pc in no mapping is nr_bt_lost_no_mapping) */
+	uint64_t nr_unwind_no_cfi;	/* a frame with no unwind table */
+	uint64_t nr_unwind_short_stack;	/* a frame past the stack copy */
+	uint64_t nr_unwind_bad_frame;	/* an impossible frame, or no
+					 * usable registers */
+	uint64_t nr_unwind_done;	/* user parts that reached the
+					 * outermost frame */
+	uint64_t nr_unwind_walks;	/* user parts unwound */
+	uint64_t nr_unwind_pcs;		/* pcs they found */
+	uint64_t unwind_ns;		/* time the sync thread spent in them */
 	unsigned int nr_cpus;
 	uint64_t *nr_lost_ring_cpu;	/* nr_cpus entries; owned by the session */
 	uint64_t *nr_samples_cpu;	/* nr_cpus entries; owned by the session */

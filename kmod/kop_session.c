@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "kop_perf.h"
+#include "kop_unwind.h"
 #include "op_config.h"
 #include "op_proto.h"
 
@@ -47,7 +48,7 @@ static size_t auto_ring_bytes(const struct kop_config *cfg)
 		if (r > rate)
 			rate = r;
 	}
-	need = rate * (double)op_flight_record_bytes(cfg->callgraph_depth) *
+	need = rate * (double)op_flight_record_bytes(cfg->callgraph_depth, cfg->unwind_stack_bytes) *
 	       (double)OP_AUTO_CPU_BUFFER_MS / 1000.0;
 	while (ring < OP_AUTO_CPU_BUFFER_MAX && (double)ring < need)
 		ring *= 2;
@@ -67,6 +68,13 @@ int kop_session_new(const struct kop_config *cfg, struct kop_session **out)
 		op_log(&cfg->log, OP_LOG_ERR,
 		       "kmod: call-chain depth %u is more than the %u frames a sample record holds",
 		       cfg->callgraph_depth, KOP_MAX_CALLGRAPH_DEPTH);
+		return -EINVAL;
+	}
+	if (cfg->unwind_stack_bytes > KOP_MAX_UNWIND_STACK ||
+	    cfg->unwind_stack_bytes % 8) {
+		op_log(&cfg->log, OP_LOG_ERR,
+		       "kmod: a user stack copy of %u bytes: the kernel takes a multiple of 8, at most %u",
+		       cfg->unwind_stack_bytes, KOP_MAX_UNWIND_STACK);
 		return -EINVAL;
 	}
 	s = calloc(1, sizeof(*s));
@@ -192,6 +200,16 @@ static void fill_attr(const struct kop_session *s, struct perf_event_attr *a,
 		 * follows the sample's fixed fields (kop_sample_rec) */
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
 		a->sample_max_stack = (uint16_t)(s->cfg.callgraph_depth + 1);	/* + the pc */
+		if (s->cfg.unwind_stack_bytes) {
+			/* the user part from the registers and a copy of the
+			 * stack, unwound by kop_unwind.c; the chain is the
+			 * kernel part only */
+			a->sample_type |= PERF_SAMPLE_REGS_USER |
+					  PERF_SAMPLE_STACK_USER;
+			a->sample_regs_user = KOP_UNWIND_REGS_MASK;
+			a->sample_stack_user = s->cfg.unwind_stack_bytes;
+			a->exclude_callchain_user = 1;
+		}
 	}
 	a->read_format = 0;
 	a->disabled = 1;

@@ -239,7 +239,7 @@ static inline bool tally(struct kop_cpu_out *o, const struct tally_key k,
 	return false;
 }
 
-static struct kop_frame *frame_slot(struct kop_cpu_out *o)
+struct kop_frame *kop_frame_slot(struct kop_cpu_out *o)
 {
 	if (o->nr_frames == o->cap_frames) {
 		struct kop_frame *v = op_grow(o->frames, o->nr_frames + 1,
@@ -251,12 +251,6 @@ static struct kop_frame *frame_slot(struct kop_cpu_out *o)
 	}
 	return &o->frames[o->nr_frames++];
 }
-
-/* Where a sample's callers are in its CPU's frames. */
-struct kop_chain_pos {
-	uint32_t first_frame;
-	uint16_t nr_frames;
-};
 
 /* The callers in a sample record's chain (PERF_SAMPLE_CALLCHAIN after the
  * fixed fields: nr, then nr entries, PERF_CONTEXT_* markers among the pcs),
@@ -297,7 +291,7 @@ static void resolve_chain(struct kop_sync *s, struct kop_cpu_out *o,
 		if (other || e->nr_frames == s->cfg->callgraph_depth)
 			continue;
 		if (kernel) {
-			if (!(f = frame_slot(o))) {
+			if (!(f = kop_frame_slot(o))) {
 				s->counts.nr_bt_aborted++;	/* no memory */
 				break;
 			}
@@ -311,7 +305,7 @@ static void resolve_chain(struct kop_sync *s, struct kop_cpu_out *o,
 				s->counts.nr_bt_lost_no_mapping++;
 				break;
 			}
-			if (!(f = frame_slot(o))) {
+			if (!(f = kop_frame_slot(o))) {
 				s->counts.nr_bt_aborted++;
 				break;
 			}
@@ -452,6 +446,8 @@ static void do_sample(struct kop_sync *s, const struct kop_ring *r,
 		return;
 	if (s->cfg->callgraph_depth)
 		resolve_chain(s, o, k, h, kernel, &frames);
+	if (s->unwind)
+		kop_sync_unwind(s, o, k, h, kernel, &frames);
 	slot = out_slot(s, r->cpu);
 	if (!slot) {
 		s->counts.nr_lost_evbuf++;
@@ -1059,6 +1055,9 @@ int kop_sync_start(struct kop_sync *s, struct kop_ring *rings,
 		op_log(&s->cfg->log, OP_LOG_WARN,
 		       "kmod: no kernel text range; module loads will not be noticed");
 	read_existing(s);
+	err = kop_sync_unwind_init(s);
+	if (err)
+		return err;
 	err = -pthread_create(&s->thread, NULL, sync_thread, s);
 	if (err) {
 		op_log(&s->cfg->log, OP_LOG_ERR,
@@ -1134,6 +1133,7 @@ void kop_sync_release(struct kop_sync *s)
 	free(s->merge_t);
 	free(s->snap_pos);
 	op_kernel_map_release(&s->kmap);
+	kop_sync_unwind_release(s);
 	kop_tasks_release(&s->tasks);
 	if (s->wake_fd >= 0) {
 		close(s->wake_fd);
@@ -1166,6 +1166,13 @@ void kop_sync_read_stats(struct kop_sync *s, struct kop_stats *st)
 	st->nr_bt_truncated = s->pub.nr_bt_truncated;
 	st->nr_bt_aborted = s->pub.nr_bt_aborted;
 	st->nr_lost_sideband = s->pub.nr_lost_sideband;
+	st->nr_unwind_no_cfi = s->pub.nr_unwind_no_cfi;
+	st->nr_unwind_short_stack = s->pub.nr_unwind_short_stack;
+	st->nr_unwind_bad_frame = s->pub.nr_unwind_bad_frame;
+	st->nr_unwind_done = s->pub.nr_unwind_done;
+	st->nr_unwind_walks = s->pub.nr_unwind_walks;
+	st->nr_unwind_pcs = s->pub.nr_unwind_pcs;
+	st->unwind_ns = s->pub.unwind_ns;
 	st->throttled = s->pub.throttled;
 	memcpy(st->nr_lost_ring_cpu, s->pub_lost_cpu, bytes);
 	memcpy(st->nr_samples_cpu, s->pub_samples_cpu, bytes);

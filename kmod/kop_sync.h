@@ -19,6 +19,7 @@
 #include "kop_ring.h"
 #include "kop_root.h"
 #include "kop_task.h"
+#include "kop_unwind.h"
 #include "op_kernel.h"
 #include "op_log.h"
 
@@ -91,6 +92,9 @@ struct kop_counts {
 		 nr_lost_no_task, nr_bad_records, nr_module_loads,
 		 nr_chains, nr_bt_lost_no_mapping, nr_bt_truncated,
 		 nr_bt_aborted, nr_lost_sideband;
+	uint64_t nr_unwind_no_cfi, nr_unwind_short_stack,
+		 nr_unwind_bad_frame, nr_unwind_done, nr_unwind_walks,
+		 nr_unwind_pcs, unwind_ns;
 	uint64_t throttled;
 };
 
@@ -104,6 +108,7 @@ enum {
 	KOP_LOG_RING_LOST = 1 << 5,
 	KOP_LOG_FUTURE = 1 << 6,
 	KOP_LOG_SIDEBAND_LOST = 1 << 7,
+	KOP_LOG_BAD_USER = 1 << 8,	/* kop_sync_unwind.c */
 };
 
 /* The sync thread's state. Three kinds of field, each marked:
@@ -153,6 +158,8 @@ struct kop_sync {
 	uint64_t *lost_cpu;		/* nr_cpus */
 	uint64_t *samples_cpu;		/* nr_cpus */
 	unsigned int log_once;		/* KOP_LOG_* already logged */
+	struct kop_unwind *unwind;	/* --unwind=dwarf; NULL: frame pointers */
+	uint64_t *unwind_pcs;		/* a walk's pcs: callgraph_depth + 1 */
 	/* the last sample's task, valid until the next side-band record */
 	struct kop_task *hot_task;
 	pid_t hot_tgid;
@@ -232,6 +239,27 @@ static inline bool kop_sync_log_once(struct kop_sync *s, unsigned int bit)
 	s->log_once |= bit;
 	return true;
 }
+
+/* ---- kop_sync_unwind.c --------------------------------------------- */
+
+struct kop_chain_pos {
+	uint32_t first_frame;
+	uint16_t nr_frames;
+};
+/* A new frame at the end of o's; NULL when out of memory. */
+struct kop_frame *kop_frame_slot(struct kop_cpu_out *o);
+
+/* --unwind=dwarf: set up and free the unwinder (kop_sync_start, _release) */
+int kop_sync_unwind_init(struct kop_sync *s);
+void kop_sync_unwind_release(struct kop_sync *s);
+/* The user part of sample h's chain, found by DWARF unwinding of its
+ * stack copy against task k (NULL: none known), resolved into o's frames
+ * after the kernel part *e has (kernel: the sample was taken there, and
+ * the user pc where the task entered is a caller). Counts why a walk
+ * ended early, once a chain. */
+void kop_sync_unwind(struct kop_sync *s, struct kop_cpu_out *o,
+		     struct kop_task *k, const struct perf_event_header *h,
+		     bool kernel, struct kop_chain_pos *e);
 
 /* ---- kop_emit.c ---------------------------------------------------- */
 

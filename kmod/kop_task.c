@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,6 +100,14 @@ static void grow_buckets(struct kop_tasks *t)
 	free(ob);
 }
 
+/* kop_task.gen's source: tables of several sessions may live at once */
+static _Atomic uint64_t next_gen = 1;
+
+static uint64_t new_gen(void)
+{
+	return atomic_fetch_add_explicit(&next_gen, 1, memory_order_relaxed);
+}
+
 struct kop_task *kop_task_new(struct kop_tasks *t, pid_t tgid)
 {
 	struct kop_task *k = calloc(1, sizeof(*k));
@@ -107,6 +116,7 @@ struct kop_task *kop_task_new(struct kop_tasks *t, pid_t tgid)
 	if (!k)
 		return NULL;
 	k->tgid = tgid;
+	k->gen = new_gen();
 	if (t->nr >= t->nr_buckets)
 		grow_buckets(t);
 	b = bucket_of(t, tgid);
@@ -207,6 +217,7 @@ int kop_task_map(struct kop_task *k, uint64_t start, uint64_t end,
 	/* everything from the first touched slot on has moved */
 	for (i = first; i < k->nr_maps; i++)
 		k->starts[i] = k->maps[i].start;
+	k->gen = new_gen();
 	return 0;
 }
 
@@ -228,6 +239,7 @@ int kop_task_retire_maps(struct kop_tasks *t, struct kop_task *k,
 	k->last = 0;
 	k->anon_cookie = OP_NO_COOKIE;
 	k->since = time;
+	k->gen = new_gen();
 	return 0;
 }
 
@@ -291,6 +303,7 @@ int kop_task_copy_maps(struct kop_task *child, const struct kop_task *parent)
 		       parent->nr_maps * sizeof(*child->starts));
 	}
 	child->nr_maps = parent->nr_maps;
+	child->gen = new_gen();
 	child->app_cookie = parent->app_cookie;
 	child->root = parent->root;	/* a fork keeps its parent's view */
 	child->anon_cookie = parent->anon_cookie;

@@ -31,6 +31,9 @@ struct kop_task {
 	uint64_t anon_cookie;	/* "anon" fallback for pcs in no mapping; lazy */
 	uint64_t since;		/* time this mapping table started (exec, fork) */
 	uint64_t retired_at;	/* retired tables: exit/exec time */
+	uint64_t gen;		/* the table's version, unique in the
+				 * process: new at every change of the
+				 * table (kop_unwind's cache key) */
 	struct kop_map *maps;	/* sorted by start, non-overlapping */
 	uint64_t *starts;	/* maps[i].start, for the search */
 	size_t nr_maps, cap_maps;

@@ -1,0 +1,486 @@
+/* DWARF unwinding of sampled user stacks (see kop_unwind.h). Why here and
+ * not at report time, as perf does: the sync thread already holds the
+ * process's mappings at the sample's moment, so the walk needs nothing
+ * later, and only its few pcs go on; the 8 KiB copy is dropped at once. */
+#include "config.h"
+#include "kop_unwind.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "op_proto.h"
+
+/* Processes whose libdw state is kept: a system-wide session samples a
+ * few busy processes and many that run a moment; the least recently
+ * unwound goes first. */
+#define NR_CACHED 64
+
+/* How far above the sampled sp a read still counts as the stack's: a
+ * frame there that the copy does not reach means the copy was short. */
+#define STACK_REACH (16ULL << 20)
+
+/* What a walk reads: the sample being unwound, in DWARF numbering. */
+struct walk_state {
+	Dwarf_Word regs[KOP_UNWIND_NR_REGS];
+	const unsigned char *stack;
+	uint64_t sp, stack_size;
+	bool past_copy;		/* a read above the copy, in the stack */
+	/* the frame callback's */
+	uint64_t *pcs;
+	size_t nr, max;
+	uint64_t last_pc;
+	bool last_activation;
+};
+
+struct cached {
+	pid_t tgid;
+	uint64_t gen;		/* kop_task.gen it was built from; 0: free */
+	uint64_t used;		/* kop_unwind.clock at its last walk */
+	Dwfl *dwfl;
+	bool attached;
+	struct walk_state *ws;	/* the Dwfl's callback argument */
+};
+
+struct kop_unwind {
+	struct kop_dcookies *dc;
+	const struct op_logger *lg;
+	struct cached cache[NR_CACHED];
+	uint64_t clock;
+	int vdso_fd;		/* our own vDSO's image (-1: none yet,
+				 * -2: not to be had) */
+	bool logged_report;	/* a module failed to report: said once */
+	struct kop_unwind_stats st;
+	char *debuginfo_path;
+	Dwfl_Callbacks cb;
+};
+
+/* perf's x86_64 register order in a record (KOP_UNWIND_REGS_MASK's bits
+ * ascending) to DWARF's: rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip */
+static const unsigned char dwarf_of_perf[KOP_UNWIND_NR_REGS] = {
+	/* ax */ 0, /* bx */ 3, /* cx */ 2, /* dx */ 1, /* si */ 4,
+	/* di */ 5, /* bp */ 6, /* sp */ 7, /* ip */ 16,
+	8, 9, 10, 11, 12, 13, 14, 15,
+};
+#define DWARF_SP 7
+#define DWARF_IP 16
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+bool kop_unwind_parse(const struct perf_event_header *h, size_t fixed,
+		      struct kop_user_regs *u)
+{
+	const unsigned char *p = (const unsigned char *)h + fixed;
+	const unsigned char *end = (const unsigned char *)h + h->size;
+	uint64_t nr, size;
+
+	memset(u, 0, sizeof(*u));
+	/* the callchain: nr, then nr pcs */
+	if (fixed > h->size || (size_t)(end - p) < 8)
+		return false;
+	memcpy(&nr, p, 8);
+	p += 8;
+	if (nr > (uint64_t)(end - p) / 8)
+		return false;
+	p += nr * 8;
+	/* regs_user: abi, then the registers when there are any */
+	if ((size_t)(end - p) < 8)
+		return false;
+	memcpy(&u->abi, p, 8);
+	p += 8;
+	if (u->abi != PERF_SAMPLE_REGS_ABI_NONE) {
+		if ((size_t)(end - p) < 8 * KOP_UNWIND_NR_REGS)
+			return false;
+		u->regs = p;
+		p += 8 * KOP_UNWIND_NR_REGS;
+	}
+	/* stack_user: size, the bytes, then how many the kernel filled */
+	if ((size_t)(end - p) < 8)
+		return false;
+	memcpy(&size, p, 8);
+	p += 8;
+	if (!size)
+		return true;
+	if (size > (uint64_t)(end - p) || (size_t)(end - p) - size < 8)
+		return false;
+	u->stack = p;
+	memcpy(&u->stack_size, p + size, 8);
+	if (u->stack_size > size)
+		return false;
+	return true;
+}
+
+/* ---- libdw's callbacks --------------------------------------------- */
+
+/* Files are ours to open (dwfl_report_elf): nothing is looked for. */
+static int find_elf_none(Dwfl_Module *mod, void **userdata,
+			 const char *modname, Dwarf_Addr base,
+			 char **file_name, Elf **elfp)
+{
+	(void)mod; (void)userdata; (void)modname; (void)base;
+	(void)file_name; (void)elfp;
+	return -1;
+}
+
+/* A word of a module's file, for an address the stack copy does not
+ * hold (a CFI expression reading the code, a PLT). */
+static bool read_module(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, addr);
+	GElf_Addr bias;
+	Elf *elf;
+	size_t phnum, size;
+	char *raw;
+
+	if (!mod || !(elf = dwfl_module_getelf(mod, &bias)) ||
+	    !(raw = elf_rawfile(elf, &size)) || elf_getphdrnum(elf, &phnum))
+		return false;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr mem, *ph = gelf_getphdr(elf, (int)i, &mem);
+		uint64_t off;
+
+		if (!ph || ph->p_type != PT_LOAD || addr - bias < ph->p_vaddr ||
+		    addr - bias + 8 > ph->p_vaddr + ph->p_filesz)
+			continue;
+		off = ph->p_offset + (addr - bias - ph->p_vaddr);
+		if (off > size || size - off < 8)
+			return false;
+		memcpy(result, raw + off, 8);
+		return true;
+	}
+	return false;
+}
+
+static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
+			void *arg)
+{
+	struct walk_state *w = arg;
+
+	if (addr >= w->sp && addr - w->sp <= w->stack_size &&
+	    w->stack_size - (addr - w->sp) >= 8) {
+		memcpy(result, w->stack + (addr - w->sp), 8);
+		return true;
+	}
+	if (read_module(dwfl, addr, result))
+		return true;
+	if (addr >= w->sp && addr - w->sp < STACK_REACH)
+		w->past_copy = true;
+	return false;
+}
+
+static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	(void)dwfl; (void)arg; (void)thread_argp;
+	return 0;	/* only asked for by tid */
+}
+
+static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
+{
+	(void)dwfl; (void)tid;
+	*thread_argp = arg;
+	return true;
+}
+
+static bool set_initial_registers(Dwfl_Thread *thread, void *thread_arg)
+{
+	struct walk_state *w = thread_arg;
+
+	if (!dwfl_thread_state_registers(thread, 0, KOP_UNWIND_NR_REGS, w->regs))
+		return false;
+	dwfl_thread_state_register_pc(thread, w->regs[DWARF_IP]);
+	return true;
+}
+
+static const Dwfl_Thread_Callbacks thread_cbs = {
+	.next_thread = next_thread,
+	.get_thread = get_thread,
+	.memory_read = memory_read,
+	.set_initial_registers = set_initial_registers,
+};
+
+static int frame_cb(Dwfl_Frame *frame, void *arg)
+{
+	struct walk_state *w = arg;
+	Dwarf_Addr pc;
+	bool activation;
+
+	if (!dwfl_frame_pc(frame, &pc, &activation))
+		return DWARF_CB_ABORT;
+	w->last_pc = pc;
+	w->last_activation = activation;
+	w->pcs[w->nr++] = pc;
+	return w->nr == w->max ? DWARF_CB_ABORT : DWARF_CB_OK;
+}
+
+/* ---- the vDSO ------------------------------------------------------ */
+
+/* The vDSO is the kernel's, the same image in every 64-bit process of a
+ * boot: ours, copied once into a memfd that each Dwfl opens as a file.
+ * Its size is what its headers span. */
+static int vdso_fd(struct kop_unwind *u)
+{
+	const unsigned char *img = (const void *)getauxval(AT_SYSINFO_EHDR);
+	const Elf64_Ehdr *eh = (const void *)img;
+	uint64_t size;
+	int fd;
+
+	if (u->vdso_fd != -1)
+		return u->vdso_fd;
+	u->vdso_fd = -2;
+	if (!img || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64)
+		return -2;
+	size = eh->e_shoff + (uint64_t)eh->e_shnum * eh->e_shentsize;
+	for (unsigned int i = 0; i < eh->e_phnum; i++) {
+		const Elf64_Phdr *ph = (const void *)(img + eh->e_phoff +
+						      (size_t)i * eh->e_phentsize);
+
+		if (ph->p_type == PT_LOAD && ph->p_offset + ph->p_filesz > size)
+			size = ph->p_offset + ph->p_filesz;
+	}
+	if (size > (1u << 24))
+		return -2;
+	fd = memfd_create("opsampler-vdso", MFD_CLOEXEC);
+	if (fd < 0)
+		return -2;
+	if (write(fd, img, size) != (ssize_t)size) {
+		close(fd);
+		return -2;
+	}
+	u->vdso_fd = fd;
+	return fd;
+}
+
+/* ---- per-process state --------------------------------------------- */
+
+static void drop(struct cached *c)
+{
+	if (c->dwfl)
+		dwfl_end(c->dwfl);
+	free(c->ws);
+	memset(c, 0, sizeof(*c));
+}
+
+/* Report one mapping of k: a file at its load bias (mapping start less
+ * its file offset: the layout every linker gives an executable segment,
+ * p_vaddr and p_offset alike within it), the vDSO from our copy. */
+static void report_map(struct kop_unwind *u, Dwfl *dwfl,
+		       const struct kop_map *m, struct kop_dcookie_info *info)
+{
+	Dwfl_Module *mod;
+	int fd;
+
+	if (kop_dcookies_lookup(u->dc, m->cookie, info))
+		return;
+	if (info->kind == KOP_IMAGE_ANON) {
+		if (strcmp(info->path, "[vdso]") || (fd = vdso_fd(u)) < 0 ||
+		    (fd = dup(fd)) < 0)
+			return;
+		mod = dwfl_report_elf(dwfl, "[vdso]", "[vdso]", fd, m->start, true);
+		if (!mod)
+			close(fd);
+	} else {
+		mod = dwfl_report_elf(dwfl, info->path, info->path, -1,
+				      m->start - m->pgoff, true);
+	}
+	if (!mod) {
+		u->st.nr_build_fail++;
+		if (!u->logged_report) {
+			u->logged_report = true;
+			op_log(u->lg, OP_LOG_INFO,
+			       "kmod: unwind: cannot read %s: %s (its frames end chains; said once)",
+			       info->path, dwfl_errmsg(-1));
+		}
+	}
+}
+
+static int build(struct kop_unwind *u, struct cached *c, struct kop_task *k)
+{
+	struct kop_dcookie_info *info = malloc(sizeof(*info));
+	uint64_t seen[64];
+	size_t nr_seen = 0;
+
+	c->ws = calloc(1, sizeof(*c->ws));
+	c->dwfl = dwfl_begin(&u->cb);
+	if (!info || !c->ws || !c->dwfl) {
+		free(info);
+		drop(c);
+		return -ENOMEM;
+	}
+	c->tgid = k->tgid;
+	c->gen = k->gen;
+	dwfl_report_begin(c->dwfl);
+	for (size_t i = 0; i < k->nr_maps; i++) {
+		const struct kop_map *m = &k->maps[i];
+		bool dup = false;
+
+		/* a file mapped twice executable is one module, at its
+		 * first (lowest) mapping */
+		for (size_t j = 0; j < nr_seen && !dup; j++)
+			dup = seen[j] == m->cookie;
+		if (dup)
+			continue;
+		if (nr_seen < sizeof(seen) / sizeof(seen[0]))
+			seen[nr_seen++] = m->cookie;
+		report_map(u, c->dwfl, m, info);
+	}
+	free(info);
+	dwfl_report_end(c->dwfl, NULL, NULL);
+	c->attached = dwfl_attach_state(c->dwfl, NULL, k->tgid, &thread_cbs,
+					c->ws);
+	u->st.nr_builds++;
+	return 0;
+}
+
+static struct cached *lookup(struct kop_unwind *u, struct kop_task *k)
+{
+	struct cached *victim = &u->cache[0];
+	uint64_t t0;
+
+	for (size_t i = 0; i < NR_CACHED; i++) {
+		struct cached *c = &u->cache[i];
+
+		if (c->gen == k->gen && c->tgid == k->tgid && c->dwfl)
+			return c;
+		if (c->used < victim->used)
+			victim = c;
+	}
+	t0 = now_ns();
+	drop(victim);
+	if (build(u, victim, k))
+		return NULL;
+	u->st.build_ns += now_ns() - t0;
+	return victim;
+}
+
+/* Why a walk that failed ended at its last frame. A frame with no
+ * unwind table first: libdw then tries the frame pointer, whose failure
+ * may read anywhere. */
+static enum kop_unwind_end why(Dwfl *dwfl, const struct walk_state *w)
+{
+	Dwarf_Addr pc = w->last_pc - (w->last_activation ? 0 : 1), bias;
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
+	Dwarf_CFI *cfi;
+	Dwarf_Frame *fr;
+
+	if (!mod)
+		return KOP_UNWIND_NO_MODULE;
+	cfi = dwfl_module_eh_cfi(mod, &bias);
+	if (cfi && dwarf_cfi_addrframe(cfi, pc - bias, &fr) == 0) {
+		free(fr);
+		return w->past_copy ? KOP_UNWIND_SHORT_STACK : KOP_UNWIND_BAD_FRAME;
+	}
+	cfi = dwfl_module_dwarf_cfi(mod, &bias);
+	if (cfi && dwarf_cfi_addrframe(cfi, pc - bias, &fr) == 0) {
+		free(fr);
+		return w->past_copy ? KOP_UNWIND_SHORT_STACK : KOP_UNWIND_BAD_FRAME;
+	}
+	return KOP_UNWIND_NO_CFI;
+}
+
+size_t kop_unwind_walk(struct kop_unwind *u, struct kop_task *k, pid_t tid,
+		       const struct kop_user_regs *ur, uint64_t *pcs,
+		       size_t max, enum kop_unwind_end *end)
+{
+	uint64_t t0 = now_ns();
+	struct walk_state *w;
+	struct cached *c;
+	int rc;
+
+	*end = KOP_UNWIND_BAD_FRAME;
+	if (!ur->regs || ur->abi != PERF_SAMPLE_REGS_ABI_64 || !max)
+		return 0;
+	c = lookup(u, k);
+	if (!c)
+		return 0;
+	c->used = ++u->clock;
+	w = c->ws;
+	for (size_t i = 0; i < KOP_UNWIND_NR_REGS; i++)
+		memcpy(&w->regs[dwarf_of_perf[i]], ur->regs + 8 * i, 8);
+	w->stack = ur->stack;
+	w->stack_size = ur->stack ? ur->stack_size : 0;
+	w->sp = w->regs[DWARF_SP];
+	w->past_copy = false;
+	w->pcs = pcs;
+	w->nr = 0;
+	w->max = max;
+	w->last_pc = w->regs[DWARF_IP];
+	w->last_activation = true;
+	if (!c->attached) {
+		/* no module to take the architecture from: the pc alone */
+		pcs[w->nr++] = w->regs[DWARF_IP];
+		*end = KOP_UNWIND_NO_MODULE;
+	} else {
+		rc = dwfl_getthread_frames(c->dwfl, tid > 0 ? tid : k->tgid,
+					   frame_cb, w);
+		if (rc == 0)
+			*end = KOP_UNWIND_DONE;
+		else if (w->nr == max)
+			*end = KOP_UNWIND_DEPTH;
+		else if (w->nr == 0)
+			pcs[w->nr++] = w->regs[DWARF_IP];
+		else
+			*end = why(c->dwfl, w);
+	}
+	u->st.nr_walks++;
+	u->st.nr_pcs += w->nr;
+	u->st.walk_ns += now_ns() - t0;
+	return w->nr;
+}
+
+struct kop_unwind *kop_unwind_new(struct kop_dcookies *dc,
+				  const struct op_logger *lg)
+{
+	struct kop_unwind *u = calloc(1, sizeof(*u));
+
+	if (!u)
+		return NULL;
+	u->dc = dc;
+	u->lg = lg;
+	u->vdso_fd = -1;
+	/* separate debug files (.debug_frame) by build-id, locally only:
+	 * dwfl_standard_find_debuginfo could start a debuginfod client */
+	u->debuginfo_path = strdup("-:.debug:/usr/lib/debug");
+	if (!u->debuginfo_path) {
+		free(u);
+		return NULL;
+	}
+	u->cb.find_elf = find_elf_none;
+	u->cb.find_debuginfo = dwfl_build_id_find_debuginfo;
+	u->cb.section_address = dwfl_offline_section_address;
+	u->cb.debuginfo_path = &u->debuginfo_path;
+	return u;
+}
+
+void kop_unwind_free(struct kop_unwind *u)
+{
+	if (!u)
+		return;
+	for (size_t i = 0; i < NR_CACHED; i++)
+		drop(&u->cache[i]);
+	if (u->vdso_fd >= 0)
+		close(u->vdso_fd);
+	free(u->debuginfo_path);
+	free(u);
+}
+
+void kop_unwind_get_stats(const struct kop_unwind *u,
+			  struct kop_unwind_stats *st)
+{
+	*st = u->st;
+}
