@@ -120,6 +120,7 @@ static int kop_new(struct opd_session *s)
 		.evbuf_watershed = s->cfg.buffer_watershed,
 		.sync_interval_ms = 250,
 		.callgraph_depth = s->cfg.callgraph,
+		.unwind_stack_bytes = s->cfg.callgraph ? s->cfg.unwind_stack : 0,
 		.flight_window_ns = (uint64_t)s->cfg.flight_seconds * 1000000000ULL,
 		.proc_root = "/proc",
 		.keep_dir = s->cfg.keep_dir,
@@ -148,7 +149,7 @@ static int kop_new(struct opd_session *s)
  * a frame), as the daemon reads it only once the snapshot is written. */
 static int flight_sizes(struct opd_session *s, char *err, size_t errlen)
 {
-	size_t rec = op_flight_record_bytes(s->cfg.callgraph), words;
+	size_t rec = op_flight_record_bytes(s->cfg.callgraph, s->cfg.unwind_stack), words;
 	long nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
 	int ret;
 
@@ -316,6 +317,7 @@ void opd_session_stats(struct opd_session *s, struct opd_stats *st)
 	st->v[OPD_CHAINS_LOST] = s->chains.nr_lost;
 	st->v[OPD_ARCS_LOST] = s->sfiles.nr_lost_arcs;
 	st->v[OPD_CALLGRAPH_DEPTH] = s->cfg.callgraph;
+	st->v[OPD_UNWIND_STACK] = s->cfg.callgraph ? s->cfg.unwind_stack : 0;
 	/* cut in the daemon (a caller in no image), or in kmod below */
 	st->v[OPD_LOST_BT_NO_MAPPING] = s->sampler.nr_bt_lost_no_mapping;
 	/* The kernel's ring losses reach us twice: kmod counts each
@@ -335,6 +337,13 @@ void opd_session_stats(struct opd_session *s, struct opd_stats *st)
 		st->v[OPD_IMAGES_NOT_KEPT_SPACE] = ks.nr_images_no_space;
 		st->v[OPD_IMAGES_NOT_KEPT] = ks.nr_images_keep_failed;
 		st->v[OPD_LOST_BT_NO_MAPPING] += ks.nr_bt_lost_no_mapping;
+		st->v[OPD_UNWIND_NO_CFI] = ks.nr_unwind_no_cfi;
+		st->v[OPD_UNWIND_SHORT_STACK] = ks.nr_unwind_short_stack;
+		st->v[OPD_UNWIND_BAD_FRAME] = ks.nr_unwind_bad_frame;
+		st->v[OPD_UNWIND_DONE] = ks.nr_unwind_done;
+		st->v[OPD_UNWIND_WALKS] = ks.nr_unwind_walks;
+		st->v[OPD_UNWIND_PCS] = ks.nr_unwind_pcs;
+		st->v[OPD_UNWIND_NS] = ks.unwind_ns;
 		/* and those a flight recorder's snapshot lost by pausing */
 		st->v[OPD_LOST_RECORDS_BY_KERNEL] = ks.nr_lost_ring + ks.nr_lost_paused;
 		nr_cpus = ks.nr_cpus;
@@ -376,7 +385,7 @@ void opd_session_stats(struct opd_session *s, struct opd_stats *st)
 	/* an earlier daemon's counts into the same files (a setting is not
 	 * a count) */
 	for (int i = 0; i < OPD_NR_COUNTERS; i++)
-		if (i != OPD_CALLGRAPH_DEPTH)
+		if (!opd_counter_is_setting(i))
 			st->v[i] += s->base.v[i];
 	if (have_ks)
 		kop_stats_release(&ks);

@@ -51,6 +51,9 @@ struct opd_session_config {
 	unsigned long buffer_watershed;
 	unsigned long cpu_buffer_size;
 	unsigned int callgraph;		/* call-chain depth, 0: none */
+	unsigned int unwind_stack;	/* 0: frame pointers; else DWARF
+					 * unwinding, with this many bytes of
+					 * user stack copied a sample */
 	pid_t pid;			/* -1: system-wide; else this process tree */
 	const cpu_set_t *cpus;		/* NULL: every online CPU; copied */
 	unsigned int flight_seconds;	/* flight recorder's window; 0: off */

@@ -46,7 +46,7 @@ static int retarget(struct opd_session *s, const char *dir)
 	return ret;
 }
 
-/* after - before, for the counters (the callgraph depth is a setting),
+/* after - before, for the counters (not the settings among them),
  * with the window's own pause losses for the ones after it */
 static void stats_since(struct opd_stats *after, const struct opd_stats *before,
 			const struct kop_snapshot *snap)
@@ -54,7 +54,7 @@ static void stats_since(struct opd_stats *after, const struct opd_stats *before,
 	uint64_t *lost = &after->v[OPD_LOST_RECORDS_BY_KERNEL];
 
 	for (int i = 0; i < OPD_NR_COUNTERS; i++)
-		if (i != OPD_CALLGRAPH_DEPTH)
+		if (!opd_counter_is_setting(i))
 			after->v[i] -= before->v[i];
 	*lost -= snap->nr_lost_paused < *lost ? snap->nr_lost_paused : *lost;
 	*lost += snap->nr_lost_in_window;

@@ -40,6 +40,17 @@ enum opd_counter_id {
 	OPD_IMAGES_KEPT,		/* a copy in the store */
 	OPD_IMAGES_NOT_KEPT_SPACE,	/* the store's bound */
 	OPD_IMAGES_NOT_KEPT,		/* a copy failed */
+	/* --unwind=dwarf: chains whose user part ended early, one reason
+	 * each, then the unwinder's activity */
+	OPD_UNWIND_NO_CFI,		/* a frame with no unwind table */
+	OPD_UNWIND_SHORT_STACK,		/* a frame past the stack copy */
+	OPD_UNWIND_BAD_FRAME,		/* an impossible frame */
+	OPD_UNWIND_DONE,		/* user parts unwound to the end */
+	OPD_UNWIND_WALKS,		/* user parts unwound */
+	OPD_UNWIND_PCS,			/* pcs they found */
+	OPD_UNWIND_NS,			/* time the sync thread spent on them */
+	OPD_UNWIND_STACK,		/* --unwind: a setting, 0 is frame
+					 * pointers, else the stack copy's bytes */
 	OPD_NR_COUNTERS
 };
 
@@ -51,6 +62,12 @@ struct opd_stats {
 	uint64_t *cpu_received;		/* nr_cpus entries */
 	char throttled[512];		/* comma list of throttled event names, "" if none */
 };
+
+/* A setting among the counters: not summed across daemons or windows. */
+static inline int opd_counter_is_setting(int id)
+{
+	return id == OPD_CALLGRAPH_DEPTH || id == OPD_UNWIND_STACK;
+}
 
 /* Write dir/stats/ (created, old per-CPU entries replaced). Each file is
  * written whole (temporary + rename) so a crash leaves old or new values.

@@ -52,6 +52,8 @@ struct operf_opts {
 	int system_wide;
 	char *events;		/* every --events, comma-joined */
 	int callgraph;
+	char *unwind;		/* --unwind; NULL: frame pointers */
+	unsigned int unwind_stack;	/* its stack copy, 0: frame pointers */
 	int separate_thread;
 	int separate_cpu;
 	char *session_dir;
@@ -133,7 +135,12 @@ static int parse_options(struct operf *o, int argc, const char **argv)
 		{ "events", 'e', POPT_ARG_STRING, &event, OPT_EVENTS,
 		  "events to sample, NAME:COUNT:UNITMASK:KERNEL:USER, comma-separated, repeatable", "SPEC[,SPEC...]" },
 		{ "callgraph", 'g', POPT_ARG_NONE, &p->callgraph, 0,
-		  "collect each sample's callers (frame pointers), for opreport -c", NULL },
+		  "collect each sample's callers, for opreport -c", NULL },
+		{ "unwind", 0, POPT_ARG_STRING, &p->unwind, 0,
+		  "how --callgraph finds user callers: fp, frame pointers (the "
+		  "default), or dwarf, DWARF CFI over a copy of each sample's user "
+		  "stack, STACK_BYTES of it (8192 unless given, at most 65528)",
+		  "fp|dwarf[,STACK_BYTES]" },
 		{ "separate-thread", 't', POPT_ARG_NONE, &p->separate_thread, 0,
 		  "one sample file per thread", NULL },
 		{ "separate-cpu", 'c', POPT_ARG_NONE, &p->separate_cpu, 0,
@@ -206,6 +213,20 @@ static int parse_options(struct operf *o, int argc, const char **argv)
 				goto out;
 			}
 		}
+	}
+	if (p->unwind) {
+		char why[256];
+		bool capped;
+
+		if (op_unwind_parse(p->unwind, &p->unwind_stack, &capped, why,
+				    sizeof(why))) {
+			operf_err("%s", why);
+			ret = -EINVAL;
+			goto out;
+		}
+		if (capped)
+			fprintf(stderr, "operf: --unwind: the kernel copies at most %u bytes of stack a sample; %u it is\n",
+				OP_UNWIND_MAX_STACK, p->unwind_stack);
 	}
 	if ((o->command != NULL) + (p->pid != NULL) + (p->system_wide != 0) != 1) {
 		operf_err("give one of: a command to run, --pid=PID, --system-wide "
@@ -460,7 +481,10 @@ static int open_session(struct operf *o)
 			    (o->opt.separate_thread ? OP_SEP_THREAD : 0) |
 			    (o->opt.separate_cpu ? OP_SEP_CPU : 0),
 		.vmlinux = o->opt.vmlinux,
-		.callgraph = o->opt.callgraph ? callgraph_depth() : 0,
+		/* --unwind=dwarf is for call chains: it implies them */
+		.callgraph = o->opt.callgraph || o->opt.unwind_stack ?
+			     callgraph_depth() : 0,
+		.unwind_stack = o->opt.unwind_stack,
 		.pid = o->target,
 		.log = o->log,
 	};
@@ -474,10 +498,11 @@ static int open_session(struct operf *o)
 		operf_err("%s", err);
 		return ret;
 	}
-	op_log(&o->log, OP_LOG_INFO, "operf %s starting: pid %d session-dir %s events %s target %s%d callgraph %u",
+	op_log(&o->log, OP_LOG_INFO, "operf %s starting: pid %d session-dir %s events %s target %s%d callgraph %u unwind %s",
 	       PACKAGE_VERSION, (int)getpid(), o->paths.session_dir,
 	       o->session.events_text, o->command ? "command pid " :
-	       o->target > 0 ? "pid " : "system-wide ", (int)o->target, cfg.callgraph);
+	       o->target > 0 ? "pid " : "system-wide ", (int)o->target, cfg.callgraph,
+	       o->opt.unwind ? o->opt.unwind : "fp");
 	for (unsigned int i = 0; i < o->session.nr_events; i++) {
 		if (o->session.events[i].timer) {
 			op_log(&o->log, OP_LOG_INFO,
@@ -729,6 +754,7 @@ out:
 	free(o->opt.events);
 	free(o->opt.session_dir);
 	free(o->opt.vmlinux);
+	free(o->opt.unwind);
 	if (fflush(stdout) && !code)
 		code = OPERF_EXIT_FAIL;
 	return code;

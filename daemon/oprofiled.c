@@ -53,6 +53,7 @@ struct opd_options {
 	long buffer_watershed;
 	long cpu_buffer_size;
 	int callgraph;
+	char *unwind;		/* --unwind; NULL: frame pointers */
 	int pid;		/* 0: every process */
 	char *cpus;		/* NULL: every CPU */
 	int flight;		/* flight recorder's window, s; 0: off */
@@ -65,6 +66,7 @@ struct opd_daemon {
 	struct opd_options opt;
 	struct op_paths paths;
 	unsigned int separate;
+	unsigned int unwind_stack;	/* --unwind: 0, frame pointers */
 	cpu_set_t cpus;		/* when opt.cpus */
 	pid_t pid;
 
@@ -182,6 +184,10 @@ static int parse_options(struct opd_daemon *d, int argc, const char **argv)
 		  "per-CPU ring size", "BYTES" },
 		{ "callgraph", 0, POPT_ARG_INT, &o->callgraph, 0,
 		  "call-chain depth (0: none)", "DEPTH" },
+		{ "unwind", 0, POPT_ARG_STRING, &o->unwind, 0,
+		  "how user call chains are found: frame pointers, or DWARF CFI "
+		  "over a copy of each sample's user stack (8192 bytes unless "
+		  "given)", "fp|dwarf[,STACK_BYTES]" },
 		{ "pid", 0, POPT_ARG_INT, &o->pid, 0,
 		  "only this process and its children (0: every process)", "PID" },
 		{ "cpus", 0, POPT_ARG_STRING, &o->cpus, 0,
@@ -253,6 +259,15 @@ static int parse_options(struct opd_daemon *d, int argc, const char **argv)
 		fprintf(stderr, "oprofiled: %s\n", err);
 		return -EINVAL;
 	}
+	if (o->unwind) {
+		bool capped;
+
+		if (op_unwind_parse(o->unwind, &d->unwind_stack, &capped, err,
+				    sizeof(err))) {
+			fprintf(stderr, "oprofiled: %s\n", err);
+			return -EINVAL;
+		}
+	}
 	if (o->vmlinux && o->no_vmlinux) {
 		fprintf(stderr, "oprofiled: --vmlinux and --no-vmlinux exclude each other\n");
 		return -EINVAL;
@@ -291,11 +306,12 @@ static void log_start(struct opd_daemon *d)
 	       PACKAGE_VERSION, (int)d->pid, d->paths.session_dir,
 	       s->events_text, sep);
 	op_log(&d->log, OP_LOG_INFO,
-	       "options: vmlinux %s image %s buffer-size %ld buffer-watershed %ld cpu-buffer-size %ld callgraph %d pid %d cpus %s",
+	       "options: vmlinux %s image %s buffer-size %ld buffer-watershed %ld cpu-buffer-size %ld callgraph %d unwind %s pid %d cpus %s",
 	       d->opt.vmlinux ? d->opt.vmlinux : (d->opt.no_vmlinux ? "none" : "(kallsyms)"),
 	       d->opt.image && *d->opt.image ? d->opt.image : "(all)",
 	       d->opt.buffer_size, d->opt.buffer_watershed,
-	       d->opt.cpu_buffer_size, d->opt.callgraph, d->opt.pid,
+	       d->opt.cpu_buffer_size, d->opt.callgraph,
+	       d->opt.unwind ? d->opt.unwind : "fp", d->opt.pid,
 	       d->opt.cpus ? d->opt.cpus : "(all)");
 	if (d->opt.flight)
 		op_log(&d->log, OP_LOG_INFO,
@@ -325,6 +341,7 @@ static int startup(struct opd_daemon *d)
 		.buffer_watershed = (unsigned long)d->opt.buffer_watershed,
 		.cpu_buffer_size = (unsigned long)d->opt.cpu_buffer_size,
 		.callgraph = (unsigned int)d->opt.callgraph,
+		.unwind_stack = d->unwind_stack,
 		.pid = d->opt.pid ? d->opt.pid : -1,
 		.cpus = d->opt.cpus ? &d->cpus : NULL,
 		.flight_seconds = (unsigned int)d->opt.flight,
@@ -492,16 +509,17 @@ static char *status_reply(struct opd_daemon *d)
 	struct opd_stats st;
 	char *text = NULL;
 	size_t len = 0;
-	char sep[64];
+	char sep[64], unwind[32];
 	FILE *f = open_memstream(&text, &len);
 
 	if (!f)
 		return NULL;
 	op_separate_format(d->separate, sep, sizeof(sep));
 	opd_session_stats(s, &st);
-	fprintf(f, "ok\npid %d\nstate %s\nevents %s\nseparate %s\ncallgraph %d\nsession_dir %s\nprofile_pid %d\nprofile_cpus %s\nsamples %llu\n",
+	op_unwind_format(d->unwind_stack, unwind, sizeof(unwind));
+	fprintf(f, "ok\npid %d\nstate %s\nevents %s\nseparate %s\ncallgraph %d\nunwind %s\nsession_dir %s\nprofile_pid %d\nprofile_cpus %s\nsamples %llu\n",
 		(int)d->pid, s->running ? "running" : "stopped", s->events_text, sep,
-		d->opt.callgraph, d->paths.session_dir, d->opt.pid,
+		d->opt.callgraph, unwind, d->paths.session_dir, d->opt.pid,
 		d->opt.cpus ? d->opt.cpus : "all",
 		(unsigned long long)st.v[OPD_TOTAL_SAMPLES]);
 	if (d->opt.flight) {
@@ -657,6 +675,7 @@ static void cleanup(struct opd_daemon *d)
 	free(d->opt.vmlinux);
 	free(d->opt.image);
 	free(d->opt.cpus);
+	free(d->opt.unwind);
 }
 
 /* Fork; the parent waits on the pipe for the child's verdict. Returns in

@@ -29,6 +29,17 @@
 #define OP_STAT_CALLGRAPH_ARCS_LOST	"callgraph_arcs_lost"
 #define OP_STAT_LOST_SIDEBAND		"lost_sideband_records"
 #define OP_STAT_CALLGRAPH_DEPTH		"callgraph_depth"
+/* --unwind=dwarf (ours): chains whose user part ended early, one reason
+ * each; the unwinder's activity; the stack copy's size (a setting, 0 for
+ * frame pointers) */
+#define OP_STAT_UNWIND_NO_CFI		"unwind_no_cfi"
+#define OP_STAT_UNWIND_SHORT_STACK	"unwind_short_stack"
+#define OP_STAT_UNWIND_BAD_FRAME	"unwind_bad_frame"
+#define OP_STAT_UNWIND_DONE		"unwind_done"
+#define OP_STAT_UNWIND_WALKS		"unwind_walks"
+#define OP_STAT_UNWIND_PCS		"unwind_pcs"
+#define OP_STAT_UNWIND_NS		"unwind_ns"
+#define OP_STAT_UNWIND_STACK		"unwind_stack_bytes"
 /* binaries of processes that see another root (a container), each image
  * counted once: not openable as mapped (no copy, perhaps no symbols),
  * kept in the session dir's kept/, not kept for its bound, not kept for

@@ -216,6 +216,8 @@ static int opc_daemon_argv(const struct opc *c, const char *prog, char **argv)
 	ARG("--buffer-watershed=%lu", s->buffer_watershed);
 	ARG("--cpu-buffer-size=%lu", s->cpu_buffer_size);
 	ARG("--callgraph=%u", s->callgraph_depth);
+	if (s->unwind_stack)
+		ARG("--unwind=dwarf,%u", s->unwind_stack);
 	if (s->pid)
 		ARG("--pid=%d", (int)s->pid);
 	if (s->cpus[0])

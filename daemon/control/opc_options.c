@@ -19,7 +19,7 @@
 
 bool opc_setup_opts_given(const struct opc_opts *o)
 {
-	return o->nr_events || o->separate || o->callgraph || o->image ||
+	return o->nr_events || o->separate || o->callgraph || o->unwind || o->image ||
 	       o->vmlinux || o->no_vmlinux || o->buffer_size ||
 	       o->buffer_watershed || o->cpu_buffer_size || o->verbose ||
 	       o->pid || o->cpus || o->flight;
@@ -161,7 +161,7 @@ static int opc_apply_cpus(const char *text, struct op_settings *s)
 static int opc_check_flight(const struct op_settings *s)
 {
 	char err[512];
-	size_t bytes, rec = op_flight_record_bytes(s->callgraph_depth);
+	size_t bytes, rec = op_flight_record_bytes(s->callgraph_depth, s->unwind_stack);
 
 	for (unsigned int i = 0; i < (s->nr_events ? s->nr_events : 1); i++) {
 		struct op_event_spec spec;
@@ -232,6 +232,19 @@ int opc_apply_settings(const struct opc_opts *o, struct op_settings *s)
 		if (ret)
 			return ret;
 		s->callgraph_depth = (unsigned int)v;
+	}
+	if (o->unwind) {
+		bool capped;
+
+		ret = op_unwind_parse(o->unwind, &s->unwind_stack, &capped, err,
+				      sizeof(err));
+		if (ret) {
+			opc_err("%s", err);
+			return ret;
+		}
+		if (capped)
+			printf("--unwind: the kernel copies at most %u bytes of stack a sample; %u it is\n",
+			       OP_UNWIND_MAX_STACK, s->unwind_stack);
 	}
 	/* a number here; its range in op_buffers_check() below */
 	if (o->buffer_size) {

@@ -227,7 +227,30 @@ static const char *const opc_plain_keys[] = {
 	"throttled", "filtered_by_image", "callgraph", "callgraph_chains",
 	"callgraph_arcs", "callgraph_depth", "profile_pid", "profile_cpus",
 	"flight_seconds", "flight_ring_bytes", "flight_fill", "images_kept",
+	"unwind", "unwind_stack_bytes", "unwind_done", "unwind_walks",
+	"unwind_pcs", "unwind_ns",
 };
+
+/* The DWARF unwinder's own figures, when it ran: walks, pcs a walk, the
+ * share that reached the outermost frame, its time a walk. */
+static void opc_print_unwinder(const char *reply)
+{
+	char v[4][64];
+	const char *keys[4] = { "unwind_walks", "unwind_pcs", "unwind_done",
+				"unwind_ns" };
+	double walks;
+
+	for (int i = 0; i < 4; i++)
+		if (!opc_status_value(reply, keys[i], v[i], sizeof(v[i])))
+			return;
+	walks = strtod(v[0], NULL);
+	if (walks <= 0)
+		return;
+	printf("Unwinding: %s user stacks, %.1f frames each, %.1f %% to the outermost frame, %.1f us each\n",
+	       v[0], strtod(v[1], NULL) / walks,
+	       100.0 * strtod(v[2], NULL) / walks,
+	       strtod(v[3], NULL) / walks / 1000.0);
+}
 
 static bool opc_is_plain_key(const char *key, size_t len)
 {
@@ -285,13 +308,20 @@ int opc_status(struct opc *c)
 			printf("Samples written: %s\n", val);
 		if (opc_status_value(reply, "callgraph", val, sizeof(val)) &&
 		    strcmp(val, "0")) {
-			char arcs[64];
+			char arcs[64], how[64] = "fp";
 
 			printf("Call chains: depth %s", val);
+			opc_status_value(reply, "unwind", how, sizeof(how));
+			if (!strncmp(how, "dwarf,", 6))
+				printf(", user part by DWARF unwinding of %s-byte stack copies",
+				       how + 6);
+			else
+				printf(", user part by frame pointers");
 			if (opc_status_value(reply, "callgraph_chains", val, sizeof(val)) &&
 			    opc_status_value(reply, "callgraph_arcs", arcs, sizeof(arcs)))
 				printf(", %s samples with their callers, %s arcs", val, arcs);
 			printf("\n");
+			opc_print_unwinder(reply);
 		}
 		if (opc_status_value(reply, "kernel_samples", val, sizeof(val)))
 			printf("Kernel samples: %s\n", val);

@@ -153,6 +153,11 @@ int main(int argc, const char **argv)
 		{ "callgraph", 'c', POPT_ARG_STRING, &o.callgraph, 0,
 		  "collect each sample's callers, up to DEPTH frames (frame pointers; "
 		  "0 is off; files by application, as --separate=lib,kernel)", "DEPTH" },
+		{ "unwind", 0, POPT_ARG_STRING, &o.unwind, 0,
+		  "how --callgraph finds user callers: fp, frame pointers (the "
+		  "default), or dwarf, DWARF CFI over a copy of each sample's user "
+		  "stack, STACK_BYTES of it (8192 unless given, at most 65528)",
+		  "fp|dwarf[,STACK_BYTES]" },
 		{ "image", 'i', POPT_ARG_STRING, &o.image, 0,
 		  "profile only these binaries (comma list, or all)", "LIST" },
 		{ "vmlinux", 0, POPT_ARG_STRING, &o.vmlinux, 0,
@@ -312,6 +317,7 @@ out:
 	free(o.session_dir);
 	free(o.separate);
 	free(o.callgraph);
+	free(o.unwind);
 	free(o.image);
 	free(o.vmlinux);
 	free(o.buffer_size);

@@ -55,6 +55,7 @@ struct opc_opts {
 	bool too_many_events;
 	char *separate;
 	char *callgraph;
+	char *unwind;		/* --unwind=fp|dwarf[,BYTES] */
 	char *image;
 	char *vmlinux;
 	int no_vmlinux;

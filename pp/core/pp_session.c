@@ -166,6 +166,9 @@ static void other_losses(FILE *err, const char *stats)
 		OP_STAT_LOST_BT_NO_MAPPING, OP_STAT_BACKTRACE_TRUNCATED,
 		OP_STAT_BACKTRACE_ABORTED, OP_STAT_CALLGRAPH_CHAINS_LOST,
 		OP_STAT_CALLGRAPH_ARCS_LOST,
+		/* --unwind=dwarf: a user part ended early, one reason each */
+		OP_STAT_UNWIND_NO_CFI, OP_STAT_UNWIND_SHORT_STACK,
+		OP_STAT_UNWIND_BAD_FRAME,
 	};
 	unsigned long v, cv[sizeof(chains) / sizeof(chains[0])];
 	const char *sep = "";
@@ -250,10 +253,17 @@ void pp_session_warnings(FILE *err, const char *samples_dir,
 		/* a session with call chains: say so, as --status does; OProfile's
 		 * opreport has no word for it */
 		unsigned long depth = read_op_stat(stats, OP_STAT_CALLGRAPH_DEPTH);
+		unsigned long stack = read_op_stat(stats, OP_STAT_UNWIND_STACK);
 
-		if (depth && depth != (unsigned long)-1)
+		if (depth && depth != (unsigned long)-1 && stack &&
+		    stack != (unsigned long)-1)
 			fprintf(err, "\nNOTE: call chains were collected, to a depth of %lu: "
-				"opreport -c shows them\n", depth);
+				"opreport -c shows them (user part by DWARF unwinding "
+				"of %lu-byte stack copies)\n", depth, stack);
+		else if (depth && depth != (unsigned long)-1)
+			fprintf(err, "\nNOTE: call chains were collected, to a depth of %lu: "
+				"opreport -c shows them (user part by frame pointers)\n",
+				depth);
 	}
 }
 
