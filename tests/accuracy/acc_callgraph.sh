@@ -35,24 +35,6 @@ acc_report "$E2E_TMP/report.proc" -c --kallsyms=/proc/kallsyms
 diff "$E2E_TMP/report.proc" "$E2E_TMP/report" >"$E2E_TMP/report.diff" ||
 	{ head -20 "$E2E_TMP/report.diff" >&2; fail "opreport -c from the saved kernel symbols differs from /proc/kallsyms"; }
 
-# cg_block FILE SYMBOL WHICH: the lines of SYMBOL's block in opreport -c,
-# WHICH "callers" (the indented lines above its own line) or "callees"
-# (those below it, [self] left out), as "COUNT IMAGE SYMBOL"
-cg_block() {
-	awk -v sym="$2" -v which="$3" '
-		/^-+$/ { if (found) exit; n = 0; next }
-		/^ / { line[n++] = $0; next }
-		$1 ~ /^[0-9]+$/ && $NF == sym { found = 1; split_at = n; next }
-		END {
-			if (!found) exit
-			for (i = 0; i < n; i++) {
-				if ((which == "callers") != (i < split_at)) continue
-				if (line[i] ~ /\[self\]$/) continue
-				split(line[i], f, " ")
-				print f[1], f[3], f[length(f)]
-			}
-		}' "$1"
-}
 cg_block "$E2E_TMP/report" cg_leaf callers >"$E2E_TMP/leaf.callers"
 cg_block "$E2E_TMP/report" cg_syscalls callees >"$E2E_TMP/sys.callees"
 echo "cg_leaf's callers:"; cat "$E2E_TMP/leaf.callers"

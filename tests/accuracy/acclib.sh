@@ -95,6 +95,24 @@ app_count() {
 		END { print n + 0 }' "$1"
 }
 
+# cg_block FILE SYMBOL WHICH: the lines of SYMBOL's block in opreport -c,
+# WHICH "callers" (the indented lines above its own line) or "callees"
+# (those below it, [self] left out), as "COUNT IMAGE SYMBOL"
+cg_block() {
+	awk -v sym="$2" -v which="$3" '
+		/^-+$/ { if (found) exit; n = 0; next }
+		/^ / { line[n++] = $0; next }
+		$1 ~ /^[0-9]+$/ && $NF == sym { found = 1; split_at = n; next }
+		END {
+			if (!found) exit
+			for (i = 0; i < n; i++) {
+				if ((which == "callers") != (i < split_at)) continue
+				if (line[i] ~ /\[self\]$/) continue
+				split(line[i], f, " ")
+				print f[1], f[3], f[length(f)]
+			}
+		}' "$1"
+}
 # kernel_image NAME: true for the names opreport gives the kernel itself.
 ACC_KERNEL_RE='^(kallsyms|vmlinux.*|no-vmlinux|\[kernel.*\])$'
 

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# DWARF unwinding against the program's own clock. tests/workloads/cgqsort
+# is built without frame pointers; its leaf, cmp_keys, runs only under
+# libc's qsort (qsort_r, msort_with_tmp: no frame pointers either), called
+# from sort_big and sort_small, whose time in qsort the program measures.
+# Profiled with --callgraph=64 --unwind=dwarf:
+#  - --status and opreport say how the chains' user part was found;
+#  - at least 95 % of cmp_keys' samples carry chains that reach main
+#    (go tool pprof -traces on our pprof export);
+#  - the two callers' shares, of qsort_r's callers in opreport -c and of
+#    cmp_keys' stacks in the pprof export, are within 2 percentage points
+#    of the program's;
+#  - the unwinder's counters are in stats/.
+. "$top_srcdir/tests/e2e/lib.sh"
+. "$top_srcdir/tests/accuracy/acclib.sh"
+
+OPEXPORT=$top_builddir/pp/opexport
+if ! command -v go >/dev/null; then
+	if [ "${OPSAMPLER_REQUIRE_PERF:-0}" != 0 ]; then
+		echo "FAIL: go is missing (scripts/install-deps.sh installs it)" >&2
+		exit 1
+	fi
+	echo "SKIP: go is missing (scripts/install-deps.sh installs it)" >&2
+	exit 77
+fi
+e2e_need_perf
+
+op --setup --no-vmlinux --event="cpu-clock:$ACC_PERIOD" --callgraph=64 \
+	--unwind=dwarf || fail "opcontrol --setup --unwind=dwarf failed"
+grep -q '^UNWIND=dwarf,8192$' "$SESSION_DIR/daemonrc" ||
+	fail "the daemonrc does not hold UNWIND=dwarf,8192"
+op --start || fail "opcontrol --start failed"
+"$WORKLOADS/cgqsort" 4 >"$E2E_TMP/cgqsort.out" || fail "cgqsort workload failed"
+op --status >"$E2E_TMP/status" || fail "opcontrol --status failed"
+cat "$E2E_TMP/status"
+grep -q "^Call chains: depth 64, user part by DWARF unwinding of 8192-byte stack copies" "$E2E_TMP/status" ||
+	fail "--status does not say how the chains were unwound"
+grep -q "^Unwinding: [0-9]* user stacks" "$E2E_TMP/status" ||
+	fail "--status does not give the unwinder's figures"
+acc_stop
+cat "$E2E_TMP/cgqsort.out"
+acc_report "$E2E_TMP/report" -c
+grep -q "^NOTE: call chains were collected, to a depth of 64: opreport -c shows them (user part by DWARF unwinding of 8192-byte stack copies)$" "$E2E_TMP/report.err" ||
+	{ cat "$E2E_TMP/report.err" >&2; fail "opreport does not say how the chains were unwound"; }
+for c in unwind_no_cfi unwind_short_stack unwind_bad_frame unwind_done unwind_walks; do
+	[ -f "$SESSION_DIR/samples/current/stats/$c" ] || fail "no stats/$c"
+done
+[ "$(stats_value unwind_stack_bytes)" = 8192 ] || fail "stats/unwind_stack_bytes is not 8192"
+
+want_big=$(share_of "$E2E_TMP/cgqsort.out" sort_big)
+want_small=$(share_of "$E2E_TMP/cgqsort.out" sort_small)
+want=$(awk -v a="$want_big" -v b="$want_small" 'BEGIN { printf "%.3f", 100 * a / (a + b) }')
+
+# opreport -c: qsort_r's callers
+cg_block "$E2E_TMP/report" qsort_r callers >"$E2E_TMP/qsort.callers"
+echo "qsort_r's callers:"; cat "$E2E_TMP/qsort.callers"
+big=$(awk '$3 == "sort_big" { n += $1 } END { print n + 0 }' "$E2E_TMP/qsort.callers")
+small=$(awk '$3 == "sort_small" { n += $1 } END { print n + 0 }' "$E2E_TMP/qsort.callers")
+check "$big + $small >= 2000" "$big + $small samples of qsort_r through its callers (>= 2000 needed for the 2-point test)"
+got=$(awk -v a="$big" -v b="$small" 'BEGIN { printf "%.3f", 100 * a / (a + b) }')
+check "$got - $want <= 2 && $want - $got <= 2" "sort_big's share of qsort_r: opreport -c $got %, program $want %"
+
+# pprof: cmp_keys' stacks, innermost first
+"$OPEXPORT" --session-dir="$SESSION_DIR" -o "$E2E_TMP/cg.pb.gz" \
+	"image:$WORKLOADS/cgqsort" 2>"$E2E_TMP/export.err" ||
+	{ cat "$E2E_TMP/export.err" >&2; fail "opexport of the session failed"; }
+go tool pprof -sample_index=samples -traces "$E2E_TMP/cg.pb.gz" \
+	>"$E2E_TMP/traces.raw" 2>"$E2E_TMP/pprof.err" ||
+	{ cat "$E2E_TMP/pprof.err" >&2; fail "go tool pprof -traces failed"; }
+awk '/^-----------\+/ { if (n) print line; n = 0; next }
+     /^ *[0-9]+ / && !n { line = $1; sub(/^ *[0-9]+ +/, ""); n = 1 }
+     n { sub(/^ +/, ""); line = line "\t" $0 }
+     END { if (n) print line }' "$E2E_TMP/traces.raw" >"$E2E_TMP/traces"
+sort -t"$(printf '\t')" -k1,1nr "$E2E_TMP/traces" | awk 'NR <= 5'
+read -r leaf main pbig psmall < <(awk -F'\t' '$2 == "cmp_keys" {
+		leaf += $1; m = b = s = 0
+		for (i = 3; i <= NF; i++) {
+			if ($i == "main") m = 1
+			if ($i == "sort_big") b = 1
+			if ($i == "sort_small") s = 1
+		}
+		if (m) main += $1
+		if (m && b) big += $1
+		if (m && s) small += $1
+	} END { print leaf + 0, main + 0, big + 0, small + 0 }' "$E2E_TMP/traces")
+echo "cmp_keys: $leaf samples, $main reach main ($pbig via sort_big, $psmall via sort_small)"
+check "$leaf >= 2000" "$leaf samples of cmp_keys (>= 2000 needed)"
+check "$main >= 0.95 * $leaf" "$main of cmp_keys' $leaf samples reach main (>= 95 %)"
+got=$(awk -v a="$pbig" -v b="$psmall" 'BEGIN { printf "%.3f", 100 * a / (a + b) }')
+check "$got - $want <= 2 && $want - $got <= 2" "sort_big's share of cmp_keys: pprof $got %, program $want %"
+
+# what could not be finished, for the log (the whole machine's: other
+# processes' too, so not judged)
+echo "unwinder: walks $(stats_value unwind_walks) done $(stats_value unwind_done)" \
+	"no_cfi $(stats_value unwind_no_cfi) short_stack $(stats_value unwind_short_stack)" \
+	"bad_frame $(stats_value unwind_bad_frame) lost_bt_no_mapping $(stats_value lost_bt_no_mapping)"
