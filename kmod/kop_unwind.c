@@ -428,7 +428,11 @@ size_t kop_unwind_walk(struct kop_unwind *u, struct kop_task *k, pid_t tid,
 	} else {
 		rc = dwfl_getthread_frames(c->dwfl, tid > 0 ? tid : k->tgid,
 					   frame_cb, w);
-		if (rc == 0)
+		/* a return address that cannot be read ends the walk as
+		 * if it were the outermost frame: past the copy, it is not */
+		if (rc == 0 && w->past_copy)
+			*end = KOP_UNWIND_SHORT_STACK;
+		else if (rc == 0)
 			*end = KOP_UNWIND_DONE;
 		else if (w->nr == max)
 			*end = KOP_UNWIND_DEPTH;
