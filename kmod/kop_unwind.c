@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -51,13 +52,33 @@ struct cached {
 	struct walk_state *ws;	/* the Dwfl's callback argument */
 };
 
+/* An ELF file, opened once for every process that maps it: each
+ * process's Dwfl module takes a reference to the same Elf (libelf counts
+ * them), so a new process costs no open, no read of the headers and no
+ * section table per library, only its own Dwfl. */
+struct ufile {
+	uint64_t cookie;	/* 0: a free slot */
+	Elf *elf;		/* our reference; NULL: not to be had (kept,
+				 * so that it is not tried at every build) */
+	uint64_t vaddr, end;	/* first PT_LOAD's page, last one's end */
+	bool exec;		/* ET_EXEC: at its own addresses */
+	char name[80];		/* the module's name (its path's end) */
+};
+
+/* Files kept open: a busy system maps a few hundred. A build that finds
+ * the table half full empties it (the Dwfls keep their references). */
+#define NR_FILES 512
+
 struct kop_unwind {
 	struct kop_dcookies *dc;
 	const struct op_logger *lg;
 	struct cached cache[NR_CACHED];
 	uint64_t clock;
-	int vdso_fd;		/* our own vDSO's image (-1: none yet,
-				 * -2: not to be had) */
+	struct ufile files[NR_FILES];	/* open addressing by cookie */
+	size_t nr_files;
+	unsigned char *vdso;	/* our own vDSO's image, copied */
+	Elf *vdso_elf;		/* read from there */
+	bool vdso_tried;
 	bool logged_report;	/* a module failed to report: said once */
 	struct kop_unwind_stats st;
 	char *debuginfo_path;
@@ -126,16 +147,6 @@ bool kop_unwind_parse(const struct perf_event_header *h, size_t fixed,
 }
 
 /* ---- libdw's callbacks --------------------------------------------- */
-
-/* Files are ours to open (dwfl_report_elf): nothing is looked for. */
-static int find_elf_none(Dwfl_Module *mod, void **userdata,
-			 const char *modname, Dwarf_Addr base,
-			 char **file_name, Elf **elfp)
-{
-	(void)mod; (void)userdata; (void)modname; (void)base;
-	(void)file_name; (void)elfp;
-	return -1;
-}
 
 /* A word of a module's file, for an address the stack copy does not
  * hold (a CFI expression reading the code, a PLT). */
@@ -227,24 +238,25 @@ static int frame_cb(Dwfl_Frame *frame, void *arg)
 	return w->nr == w->max ? DWARF_CB_ABORT : DWARF_CB_OK;
 }
 
-/* ---- the vDSO ------------------------------------------------------ */
+/* ---- files --------------------------------------------------------- */
 
 /* The vDSO is the kernel's, the same image in every 64-bit process of a
- * boot: ours, copied once into a memfd that each Dwfl opens as a file.
- * Its size is what its headers span. */
-static int vdso_fd(struct kop_unwind *u)
+ * boot: ours, copied once, read as an ELF file in memory (its size is what
+ * its headers span). A new reference to it each call. */
+static Elf *vdso_elf(struct kop_unwind *u)
 {
 	const unsigned char *img = (const void *)getauxval(AT_SYSINFO_EHDR);
 	const Elf64_Ehdr *eh = (const void *)img;
 	uint64_t size;
-	int fd;
 
-	if (u->vdso_fd != -1)
-		return u->vdso_fd;
-	u->vdso_fd = -2;
+	if (u->vdso_elf)
+		return elf_begin(-1, ELF_C_READ_MMAP, u->vdso_elf);
+	if (u->vdso_tried)
+		return NULL;
+	u->vdso_tried = true;
 	if (!img || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
 	    eh->e_ident[EI_CLASS] != ELFCLASS64)
-		return -2;
+		return NULL;
 	size = eh->e_shoff + (uint64_t)eh->e_shnum * eh->e_shentsize;
 	for (unsigned int i = 0; i < eh->e_phnum; i++) {
 		const Elf64_Phdr *ph = (const void *)(img + eh->e_phoff +
@@ -253,17 +265,121 @@ static int vdso_fd(struct kop_unwind *u)
 		if (ph->p_type == PT_LOAD && ph->p_offset + ph->p_filesz > size)
 			size = ph->p_offset + ph->p_filesz;
 	}
-	if (size > (1u << 24))
-		return -2;
-	fd = memfd_create("opsampler-vdso", MFD_CLOEXEC);
+	if (size > (1u << 24) || !(u->vdso = malloc(size)))
+		return NULL;
+	memcpy(u->vdso, img, size);
+	u->vdso_elf = elf_memory((char *)u->vdso, size);
+	return u->vdso_elf ? elf_begin(-1, ELF_C_READ_MMAP, u->vdso_elf) : NULL;
+}
+
+/* A file read whole (mapped, or read in when it cannot be), so that its
+ * descriptor can be closed: a system-wide session meets thousands. */
+static Elf *open_file(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf;
+
 	if (fd < 0)
-		return -2;
-	if (write(fd, img, size) != (ssize_t)size) {
-		close(fd);
-		return -2;
+		return NULL;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	/* FDREAD reads in what is not mapped, and lets go of fd */
+	if (elf && (elf_kind(elf) != ELF_K_ELF || elf_cntl(elf, ELF_C_FDREAD))) {
+		elf_end(elf);
+		elf = NULL;
 	}
-	u->vdso_fd = fd;
-	return fd;
+	close(fd);
+	return elf;
+}
+
+/* Where f's segments lie relative to its load bias; false when it has
+ * none to load (or is no executable nor shared object). */
+static bool file_layout(struct ufile *f)
+{
+	GElf_Ehdr eh;
+	size_t phnum;
+	bool first = true;
+
+	if (!gelf_getehdr(f->elf, &eh) || elf_getphdrnum(f->elf, &phnum) ||
+	    (eh.e_type != ET_EXEC && eh.e_type != ET_DYN))
+		return false;
+	f->exec = eh.e_type == ET_EXEC;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr mem, *ph = gelf_getphdr(f->elf, (int)i, &mem);
+
+		if (!ph || ph->p_type != PT_LOAD)
+			continue;
+		if (first)
+			f->vaddr = ph->p_vaddr & -(ph->p_align ? ph->p_align : 1);
+		first = false;
+		if (ph->p_vaddr + ph->p_memsz > f->end)
+			f->end = ph->p_vaddr + ph->p_memsz;
+	}
+	return !first && f->end > f->vaddr;
+}
+
+static void file_drop(struct ufile *f)
+{
+	if (f->elf)
+		elf_end(f->elf);
+	memset(f, 0, sizeof(*f));
+}
+
+/* The file of cookie, opened at its first use. NULL when it cannot be
+ * had: a file gone or not ELF, an anonymous region other than the vDSO. */
+static struct ufile *get_file(struct kop_unwind *u, uint64_t cookie,
+			      struct kop_dcookie_info *info)
+{
+	size_t i = (size_t)(cookie * 0x9e3779b97f4a7c15ULL >> 55) % NR_FILES;
+	struct ufile *f = NULL;
+	size_t len;
+
+	for (size_t p = 0; p < NR_FILES && !f; p++, i = (i + 1) % NR_FILES) {
+		if (u->files[i].cookie == cookie)
+			return u->files[i].elf ? &u->files[i] : NULL;
+		if (!u->files[i].cookie)
+			f = &u->files[i];
+	}
+	if (!f)
+		return NULL;	/* full: build() empties it */
+	u->nr_files++;
+	f->cookie = cookie;
+	if (kop_dcookies_lookup(u->dc, cookie, info))
+		return NULL;
+	if (info->kind == KOP_IMAGE_ANON)
+		f->elf = strcmp(info->path, "[vdso]") ? NULL : vdso_elf(u);
+	else
+		f->elf = open_file(info->path);
+	len = strlen(info->path);
+	snprintf(f->name, sizeof(f->name), "%s",
+		 info->path + (len < sizeof(f->name) ? 0 : len - sizeof(f->name) + 1));
+	if (f->elf && !file_layout(f)) {
+		elf_end(f->elf);
+		f->elf = NULL;
+	}
+	if (!f->elf) {
+		u->st.nr_build_fail++;
+		if (info->kind == KOP_IMAGE_FILE && !u->logged_report) {
+			u->logged_report = true;
+			op_log(u->lg, OP_LOG_INFO,
+			       "kmod: unwind: cannot read %s as ELF (its frames end chains; said once)",
+			       info->path);
+		}
+		return NULL;
+	}
+	return f;
+}
+
+/* libdwfl asks for a module's Elf: one more reference to the file's. */
+static int find_elf_shared(Dwfl_Module *mod, void **userdata,
+			   const char *modname, Dwarf_Addr base,
+			   char **file_name, Elf **elfp)
+{
+	struct ufile *f = *userdata;
+
+	(void)mod; (void)modname; (void)base;
+	*file_name = NULL;
+	*elfp = f && f->elf ? elf_begin(-1, ELF_C_READ_MMAP, f->elf) : NULL;
+	return -1;
 }
 
 /* ---- per-process state --------------------------------------------- */
@@ -276,37 +392,40 @@ static void drop(struct cached *c)
 	memset(c, 0, sizeof(*c));
 }
 
-/* Report one mapping of k: a file at its load bias (mapping start less
+/* Report one mapping of k: its file at the load bias (mapping start less
  * its file offset: the layout every linker gives an executable segment,
- * p_vaddr and p_offset alike within it), the vDSO from our copy. */
+ * p_vaddr and p_offset alike within it; an ET_EXEC at its own
+ * addresses), the Elf taken at once, while the file's entry holds it. */
 static void report_map(struct kop_unwind *u, Dwfl *dwfl,
 		       const struct kop_map *m, struct kop_dcookie_info *info)
 {
+	struct ufile *f = get_file(u, m->cookie, info);
+	uint64_t bias;
 	Dwfl_Module *mod;
-	int fd;
+	void **ud;
 
-	if (kop_dcookies_lookup(u->dc, m->cookie, info))
+	if (!f)
 		return;
-	if (info->kind == KOP_IMAGE_ANON) {
-		if (strcmp(info->path, "[vdso]") || (fd = vdso_fd(u)) < 0 ||
-		    (fd = dup(fd)) < 0)
-			return;
-		mod = dwfl_report_elf(dwfl, "[vdso]", "[vdso]", fd, m->start, true);
-		if (!mod)
-			close(fd);
-	} else {
-		mod = dwfl_report_elf(dwfl, info->path, info->path, -1,
-				      m->start - m->pgoff, true);
-	}
-	if (!mod) {
-		u->st.nr_build_fail++;
-		if (!u->logged_report) {
-			u->logged_report = true;
-			op_log(u->lg, OP_LOG_INFO,
-			       "kmod: unwind: cannot read %s: %s (its frames end chains; said once)",
-			       info->path, dwfl_errmsg(-1));
-		}
-	}
+	bias = f->exec ? 0 : (m->pgoff & KOP_MAP_ANON) ? m->start :
+	       m->start - m->pgoff;
+	mod = dwfl_report_module(dwfl, f->name, bias + f->vaddr, bias + f->end);
+	if (!mod)
+		return;
+	dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
+	*ud = f;
+}
+
+/* After the report: each module takes its Elf now, while the file table
+ * holds it (it may be emptied by a later build). */
+static int take_elf(Dwfl_Module *mod, void **ud, const char *name,
+		    Dwarf_Addr start, void *arg)
+{
+	Dwarf_Addr bias;
+
+	(void)name; (void)start; (void)arg;
+	(void)dwfl_module_getelf(mod, &bias);
+	*ud = NULL;
+	return DWARF_CB_OK;
 }
 
 static int build(struct kop_unwind *u, struct cached *c, struct kop_task *k)
@@ -324,6 +443,14 @@ static int build(struct kop_unwind *u, struct cached *c, struct kop_task *k)
 	}
 	c->tgid = k->tgid;
 	c->gen = k->gen;
+	if (u->nr_files >= NR_FILES / 2) {
+		/* start the file table again, keeping none open (the
+		 * Dwfls keep what they use): at most NR_FILES / 2 files
+		 * are new to one build */
+		for (size_t j = 0; j < NR_FILES; j++)
+			file_drop(&u->files[j]);
+		u->nr_files = 0;
+	}
 	dwfl_report_begin(c->dwfl);
 	for (size_t i = 0; i < k->nr_maps; i++) {
 		const struct kop_map *m = &k->maps[i];
@@ -341,6 +468,7 @@ static int build(struct kop_unwind *u, struct cached *c, struct kop_task *k)
 	}
 	free(info);
 	dwfl_report_end(c->dwfl, NULL, NULL);
+	dwfl_getmodules(c->dwfl, take_elf, NULL, 0);
 	c->attached = dwfl_attach_state(c->dwfl, NULL, k->tgid, &thread_cbs,
 					c->ws);
 	u->st.nr_builds++;
@@ -456,7 +584,7 @@ struct kop_unwind *kop_unwind_new(struct kop_dcookies *dc,
 		return NULL;
 	u->dc = dc;
 	u->lg = lg;
-	u->vdso_fd = -1;
+	elf_version(EV_CURRENT);
 	/* separate debug files (.debug_frame) by build-id, locally only:
 	 * dwfl_standard_find_debuginfo could start a debuginfod client */
 	u->debuginfo_path = strdup("-:.debug:/usr/lib/debug");
@@ -464,7 +592,7 @@ struct kop_unwind *kop_unwind_new(struct kop_dcookies *dc,
 		free(u);
 		return NULL;
 	}
-	u->cb.find_elf = find_elf_none;
+	u->cb.find_elf = find_elf_shared;
 	u->cb.find_debuginfo = dwfl_build_id_find_debuginfo;
 	u->cb.section_address = dwfl_offline_section_address;
 	u->cb.debuginfo_path = &u->debuginfo_path;
@@ -477,8 +605,11 @@ void kop_unwind_free(struct kop_unwind *u)
 		return;
 	for (size_t i = 0; i < NR_CACHED; i++)
 		drop(&u->cache[i]);
-	if (u->vdso_fd >= 0)
-		close(u->vdso_fd);
+	for (size_t i = 0; i < NR_FILES; i++)
+		file_drop(&u->files[i]);
+	if (u->vdso_elf)
+		elf_end(u->vdso_elf);
+	free(u->vdso);
 	free(u->debuginfo_path);
 	free(u);
 }
