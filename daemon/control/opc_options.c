@@ -174,7 +174,12 @@ static int opc_check_flight(const struct op_settings *s)
 		if (op_flight_ring_bytes(s->flight_seconds,
 					 op_event_max_rate(&ev, "/proc"), rec,
 					 &bytes, err, sizeof(err))) {
-			opc_err("%s (event %s)", err, s->nr_events ? s->events[i] : "default");
+			if (s->callgraph_depth && s->unwind_stack)
+				opc_err("%s (event %s); each sample holds %u bytes of its user stack for --unwind=dwarf: fewer (--unwind=dwarf,BYTES) or frame pointers make the window cheaper",
+					err, s->nr_events ? s->events[i] : "default",
+					s->unwind_stack);
+			else
+				opc_err("%s (event %s)", err, s->nr_events ? s->events[i] : "default");
 			return -E2BIG;
 		}
 	}
