@@ -10,6 +10,10 @@
 #  - the two callers' shares, of qsort_r's callers in opreport -c and of
 #    cmp_keys' stacks in the pprof export, are within 2 percentage points
 #    of the program's;
+#  - Debian's own python3 (built without frame pointers), running a small
+#    loop in the same session: at least 90 % of its samples carry chains
+#    through the interpreter (Py_RunMain) to the caller of main
+#    (__libc_start_call_main: python's main has no symbol to be named by);
 #  - the unwinder's counters are in stats/.
 . "$top_srcdir/tests/e2e/lib.sh"
 . "$top_srcdir/tests/accuracy/acclib.sh"
@@ -31,6 +35,16 @@ grep -q '^UNWIND=dwarf,8192$' "$SESSION_DIR/daemonrc" ||
 	fail "the daemonrc does not hold UNWIND=dwarf,8192"
 op --start || fail "opcontrol --start failed"
 "$WORKLOADS/cgqsort" 4 >"$E2E_TMP/cgqsort.out" || fail "cgqsort workload failed"
+PYTHON=$(readlink -f /usr/bin/python3)
+[ -x "$PYTHON" ] || fail "no /usr/bin/python3 (Debian's python3 package)"
+/usr/bin/python3 -c '
+import time
+end = time.process_time() + 2
+x = 0
+while time.process_time() < end:
+    for i in range(10000):
+        x += i * i
+' || fail "python3 failed"
 op --status >"$E2E_TMP/status" || fail "opcontrol --status failed"
 cat "$E2E_TMP/status"
 grep -q "^Call chains: depth 64, user part by DWARF unwinding of 8192-byte stack copies" "$E2E_TMP/status" ||
@@ -94,3 +108,26 @@ check "$got - $want <= 2 && $want - $got <= 2" "sort_big's share of cmp_keys: pp
 echo "unwinder: walks $(stats_value unwind_walks) done $(stats_value unwind_done)" \
 	"no_cfi $(stats_value unwind_no_cfi) short_stack $(stats_value unwind_short_stack)" \
 	"bad_frame $(stats_value unwind_bad_frame) lost_bt_no_mapping $(stats_value lost_bt_no_mapping)"
+
+# python3: its stacks, through the interpreter to the caller of main
+"$OPEXPORT" --session-dir="$SESSION_DIR" -o "$E2E_TMP/py.pb.gz" "image:$PYTHON" \
+	2>"$E2E_TMP/export.err" ||
+	{ cat "$E2E_TMP/export.err" >&2; fail "opexport of python3's samples failed"; }
+go tool pprof -sample_index=samples -traces "$E2E_TMP/py.pb.gz" \
+	>"$E2E_TMP/py.raw" 2>"$E2E_TMP/pprof.err" ||
+	{ cat "$E2E_TMP/pprof.err" >&2; fail "go tool pprof -traces failed on python3's"; }
+awk '/^-----------\+/ { if (n) print line; n = 0; next }
+     /^ *[0-9]+ / && !n { line = $1; sub(/^ *[0-9]+ +/, ""); n = 1 }
+     n { sub(/^ +/, ""); line = line "\t" $0 }
+     END { if (n) print line }' "$E2E_TMP/py.raw" >"$E2E_TMP/py.traces"
+sort -t"$(printf '\t')" -k1,1nr "$E2E_TMP/py.traces" | awk 'NR <= 3'
+read -r all through < <(awk -F'\t' '{
+		all += $1; r = 0; m = 0
+		for (i = 2; i <= NF; i++) {
+			if ($i == "Py_RunMain") r = 1
+			if ($i == "__libc_start_call_main") m = 1
+		}
+		if (r && m) through += $1
+	} END { print all + 0, through + 0 }' "$E2E_TMP/py.traces")
+check "$all >= 500" "$all samples of python3 (>= 500 needed)"
+check "$through >= 0.9 * $all" "$through of python3's $all samples reach main through Py_RunMain (>= 90 %)"

@@ -29,6 +29,11 @@ BENCH_RUNS=${BENCH_RUNS:-3}
 # the call-graph one (opreport -c, perf report -g), and every figure's name
 # starts with cg_.
 BENCH_CALLGRAPH=${BENCH_CALLGRAPH:-0}
+# BENCH_UNWIND=STACK_BYTES (with BENCH_CALLGRAPH): the user part of chains by
+# DWARF unwinding of a stack copy that size, both tools (ours
+# --unwind=dwarf,BYTES, perf record --call-graph=dwarf,BYTES); the figures
+# start with dw_.
+BENCH_UNWIND=${BENCH_UNWIND:-0}
 NCPU=$(nproc)
 CLK_TCK=$(getconf CLK_TCK)
 
@@ -87,6 +92,7 @@ bench_have_op() { [ -x "$OPCONTROL" ] && [ -x "$OPREPORT" ]; }
 bench_line() {
 	local prefix=
 	[ "$BENCH_CALLGRAPH" = 0 ] || prefix=cg_
+	[ "$BENCH_UNWIND" = 0 ] || prefix=dw_
 	printf 'BENCH %s%s %s %s\n' "$prefix" "$1" "$2" "$3"
 }
 bench_note() { printf '# %s\n' "$*"; }
@@ -142,6 +148,7 @@ bench_perf_run() {
 	[ "${PERF_BUILDID:-0}" = 1 ] && nobid=
 	local graph=
 	[ "$BENCH_CALLGRAPH" = 0 ] || graph="--call-graph=fp,$BENCH_CALLGRAPH"
+	[ "$BENCH_UNWIND" = 0 ] || graph="--call-graph=dwarf,$BENCH_UNWIND"
 	local ts
 	ts=$(date +%s.%N)
 	"$CPUTIME" -o "$BENCH_TMP/perf.time" \
@@ -245,8 +252,10 @@ bench_op_run() {
 		op --shutdown >/dev/null 2>&1 || op_kill_daemon
 	fi
 	rm -rf "$SESSION_DIR"
+	local unwind=
+	[ "$BENCH_UNWIND" = 0 ] || unwind="--unwind=dwarf,$BENCH_UNWIND"
 	op --setup --no-vmlinux --event="cpu-clock:$period" --separate=none \
-		--callgraph="$BENCH_CALLGRAPH" >/dev/null ||
+		--callgraph="$BENCH_CALLGRAPH" $unwind >/dev/null ||
 		bench_die "opcontrol --setup failed"
 	local ts t0 cpu0
 	ts=$(date +%s.%N)

@@ -10,7 +10,9 @@
 #   - on the call-graph session, opreport -c (alone, with -g, -X, -w, -%,
 #     -t, --merge=lib, -r, -a, -e, --sort), and -l, which must leave the
 #     {cg} files alone in both tools; on a second one separated by CPU
-#     too ("callgraph-cpu"), -c, -c cpu:1 and -c --merge=cpu;
+#     too ("callgraph-cpu"), -c, -c cpu:1 and -c --merge=cpu; on a third
+#     whose user callers were found by DWARF unwinding ("callgraph-dwarf",
+#     --unwind=dwarf), -c, -c -g and -c -X;
 #   - ours -X under OProfile's schema: no error OProfile's XML lacks;
 #   - OProfile's opannotate and ours (--source, --assembly, both) on the
 #     workload: the same text;
@@ -22,7 +24,7 @@
 interop_need_peer
 e2e_need_perf
 
-KINDS="none cpu lib,kernel thread callgraph callgraph-cpu"
+KINDS="none cpu lib,kernel thread callgraph callgraph-cpu callgraph-dwarf"
 # The grid runs with the event the machine gives ("default": cycles where a
 # hardware PMU is usable, the timer otherwise). Where a PMU is usable, two
 # more sessions: cycles and instructions together (OProfile's two-column
@@ -75,6 +77,10 @@ record() {
 		op "$s" --setup --event=default --callgraph=16 --separate=cpu \
 			--pid="$holder" >/dev/null ||
 			fail "opcontrol --setup --callgraph --separate=cpu failed"
+	elif [ "$1" = callgraph-dwarf ]; then
+		op "$s" --setup --event=default --callgraph=16 --unwind=dwarf \
+			--pid="$holder" >/dev/null ||
+			fail "opcontrol --setup --callgraph=16 --unwind=dwarf failed"
 	elif [ "$1" = callgraph ]; then
 		# (--callgraph implies --separate=lib,kernel)
 		op "$s" --setup --event=default --callgraph=16 --pid="$holder" >/dev/null ||
@@ -111,6 +117,13 @@ for k in $KINDS; do
 		cell_opreport "opreport-c@$k" "$s" -c
 		cell_opreport "opreport-c-cpu1@$k" "$s" -c cpu:1
 		cell_opreport "opreport-c-merge-cpu@$k" "$s" -c --merge=cpu
+		continue
+	fi
+	if [ "$k" = callgraph-dwarf ]; then
+		# the arcs of DWARF-unwound chains: OProfile reads them as any
+		cell_opreport "opreport-c@$k" "$s" -c
+		cell_opreport "opreport-c-g@$k" "$s" -c -g "$LIBCALL"
+		cell_opreport "opreport-c-X@$k" "$s" -c -X
 		continue
 	fi
 	if [ "$k" = callgraph ]; then

@@ -206,6 +206,7 @@ static void test_defaults(void **state)
 	assert_string_equal(s.image, "");
 	assert_false(s.verbose);
 	assert_int_equal(s.callgraph_depth, 0);
+	assert_int_equal(s.unwind_stack, 0);	/* frame pointers */
 }
 
 static void test_save_load(void **state)
@@ -222,6 +223,7 @@ static void test_save_load(void **state)
 	strcpy(s.events[1], "TIMER:1000000:0:1:0");
 	s.separate = OP_SEP_LIB | OP_SEP_CPU;
 	s.callgraph_depth = 12;
+	s.unwind_stack = 16384;
 	s.buffer_size = 1 << 20;
 	s.buffer_watershed = 1 << 18;
 	s.cpu_buffer_size = 1 << 21;
@@ -529,9 +531,47 @@ static void test_flight_ring_bytes(void **state)
 	assert_non_null(strstr(err, "limit of 256 MiB"));
 	assert_int_equal(op_flight_ring_bytes(0, 1000, 32, &bytes, err, sizeof(err)), -EINVAL);
 	assert_int_equal(op_flight_ring_bytes(3601, 1000, 32, &bytes, err, sizeof(err)), -EINVAL);
-	/* call chains make records longer */
+	/* call chains make records longer; a stack copy more so: its size
+	 * word, the copy and the bytes filled, the abi and 17 registers */
 	assert_int_equal(op_flight_record_bytes(0, 0), 32);
 	assert_int_equal(op_flight_record_bytes(16, 0), 32 + 8 * 20);
+	assert_int_equal(op_flight_record_bytes(16, 8192), 32 + 8 * 20 + 8 * 18 + 8 + 8192 + 8);
+	assert_int_equal(op_flight_record_bytes(0, 8192), 32);
+}
+
+/* --unwind=fp|dwarf[,STACK_BYTES] */
+static void test_unwind_parse(void **state)
+{
+	char err[256], buf[32];
+	unsigned int stack = 1;
+	bool capped = true;
+
+	(void)state;
+	assert_int_equal(op_unwind_parse("fp", &stack, &capped, err, sizeof(err)), 0);
+	assert_int_equal(stack, 0);
+	assert_false(capped);
+	assert_int_equal(op_unwind_parse("dwarf", &stack, &capped, err, sizeof(err)), 0);
+	assert_int_equal(stack, OP_UNWIND_DEFAULT_STACK);
+	assert_int_equal(op_unwind_parse("dwarf,4096", &stack, &capped, err, sizeof(err)), 0);
+	assert_int_equal(stack, 4096);
+	/* rounded up to the kernel's multiple of 8; cut to its limit */
+	assert_int_equal(op_unwind_parse("dwarf,1001", &stack, &capped, err, sizeof(err)), 0);
+	assert_int_equal(stack, 1008);
+	assert_false(capped);
+	assert_int_equal(op_unwind_parse("dwarf,1000000", &stack, &capped, err, sizeof(err)), 0);
+	assert_int_equal(stack, OP_UNWIND_MAX_STACK);
+	assert_true(capped);
+	for (const char *const *bad = (const char *const[]){ "", "lbr", "dwarf,",
+	     "dwarf,0", "dwarf,-8", "dwarf,12k", "dwarf,99999999999999999999",
+	     "dwarf8192", "fp,8", NULL }; *bad; bad++) {
+		err[0] = '\0';
+		assert_int_equal(op_unwind_parse(*bad, &stack, &capped, err, sizeof(err)), -EINVAL);
+		assert_non_null(strstr(err, "--unwind="));
+	}
+	op_unwind_format(0, buf, sizeof(buf));
+	assert_string_equal(buf, "fp");
+	op_unwind_format(8192, buf, sizeof(buf));
+	assert_string_equal(buf, "dwarf,8192");
 }
 
 static void test_session_names(void **state)
@@ -562,6 +602,7 @@ int main(void)
 		cmocka_unit_test(test_buffers_check),
 		cmocka_unit_test(test_cpu_list),
 		cmocka_unit_test(test_flight_ring_bytes),
+		cmocka_unit_test(test_unwind_parse),
 		cmocka_unit_test(test_session_names),
 		cmocka_unit_test_setup_teardown(test_oprofile_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_lines, setup, teardown),

@@ -10,7 +10,7 @@ e2e_need_perf
 expect 0 "--save=NAME" "$OPCONTROL" --help
 for opt in --init --setup --status --start-daemon --start --dump --stop \
 	--shutdown --reset --save --deinit --session-dir --event --separate \
-	--callgraph --image --vmlinux --no-vmlinux --buffer-size \
+	--callgraph --unwind --image --vmlinux --no-vmlinux --buffer-size \
 	--buffer-watershed --cpu-buffer-size --pid --cpu --verbose --list-events \
 	--version; do
 	grep -qF -- "$opt" <<<"$OUT" || fail "--help does not list $opt"
@@ -36,6 +36,9 @@ expect 2 "bad event specification \"TIMER:100000:0:2\" at \"2\"" opc --setup --e
 expect 2 "event TIMER is given twice" opc --setup --event=TIMER:100000 --event=cpu-clock:200000
 expect 2 "at most 8 events" opc --setup $(for i in 1 2 3 4 5 6 7 8 9; do echo --event=cpu-clock; done)
 expect 2 "--separate: unknown value" opc --setup --separate=bogus
+expect 2 "--unwind=lbr: expected fp, dwarf or dwarf,STACK_BYTES" opc --setup --unwind=lbr
+expect 2 "--unwind=dwarf,12k: the stack size must be a number of bytes, 8 to 65528" \
+	opc --setup --unwind=dwarf,12k
 expect 2 '--buffer-size: "12k" is not a number' opc --setup --buffer-size=12k
 expect 2 "--buffer-watershed (200000) must be smaller than --buffer-size (131072)" \
 	opc --setup --buffer-size=131072 --buffer-watershed=200000

@@ -17,10 +17,11 @@ expect 127 "No such file or directory" "$OPERF" ./not/there
 touch "$E2E_TMP/not-executable"
 expect 126 "Permission denied" "$OPERF" "$E2E_TMP/not-executable"
 expect 2 "--vmlinux=/no/such/vmlinux" "$OPERF" --vmlinux=/no/such/vmlinux true
+expect 2 "--unwind=dwarf,0: the stack size must be a number of bytes" "$OPERF" --unwind=dwarf,0 true
 [ ! -e "$E2E_TMP/oprofile_data" ] || fail "a refused operf created ./oprofile_data"
 
 expect 0 "--system-wide" "$OPERF" --help
-for opt in --pid --system-wide --events --callgraph --separate-thread \
+for opt in --pid --system-wide --events --callgraph --unwind --separate-thread \
 	--separate-cpu --session-dir --vmlinux --append --lazy-conversion \
 	--verbose --version; do
 	grep -qF -- "$opt" <<<"$OUT" || fail "--help does not list $opt"
