@@ -341,6 +341,7 @@ void opd_session_stats(struct opd_session *s, struct opd_stats *st)
 		st->v[OPD_UNWIND_SHORT_STACK] = ks.nr_unwind_short_stack;
 		st->v[OPD_UNWIND_BAD_FRAME] = ks.nr_unwind_bad_frame;
 		st->v[OPD_UNWIND_DONE] = ks.nr_unwind_done;
+		st->v[OPD_UNWIND_FP_FALLBACK] = ks.nr_unwind_fp_fallback;
 		st->v[OPD_UNWIND_WALKS] = ks.nr_unwind_walks;
 		st->v[OPD_UNWIND_PCS] = ks.nr_unwind_pcs;
 		st->v[OPD_UNWIND_NS] = ks.unwind_ns;

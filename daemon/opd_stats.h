@@ -46,6 +46,7 @@ enum opd_counter_id {
 	OPD_UNWIND_SHORT_STACK,		/* a frame past the stack copy */
 	OPD_UNWIND_BAD_FRAME,		/* an impossible frame */
 	OPD_UNWIND_DONE,		/* user parts unwound to the end */
+	OPD_UNWIND_FP_FALLBACK,		/* ... some frames by frame pointer */
 	OPD_UNWIND_WALKS,		/* user parts unwound */
 	OPD_UNWIND_PCS,			/* pcs they found */
 	OPD_UNWIND_NS,			/* time the sync thread spent on them */

@@ -129,6 +129,9 @@ struct kop_stats {
 					 * usable registers */
 	uint64_t nr_unwind_done;	/* user parts that reached the
 					 * outermost frame */
+	uint64_t nr_unwind_fp_fallback;	/* user parts with frames found by
+					 * libdw's frame-pointer fallback,
+					 * through code with no unwind table */
 	uint64_t nr_unwind_walks;	/* user parts unwound */
 	uint64_t nr_unwind_pcs;		/* pcs they found */
 	uint64_t unwind_ns;		/* time the sync thread spent in them */

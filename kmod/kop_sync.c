@@ -1170,6 +1170,7 @@ void kop_sync_read_stats(struct kop_sync *s, struct kop_stats *st)
 	st->nr_unwind_short_stack = s->pub.nr_unwind_short_stack;
 	st->nr_unwind_bad_frame = s->pub.nr_unwind_bad_frame;
 	st->nr_unwind_done = s->pub.nr_unwind_done;
+	st->nr_unwind_fp_fallback = s->pub.nr_unwind_fp_fallback;
 	st->nr_unwind_walks = s->pub.nr_unwind_walks;
 	st->nr_unwind_pcs = s->pub.nr_unwind_pcs;
 	st->unwind_ns = s->pub.unwind_ns;

@@ -93,7 +93,8 @@ struct kop_counts {
 		 nr_chains, nr_bt_lost_no_mapping, nr_bt_truncated,
 		 nr_bt_aborted, nr_lost_sideband;
 	uint64_t nr_unwind_no_cfi, nr_unwind_short_stack,
-		 nr_unwind_bad_frame, nr_unwind_done, nr_unwind_walks,
+		 nr_unwind_bad_frame, nr_unwind_done, nr_unwind_fp_fallback,
+		 nr_unwind_walks,
 		 nr_unwind_pcs, unwind_ns;
 	uint64_t throttled;
 };

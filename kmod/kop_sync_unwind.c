@@ -52,6 +52,7 @@ void kop_sync_unwind(struct kop_sync *s, struct kop_cpu_out *o,
 	struct kop_unwind_stats us;
 	struct kop_user_regs ur;
 	enum kop_unwind_end end;
+	unsigned int nr_fp;
 	size_t n, first = kernel ? 0 : 1;
 
 	if (!kop_unwind_parse(h, sizeof(*rec), &ur)) {
@@ -67,11 +68,14 @@ void kop_sync_unwind(struct kop_sync *s, struct kop_cpu_out *o,
 	if (ur.abi == PERF_SAMPLE_REGS_ABI_NONE || !k || e->nr_frames >= depth)
 		return;
 	n = kop_unwind_walk(s->unwind, k, (pid_t)rec->tid, &ur, s->unwind_pcs,
-			    depth - e->nr_frames + first, &end);
+			    depth - e->nr_frames + first, &end, &nr_fp);
 	kop_unwind_get_stats(s->unwind, &us);
 	s->counts.nr_unwind_walks = us.nr_walks;
 	s->counts.nr_unwind_pcs = us.nr_pcs;
 	s->counts.unwind_ns = us.walk_ns;
+	/* not a loss: counted beside how the chain ended */
+	if (nr_fp)
+		s->counts.nr_unwind_fp_fallback++;
 	for (size_t i = first; i < n; i++) {
 		uint64_t pc = s->unwind_pcs[i];
 		const struct kop_map *m = kop_task_lookup(k, pc);

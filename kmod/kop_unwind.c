@@ -36,11 +36,21 @@ struct walk_state {
 	uint64_t sp, stack_size;
 	bool past_copy;		/* a read above the copy, in the stack */
 	/* the frame callback's */
+	struct cached *c;
 	uint64_t *pcs;
 	size_t nr, max;
 	uint64_t last_pc;
 	bool last_activation;
+	bool last_no_cfi;	/* the last frame has no unwind table: its
+				 * caller, if any, is libdw's frame-pointer
+				 * guess */
+	unsigned int nr_fp;	/* frames found by that guess */
 };
+
+/* Whether a pc has an unwind table entry, remembered: libdw does not say
+ * when it fell back to the frame pointer, so each frame is asked, and a
+ * process runs the same few hundred pcs again and again. */
+#define NR_FDE_MEMO 256
 
 struct cached {
 	pid_t tgid;
@@ -49,6 +59,8 @@ struct cached {
 	Dwfl *dwfl;
 	bool attached;
 	struct walk_state *ws;	/* the Dwfl's callback argument */
+	uint64_t memo_pc[NR_FDE_MEMO];	/* pc + 1; 0: empty */
+	int8_t memo_cfi[NR_FDE_MEMO];	/* cfi_at() of it */
 };
 
 /* An ELF file, opened once for every process that maps it: each
@@ -223,6 +235,41 @@ static const Dwfl_Thread_Callbacks thread_cbs = {
 	.set_initial_registers = set_initial_registers,
 };
 
+/* Has the module of pc an unwind table entry for it: 1 yes, 0 no, -1 no
+ * module holds pc. .eh_frame first, then .debug_frame, as libdw looks. */
+static int cfi_at(Dwfl *dwfl, Dwarf_Addr pc)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
+	Dwarf_Addr bias;
+	Dwarf_CFI *cfi;
+	Dwarf_Frame *fr;
+
+	if (!mod)
+		return -1;
+	cfi = dwfl_module_eh_cfi(mod, &bias);
+	if (cfi && dwarf_cfi_addrframe(cfi, pc - bias, &fr) == 0) {
+		free(fr);
+		return 1;
+	}
+	cfi = dwfl_module_dwarf_cfi(mod, &bias);
+	if (cfi && dwarf_cfi_addrframe(cfi, pc - bias, &fr) == 0) {
+		free(fr);
+		return 1;
+	}
+	return 0;
+}
+
+static int cfi_memo(struct cached *c, Dwarf_Addr pc)
+{
+	size_t i = (size_t)((pc * 0x9e3779b97f4a7c15ULL) >> 56) % NR_FDE_MEMO;
+
+	if (c->memo_pc[i] != pc + 1) {
+		c->memo_cfi[i] = (int8_t)cfi_at(c->dwfl, pc);
+		c->memo_pc[i] = pc + 1;
+	}
+	return c->memo_cfi[i];
+}
+
 static int frame_cb(Dwfl_Frame *frame, void *arg)
 {
 	struct walk_state *w = arg;
@@ -231,10 +278,15 @@ static int frame_cb(Dwfl_Frame *frame, void *arg)
 
 	if (!dwfl_frame_pc(frame, &pc, &activation))
 		return DWARF_CB_ABORT;
+	w->nr_fp += w->last_no_cfi;
 	w->last_pc = pc;
 	w->last_activation = activation;
 	w->pcs[w->nr++] = pc;
-	return w->nr == w->max ? DWARF_CB_ABORT : DWARF_CB_OK;
+	if (w->nr == w->max)
+		return DWARF_CB_ABORT;
+	/* libdw unwinds this frame next: by its table, or by a guess */
+	w->last_no_cfi = cfi_memo(w->c, pc - (activation ? 0 : 1)) == 0;
+	return DWARF_CB_OK;
 }
 
 /* ---- files --------------------------------------------------------- */
@@ -498,31 +550,22 @@ static struct cached *lookup(struct kop_unwind *u, struct kop_task *k)
 /* Why a walk that failed ended at its last frame. A frame with no
  * unwind table first: libdw then tries the frame pointer, whose failure
  * may read anywhere. */
-static enum kop_unwind_end why(Dwfl *dwfl, const struct walk_state *w)
+static enum kop_unwind_end why(struct cached *c, const struct walk_state *w)
 {
-	Dwarf_Addr pc = w->last_pc - (w->last_activation ? 0 : 1), bias;
-	Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
-	Dwarf_CFI *cfi;
-	Dwarf_Frame *fr;
-
-	if (!mod)
+	switch (cfi_memo(c, w->last_pc - (w->last_activation ? 0 : 1))) {
+	case -1:
 		return KOP_UNWIND_NO_MODULE;
-	cfi = dwfl_module_eh_cfi(mod, &bias);
-	if (cfi && dwarf_cfi_addrframe(cfi, pc - bias, &fr) == 0) {
-		free(fr);
+	case 0:
+		return KOP_UNWIND_NO_CFI;
+	default:
 		return w->past_copy ? KOP_UNWIND_SHORT_STACK : KOP_UNWIND_BAD_FRAME;
 	}
-	cfi = dwfl_module_dwarf_cfi(mod, &bias);
-	if (cfi && dwarf_cfi_addrframe(cfi, pc - bias, &fr) == 0) {
-		free(fr);
-		return w->past_copy ? KOP_UNWIND_SHORT_STACK : KOP_UNWIND_BAD_FRAME;
-	}
-	return KOP_UNWIND_NO_CFI;
 }
 
 size_t kop_unwind_walk(struct kop_unwind *u, struct kop_task *k, pid_t tid,
 		       const struct kop_user_regs *ur, uint64_t *pcs,
-		       size_t max, enum kop_unwind_end *end)
+		       size_t max, enum kop_unwind_end *end,
+		       unsigned int *nr_fp)
 {
 	uint64_t t0 = now_ns();
 	struct walk_state *w;
@@ -530,6 +573,7 @@ size_t kop_unwind_walk(struct kop_unwind *u, struct kop_task *k, pid_t tid,
 	int rc;
 
 	*end = KOP_UNWIND_BAD_FRAME;
+	*nr_fp = 0;
 	if (!ur->regs || ur->abi != PERF_SAMPLE_REGS_ABI_64 || !max)
 		return 0;
 	c = lookup(u, k);
@@ -543,8 +587,11 @@ size_t kop_unwind_walk(struct kop_unwind *u, struct kop_task *k, pid_t tid,
 	w->stack_size = ur->stack ? ur->stack_size : 0;
 	w->sp = w->regs[DWARF_SP];
 	w->past_copy = false;
+	w->c = c;
 	w->pcs = pcs;
 	w->nr = 0;
+	w->last_no_cfi = false;
+	w->nr_fp = 0;
 	w->max = max;
 	w->last_pc = w->regs[DWARF_IP];
 	w->last_activation = true;
@@ -566,8 +613,9 @@ size_t kop_unwind_walk(struct kop_unwind *u, struct kop_task *k, pid_t tid,
 		else if (w->nr == 0)
 			pcs[w->nr++] = w->regs[DWARF_IP];
 		else
-			*end = why(c->dwfl, w);
+			*end = why(c, w);
 	}
+	*nr_fp = w->nr_fp;
 	u->st.nr_walks++;
 	u->st.nr_pcs += w->nr;
 	u->st.walk_ns += now_ns() - t0;

@@ -88,11 +88,14 @@ void kop_unwind_free(struct kop_unwind *u);
  * (at most max, max >= 1): pcs[0] is the user pc the registers hold (the
  * sampled pc, or where the task entered the kernel), then each caller's
  * return address. Returns the number found and why the walk ended in
- * *end. 0 when the registers are missing or not 64-bit (*end
- * KOP_UNWIND_BAD_FRAME). */
+ * *end; *nr_fp: how many of them libdw found by following the frame
+ * pointer from a frame with no unwind table (its fallback: right for code
+ * built with frame pointers, a guess for the rest). 0 when the registers
+ * are missing or not 64-bit (*end KOP_UNWIND_BAD_FRAME). */
 size_t kop_unwind_walk(struct kop_unwind *u, struct kop_task *k, pid_t tid,
 		       const struct kop_user_regs *ur, uint64_t *pcs,
-		       size_t max, enum kop_unwind_end *end);
+		       size_t max, enum kop_unwind_end *end,
+		       unsigned int *nr_fp);
 
 void kop_unwind_get_stats(const struct kop_unwind *u,
 			  struct kop_unwind_stats *st);

@@ -36,6 +36,7 @@
 #define OP_STAT_UNWIND_SHORT_STACK	"unwind_short_stack"
 #define OP_STAT_UNWIND_BAD_FRAME	"unwind_bad_frame"
 #define OP_STAT_UNWIND_DONE		"unwind_done"
+#define OP_STAT_UNWIND_FP_FALLBACK	"unwind_fp_fallback"
 #define OP_STAT_UNWIND_WALKS		"unwind_walks"
 #define OP_STAT_UNWIND_PCS		"unwind_pcs"
 #define OP_STAT_UNWIND_NS		"unwind_ns"

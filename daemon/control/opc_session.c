@@ -228,28 +228,28 @@ static const char *const opc_plain_keys[] = {
 	"callgraph_arcs", "callgraph_depth", "profile_pid", "profile_cpus",
 	"flight_seconds", "flight_ring_bytes", "flight_fill", "images_kept",
 	"unwind", "unwind_stack_bytes", "unwind_done", "unwind_walks",
-	"unwind_pcs", "unwind_ns",
+	"unwind_pcs", "unwind_ns", "unwind_fp_fallback",
 };
 
 /* The DWARF unwinder's own figures, when it ran: walks, pcs a walk, the
  * share that reached the outermost frame, its time a walk. */
 static void opc_print_unwinder(const char *reply)
 {
-	char v[4][64];
-	const char *keys[4] = { "unwind_walks", "unwind_pcs", "unwind_done",
-				"unwind_ns" };
+	char v[5][64];
+	const char *keys[5] = { "unwind_walks", "unwind_pcs", "unwind_done",
+				"unwind_ns", "unwind_fp_fallback" };
 	double walks;
 
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 5; i++)
 		if (!opc_status_value(reply, keys[i], v[i], sizeof(v[i])))
 			return;
 	walks = strtod(v[0], NULL);
 	if (walks <= 0)
 		return;
-	printf("Unwinding: %s user stacks, %.1f frames each, %.1f %% to the outermost frame, %.1f us each\n",
+	printf("Unwinding: %s user stacks, %.1f frames each, %.1f %% to the outermost frame, %.1f us each, %s through a frame pointer where no unwind table was\n",
 	       v[0], strtod(v[1], NULL) / walks,
 	       100.0 * strtod(v[2], NULL) / walks,
-	       strtod(v[3], NULL) / walks / 1000.0);
+	       strtod(v[3], NULL) / walks / 1000.0, v[4]);
 }
 
 static bool opc_is_plain_key(const char *key, size_t len)

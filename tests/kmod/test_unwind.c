@@ -5,7 +5,9 @@
  * each is unwound through a task table built from those mappings, and the
  * pcs found are named (libdw's symbol tables, apart from the unwinder) and
  * checked against the calls the helper made: the main thread, another
- * thread, a library loaded after start, a frame without unwind tables, a
+ * thread, a library loaded after start, a frame without unwind tables
+ * (without a frame pointer: the chain ends; with one: libdw's fallback
+ * follows it, and it is counted), a
  * stack copy cut short and a recursion deeper than the copy, a signal
  * frame. And the record parser on records whose sizes do not add up. */
 #include "config.h"
@@ -171,7 +173,9 @@ static size_t walk(struct env *e, const struct rec_case *c, size_t cut,
 		.stack_size = cut ? cut : c->stack_size,
 	};
 
-	return kop_unwind_walk(e->u, e->k, c->tid, &ur, pcs, max, end);
+	unsigned int nr_fp;
+
+	return kop_unwind_walk(e->u, e->k, c->tid, &ur, pcs, max, end, &nr_fp);
 }
 
 /* The names of pcs (the first the sampled one, the others return
@@ -316,6 +320,47 @@ static void test_no_cfi(void **state)
 	free(c.stack);
 }
 
+/* No unwind table, but a frame pointer: libdw's fallback finds the
+ * caller, and says so (one frame by it); with tables again from there. */
+static void test_fp_fallback(void **state)
+{
+	static const char *const want[] = { "rec_capture", "take", "fp_target",
+		"fp_call", "fp_caller", "main", "__libc_start_call_main", NULL };
+	struct rec_case c;
+	struct env e;
+	uint64_t pcs[MAX_PCS];
+	char names[MAX_PCS][128];
+	struct kop_user_regs ur;
+	enum kop_unwind_end end;
+	unsigned int nr_fp;
+	size_t n;
+
+	(void)state;
+	load("fp", &c);
+	env_init(&e, &c);
+	ur = (struct kop_user_regs){ .abi = PERF_SAMPLE_REGS_ABI_64,
+		.regs = (const unsigned char *)c.regs, .stack = c.stack,
+		.stack_size = c.stack_size };
+	n = kop_unwind_walk(e.u, e.k, c.tid, &ur, pcs, MAX_PCS, &end, &nr_fp);
+	name_pcs(&c, pcs, n, names);
+	show("fp", names, n, end);
+	assert_int_equal(end, KOP_UNWIND_DONE);
+	assert_true(in_order(names, n, want));
+	assert_int_equal(nr_fp, 1);
+	/* and none where every frame has a table */
+	env_release(&e);
+	free(c.stack);
+	load("main", &c);
+	env_init(&e, &c);
+	ur.regs = (const unsigned char *)c.regs;
+	ur.stack = c.stack;
+	ur.stack_size = c.stack_size;
+	kop_unwind_walk(e.u, e.k, c.tid, &ur, pcs, MAX_PCS, &end, &nr_fp);
+	assert_int_equal(nr_fp, 0);
+	env_release(&e);
+	free(c.stack);
+}
+
 /* a copy cut after a few frames, and a recursion deeper than 8 KiB */
 static void test_short_stack(void **state)
 {
@@ -411,6 +456,7 @@ static void test_depth_and_abi(void **state)
 	uint64_t pcs[MAX_PCS];
 	enum kop_unwind_end end;
 	struct kop_user_regs ur;
+	unsigned int nr_fp;
 
 	(void)state;
 	load("main", &c);
@@ -420,7 +466,7 @@ static void test_depth_and_abi(void **state)
 	ur = (struct kop_user_regs){ .abi = PERF_SAMPLE_REGS_ABI_32,
 		.regs = (const unsigned char *)c.regs, .stack = c.stack,
 		.stack_size = c.stack_size };
-	assert_int_equal(kop_unwind_walk(e.u, e.k, c.tid, &ur, pcs, MAX_PCS, &end), 0);
+	assert_int_equal(kop_unwind_walk(e.u, e.k, c.tid, &ur, pcs, MAX_PCS, &end, &nr_fp), 0);
 	assert_int_equal(end, KOP_UNWIND_BAD_FRAME);
 	env_release(&e);
 	free(c.stack);
@@ -495,6 +541,7 @@ int main(void)
 		cmocka_unit_test(test_other_thread),
 		cmocka_unit_test(test_signal_frame),
 		cmocka_unit_test(test_no_cfi),
+		cmocka_unit_test(test_fp_fallback),
 		cmocka_unit_test(test_short_stack),
 		cmocka_unit_test(test_dlopen),
 		cmocka_unit_test(test_depth_and_abi),

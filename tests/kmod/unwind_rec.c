@@ -10,6 +10,8 @@
  *   dl_after   main > (LIB's) unwind_lib_call > lib_cb > take, after dlopen
  *   nocfi      main > nocfi_call (no unwind table, no frame pointer) >
  *              nocfi_target > take
+ *   fp         main > fp_caller > fp_call (no unwind table, but a frame
+ *              pointer) > fp_target > take
  *   deep       main > deep (400 frames of recursion, deeper than the copy)
  *   signal     main > rec_sig > raise ... signal frame > on_signal > take
  * Built -O2 -fomit-frame-pointer, as Debian's libraries are; the helpers
@@ -43,6 +45,9 @@ struct rec_state {
 
 void rec_capture(struct rec_state *st);
 void nocfi_call(int (*fn)(void));
+void fp_call(int (*fn)(void));
+int fp_target(void);
+int fp_caller(void);
 int rec_a(const char *name);
 int rec_b(const char *name);
 int lib_cb(void);
@@ -91,7 +96,18 @@ __asm__(
 	"	call *%rdi\n"
 	"	popq %rbp\n"
 	"	ret\n"
-	"	.size nocfi_call, .-nocfi_call\n");
+	"	.size nocfi_call, .-nocfi_call\n"
+	/* no unwind table either, but a frame pointer: libdw's fallback
+	 * follows it to the caller */
+	"	.globl fp_call\n"
+	"	.type fp_call, @function\n"
+	"fp_call:\n"
+	"	pushq %rbp\n"
+	"	movq %rsp, %rbp\n"
+	"	call *%rdi\n"
+	"	popq %rbp\n"
+	"	ret\n"
+	"	.size fp_call, .-fp_call\n");
 
 static const char *outdir;
 static __thread uintptr_t stack_top;	/* the thread's stack's end */
@@ -186,6 +202,18 @@ __attribute__((noinline)) int nocfi_target(void)
 	return take("nocfi") - sink;
 }
 
+__attribute__((noinline)) int fp_target(void)
+{
+	return take("fp") + 5 * sink;
+}
+
+/* fp_call's caller: found through fp_call's frame pointer */
+__attribute__((noinline)) int fp_caller(void)
+{
+	fp_call(fp_target);
+	return sink + 2;
+}
+
 __attribute__((noinline)) int deep(int n)
 {
 	volatile char pad[48];
@@ -271,6 +299,7 @@ int main(int argc, char **argv)
 	}
 	sink += lib_call(lib_cb);
 	nocfi_call(nocfi_target);
+	sink += fp_caller();
 	sink += deep(400);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
