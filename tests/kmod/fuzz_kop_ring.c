@@ -94,6 +94,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1)
 		return 0;
 	cfg.proc_root = proc_root;
+	/* the first byte's low bits (below the ring offset's granularity)
+	 * choose the sample layout: with a chain, and with the user
+	 * registers and a stack copy unwound (--unwind=dwarf) */
+	if (data[0] & 1)
+		cfg.callgraph_depth = 8;
+	if ((data[0] & 3) == 3)
+		cfg.unwind_stack_bytes = 256;
 	if (kop_session_new(&cfg, &s))
 		return 0;
 	if (kop_session_start(s)) {
