@@ -10,6 +10,10 @@
 #  - the two callers' shares, of qsort_r's callers in opreport -c and of
 #    cmp_keys' stacks in the pprof export, are within 2 percentage points
 #    of the program's;
+#  - tests/workloads/cgleaf, built with frame pointers, in the same
+#    session: cg_leaf's callers' shares as acc_callgraph.sh finds them by
+#    frame pointers, within 2 points of the program's (the same chains by
+#    both methods);
 #  - Debian's own python3 (built without frame pointers), running a small
 #    loop in the same session: at least 90 % of its samples carry chains
 #    through the interpreter (Py_RunMain) to the caller of main
@@ -35,6 +39,7 @@ grep -q '^UNWIND=dwarf,8192$' "$SESSION_DIR/daemonrc" ||
 	fail "the daemonrc does not hold UNWIND=dwarf,8192"
 op --start || fail "opcontrol --start failed"
 "$WORKLOADS/cgqsort" 4 >"$E2E_TMP/cgqsort.out" || fail "cgqsort workload failed"
+"$WORKLOADS/cgleaf" 2 >"$E2E_TMP/cgleaf.out" || fail "cgleaf workload failed"
 PYTHON=$(readlink -f /usr/bin/python3)
 [ -x "$PYTHON" ] || fail "no /usr/bin/python3 (Debian's python3 package)"
 /usr/bin/python3 -c '
@@ -131,3 +136,15 @@ read -r all through < <(awk -F'\t' '{
 	} END { print all + 0, through + 0 }' "$E2E_TMP/py.traces")
 check "$all >= 500" "$all samples of python3 (>= 500 needed)"
 check "$through >= 0.9 * $all" "$through of python3's $all samples reach main through Py_RunMain (>= 90 %)"
+
+# cgleaf (frame pointers): the same callers by DWARF unwinding
+cg_block "$E2E_TMP/report" cg_leaf callers >"$E2E_TMP/leaf.callers"
+echo "cg_leaf's callers:"; cat "$E2E_TMP/leaf.callers"
+a=$(awk '$3 == "cg_via_a" { n += $1 } END { print n + 0 }' "$E2E_TMP/leaf.callers")
+b=$(awk '$3 == "cg_via_b" { n += $1 } END { print n + 0 }' "$E2E_TMP/leaf.callers")
+check "$a + $b >= 2000" "$a + $b samples of cg_leaf through its callers (>= 2000 needed)"
+want_a=$(share_of "$E2E_TMP/cgleaf.out" via_a)
+want_b=$(share_of "$E2E_TMP/cgleaf.out" via_b)
+got=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", 100 * a / (a + b) }')
+want=$(awk -v a="$want_a" -v b="$want_b" 'BEGIN { printf "%.3f", 100 * a / (a + b) }')
+check "$got - $want <= 2 && $want - $got <= 2" "cg_via_a's share of cg_leaf, DWARF-unwound: opreport -c $got %, program $want %"
