@@ -137,7 +137,7 @@ static int parse_options(struct operf *o, int argc, const char **argv)
 		{ "callgraph", 'g', POPT_ARG_NONE, &p->callgraph, 0,
 		  "collect each sample's callers, for opreport -c", NULL },
 		{ "unwind", 0, POPT_ARG_STRING, &p->unwind, 0,
-		  "how --callgraph finds user callers: fp, frame pointers (the "
+		  "how call chains find their user part: fp, frame pointers (the "
 		  "default), or dwarf, DWARF CFI over a copy of each sample's user "
 		  "stack, STACK_BYTES of it (8192 unless given, at most 65528)",
 		  "fp|dwarf[,STACK_BYTES]" },

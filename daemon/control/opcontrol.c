@@ -154,7 +154,7 @@ int main(int argc, const char **argv)
 		  "collect each sample's callers, up to DEPTH frames (frame pointers; "
 		  "0 is off; files by application, as --separate=lib,kernel)", "DEPTH" },
 		{ "unwind", 0, POPT_ARG_STRING, &o.unwind, 0,
-		  "how --callgraph finds user callers: fp, frame pointers (the "
+		  "how call chains find their user part: fp, frame pointers (the "
 		  "default), or dwarf, DWARF CFI over a copy of each sample's user "
 		  "stack, STACK_BYTES of it (8192 unless given, at most 65528)",
 		  "fp|dwarf[,STACK_BYTES]" },
