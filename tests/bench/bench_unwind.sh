@@ -38,10 +38,17 @@ both() {
 	wait "${pids[@]}"
 }
 
-# cpu_wall_rss CMD...: "user+sys wall maxrss_kb" of CMD, its output dropped
+# cpu_wall_rss CMD...: "user+sys wall maxrss_kb" of CMD, its output
+# dropped; "nan nan 0" when it fails (its stderr's tail goes to ours)
 cpu_wall_rss() {
-	/usr/bin/time -f '%U %S %e %M' -o "$BENCH_TMP/time" "$@" >/dev/null 2>&1 || true
-	awk '{ printf "%.3f %.3f %d\n", $1 + $2, $3, $4 }' "$BENCH_TMP/time"
+	if ! /usr/bin/time -f '%U %S %e %M' -o "$BENCH_TMP/time" "$@" \
+		>"$BENCH_TMP/report.out" 2>"$BENCH_TMP/report.err"; then
+		tail -3 "$BENCH_TMP/report.err" | sed "s|^|# $1 failed: |" >&2
+		echo "nan nan 0"
+		return 0
+	fi
+	bench_note "$1: $(wc -l <"$BENCH_TMP/report.out") lines of report" >&2
+	tail -1 "$BENCH_TMP/time" | awk '{ printf "%.3f %.3f %d\n", $1 + $2, $3, $4 }'
 }
 
 bench_perf_run "$period" "$BENCH_TMP/perf.data" both
