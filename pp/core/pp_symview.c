@@ -47,55 +47,65 @@ static char *img_name(const struct op_img *img, bool long_name)
 	return s ? s : strdup(img->path ? img->path : "?");
 }
 
-static int load_tab(struct img_tab *t, const struct pp_image *im,
-		    const struct pp_report_opts *o, const struct op_logger *lg)
+int pp_symview_load_tab(struct pp_symtab *st, const struct op_img *img,
+			const struct pp_report_opts *o, const struct op_logger *lg)
 {
-	const struct op_img *img = &im->img;
 	char buf[PATH_MAX * 2];
+	int ret;
 
 	switch (img->kind) {
 	case OP_IMG_FILE: {
 		/* missing or unusable: pp_symview_warn_missing(), pp_symview_warn_unusable() */
 		char *path = pp_symview_find_image(img, img->path, o);
 
-		if (!path) {
-			t->status = -ENOENT;
-			return t->status;
-		}
-		t->status = pp_symtab_load_elf(&t->st, path, o->debug_dirs, lg);
+		if (!path)
+			return -ENOENT;
+		ret = pp_symtab_load_elf(st, path, o->debug_dirs, lg);
 		free(path);
-		return t->status;
+		return ret;
 	}
 	case OP_IMG_KERN:
-		/* only the kernel with --vmlinux comes here: kallsyms tables
-		 * are loaded together by load_tabs() */
-		t->status = pp_symtab_load_elf(&t->st, o->vmlinux, o->debug_dirs, lg);
-		if (!t->status && t->st.nr_segs) {
+		if (!op_img_is_kernel(img) || !o->vmlinux)
+			return pp_symtab_load_kallsyms(st, o->kallsyms ? o->kallsyms :
+						       "/proc/kallsyms",
+						       op_img_is_kernel(img) ? NULL :
+						       img->path);
+		/* the kernel from --vmlinux */
+		ret = pp_symtab_load_elf(st, o->vmlinux, o->debug_dirs, lg);
+		if (!ret && st->nr_segs) {
 			/* kernel offsets are relative to the text start */
 			uint64_t base = UINT64_MAX;
 
-			for (size_t i = 0; i < t->st.nr_segs; i++)
-				if (t->st.segs[i].vaddr < base)
-					base = t->st.segs[i].vaddr;
-			for (size_t i = 0; i < t->st.nr_syms; i++)
-				t->st.syms[i].start -= base;
-			t->st.nr_segs = 0;
-			t->st.bias += base;
+			for (size_t i = 0; i < st->nr_segs; i++)
+				if (st->segs[i].vaddr < base)
+					base = st->segs[i].vaddr;
+			for (size_t i = 0; i < st->nr_syms; i++)
+				st->syms[i].start -= base;
+			st->nr_segs = 0;
+			st->bias += base;
 		}
-		if (t->status)
+		if (ret)
 			op_log(lg, OP_LOG_WARN, "no kernel symbols for %s: %s",
-			       img->path, strerror(-t->status));
-		return t->status;
+			       img->path, strerror(-ret));
+		return ret;
 	case OP_IMG_ANON:
 		snprintf(buf, sizeof(buf), "%s%s/perf-%d.map",
 			 o->root ? o->root : "", o->jit_dir ? o->jit_dir : "/tmp",
 			 (int)img->anon_tgid);
 		/* the name gives the region's last byte */
-		t->status = pp_symtab_load_perfmap(&t->st, buf, img->anon_start,
-						   img->anon_end + 1, NULL);
-		return t->status;
+		return pp_symtab_load_perfmap(st, buf, img->anon_start,
+					      img->anon_end + 1, NULL);
 	}
 	return -EINVAL;
+}
+
+/* The table of a report's image that is not read from kallsyms (those are
+ * loaded together by load_tabs()). */
+static int load_tab(struct img_tab *t, const struct pp_image *im,
+		    const struct pp_report_opts *o, const struct op_logger *lg)
+{
+	t->status = pp_symview_load_tab(&t->st, &im->img, o, lg);
+	return t->status;
 }
 
 /* Symbols of img come from kallsyms (every module, and the kernel unless

@@ -56,6 +56,15 @@ void pp_symview_free(struct pp_symview *v);
 const struct pp_symtab *pp_symview_symtab(const struct pp_symview *v,
 					  size_t image);
 
+/* The symbol table of one image, found and loaded as the view loads it
+ * (the binary by --root and --image-path, kallsyms or the vmlinux, a JIT
+ * map), for readers that keep tables across profiles (optop). A kallsyms
+ * image costs a read of the file each call: keep the table. 0, or -errno
+ * as pp_symtab_load_elf() and the others give it (-ENOENT: no binary
+ * found); *st is then empty. Warns only through lg. */
+int pp_symview_load_tab(struct pp_symtab *st, const struct op_img *img,
+			const struct pp_report_opts *o, const struct op_logger *lg);
+
 /* ---- the view's insides ---- */
 
 struct pp_entry {
