@@ -1,0 +1,520 @@
+/* optop's reading of a live session (pp/live/): the interval arithmetic
+ * on sample files written here as a daemon writes them (odb_add through
+ * the mapping, growth by rename, a daemon that restarts or stops), and the
+ * rows' sort and filter on a real binary's symbols. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "odb.h"
+#include "op_names.h"
+#include "pp_live.h"
+#include "pp_live_view.h"
+#include "pp_symbols.h"
+#include "testutil.h"
+
+/* ---- a fake daemon: sample files under DIR/samples/current ---- */
+
+struct fixture {
+	char *dir;
+	char current[4096];
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	assert_non_null(f);
+	f->dir = tu_mkdtemp();
+	assert_non_null(f->dir);
+	snprintf(f->current, sizeof(f->current), "%s/samples/current", f->dir);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	tu_rm_rf(f->dir);
+	free(f->dir);
+	free(f);
+	return 0;
+}
+
+static void mkdirs(const char *path)
+{
+	char buf[4096];
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		mkdir(buf, 0755);
+		*p = '/';
+	}
+	mkdir(buf, 0755);
+}
+
+/* The path of the sample file of app's image at cpu (-1: all). */
+static char *sfile(const struct fixture *f, const char *app, int cpu)
+{
+	struct op_sfname n = {
+		.image = { .kind = OP_IMG_FILE, .path = (char *)app },
+		.dep = { .kind = OP_IMG_FILE, .path = (char *)app },
+		.event = (char *)"TIMER", .count = 100000,
+		.tgid = OP_SF_ALL, .tid = OP_SF_ALL, .cpu = cpu,
+	};
+	char *rel = op_sfname_build(&n), *full, *slash;
+
+	assert_non_null(rel);
+	assert_true(asprintf(&full, "%s/%s", f->current, rel) > 0);
+	free(rel);
+	slash = strrchr(full, '/');
+	*slash = '\0';
+	mkdirs(full);
+	*slash = '/';
+	return full;
+}
+
+/* Add n to key in the file at path, as the daemon does. */
+static void add(const char *path, uint64_t key, uint32_t n)
+{
+	odb_t db;
+
+	assert_int_equal(odb_open(&db, path, ODB_RDWR), 0);
+	assert_int_equal(odb_add(&db, key, n), 0);
+	odb_close(&db);
+}
+
+/* What a refresh reported, key by key (one file at a time is enough). */
+struct seen {
+	uint64_t key[1024];
+	uint64_t n[1024];
+	size_t nr;
+	uint64_t total;
+};
+
+static void collect(void *ctx, struct pp_live_file *file, struct pp_live_key *k,
+		    uint64_t delta)
+{
+	struct seen *s = ctx;
+
+	(void)file;
+	assert_true(s->nr < 1024);
+	s->key[s->nr] = k->key;
+	s->n[s->nr++] = delta;
+	s->total += delta;
+}
+
+static uint64_t seen_of(const struct seen *s, uint64_t key)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < s->nr; i++)
+		if (s->key[i] == key)
+			n += s->n[i];
+	return n;
+}
+
+static void refresh(struct pp_live_scan *scan, struct seen *s,
+		    struct pp_live_news *news)
+{
+	memset(s, 0, sizeof(*s));
+	assert_int_equal(pp_live_scan_refresh(scan, collect, s, news), 0);
+}
+
+/* ---- the interval arithmetic ---- */
+
+/* The first refresh is the baseline; then each refresh reports what each
+ * key gained, and nothing for keys that did not move. */
+static void test_deltas(void **state)
+{
+	struct fixture *f = *state;
+	char *path = sfile(f, "/bin/app", -1);
+	struct pp_live_scan scan;
+	struct pp_live_news news;
+	struct seen s;
+
+	add(path, 0x1000, 5);
+	add(path, 0x2000, 3);
+	assert_int_equal(pp_live_scan_init(&scan, f->current, NULL), 0);
+	refresh(&scan, &s, &news);
+	assert_int_equal(s.nr, 0);
+	assert_int_equal(news.samples, 0);
+
+	add(path, 0x1000, 2);
+	add(path, 0x3000, 4);
+	refresh(&scan, &s, &news);
+	assert_int_equal(s.nr, 2);
+	assert_int_equal(seen_of(&s, 0x1000), 2);
+	assert_int_equal(seen_of(&s, 0x3000), 4);
+	assert_int_equal(news.samples, 6);
+	assert_int_equal(news.nr_new_files, 0);
+
+	refresh(&scan, &s, &news);	/* nothing moved */
+	assert_int_equal(s.nr, 0);
+	pp_live_scan_release(&scan);
+	free(path);
+}
+
+/* A file that appears between two refreshes holds only new samples. */
+static void test_new_file(void **state)
+{
+	struct fixture *f = *state;
+	char *a = sfile(f, "/bin/a", -1), *b;
+	struct pp_live_scan scan;
+	struct pp_live_news news;
+	struct seen s;
+
+	add(a, 0x10, 1);
+	assert_int_equal(pp_live_scan_init(&scan, f->current, NULL), 0);
+	refresh(&scan, &s, &news);
+	b = sfile(f, "/bin/b", -1);
+	add(b, 0x20, 7);
+	add(b, 0x30, 2);
+	refresh(&scan, &s, &news);
+	assert_int_equal(news.nr_new_files, 1);
+	assert_int_equal(s.total, 9);
+	assert_int_equal(seen_of(&s, 0x20), 7);
+	pp_live_scan_release(&scan);
+	free(a);
+	free(b);
+}
+
+/* A session directory that does not exist yet (a daemon about to start),
+ * then does. */
+static void test_no_session_yet(void **state)
+{
+	struct fixture *f = *state;
+	struct pp_live_scan scan;
+	struct pp_live_news news;
+	struct seen s;
+	char *a;
+
+	assert_int_equal(pp_live_scan_init(&scan, f->current, NULL), 0);
+	refresh(&scan, &s, &news);
+	assert_int_equal(s.nr, 0);
+	a = sfile(f, "/bin/a", 0);
+	add(a, 0x10, 3);
+	refresh(&scan, &s, &news);
+	assert_int_equal(s.total, 3);
+	pp_live_scan_release(&scan);
+	free(a);
+}
+
+/* Growth renames a larger copy over the file (another inode, nodes in
+ * another order): only what was added since counts. */
+static void test_growth(void **state)
+{
+	struct fixture *f = *state;
+	char *path = sfile(f, "/bin/app", -1);
+	struct pp_live_scan scan;
+	struct pp_live_news news;
+	struct stat before, after;
+	struct seen s;
+	odb_t db;
+
+	assert_int_equal(odb_open(&db, path, ODB_RDWR), 0);
+	for (uint64_t k = 1; k <= 100; k++)
+		assert_int_equal(odb_add(&db, k * 16, (uint32_t)k), 0);
+	odb_close(&db);
+	assert_int_equal(pp_live_scan_init(&scan, f->current, NULL), 0);
+	refresh(&scan, &s, &news);
+	assert_int_equal(stat(path, &before), 0);
+	assert_int_equal(odb_open(&db, path, ODB_RDWR), 0);
+	for (uint64_t k = 1; k <= 400; k++)	/* past 128 nodes, twice */
+		assert_int_equal(odb_add(&db, k * 16, 1), 0);
+	odb_close(&db);
+	assert_int_equal(stat(path, &after), 0);
+	assert_true(before.st_ino != after.st_ino);
+	refresh(&scan, &s, &news);
+	assert_int_equal(news.nr_regrown, 1);
+	assert_int_equal(news.nr_renewed, 0);
+	assert_int_equal(s.nr, 400);
+	assert_int_equal(s.total, 400);
+	assert_int_equal(seen_of(&s, 16 * 50), 1);
+	pp_live_scan_release(&scan);
+	free(path);
+}
+
+/* A daemon restarted on a reset session makes its files anew: a key that
+ * counts less than before says so, and every count is new. */
+static void test_restart(void **state)
+{
+	struct fixture *f = *state;
+	char *path = sfile(f, "/bin/app", -1);
+	struct pp_live_scan scan;
+	struct pp_live_news news;
+	struct seen s;
+
+	add(path, 0x100, 50);
+	add(path, 0x200, 20);
+	assert_int_equal(pp_live_scan_init(&scan, f->current, NULL), 0);
+	refresh(&scan, &s, &news);
+	assert_int_equal(unlink(path), 0);
+	add(path, 0x100, 4);
+	add(path, 0x300, 6);
+	refresh(&scan, &s, &news);
+	assert_int_equal(news.nr_renewed, 1);
+	assert_int_equal(seen_of(&s, 0x100), 4);
+	assert_int_equal(seen_of(&s, 0x300), 6);
+	assert_int_equal(seen_of(&s, 0x200), 0);
+	assert_int_equal(s.total, 10);
+	/* and from there on, deltas as usual */
+	add(path, 0x200, 1);
+	refresh(&scan, &s, &news);
+	assert_int_equal(s.total, 1);
+	assert_int_equal(seen_of(&s, 0x200), 1);
+	pp_live_scan_release(&scan);
+	free(path);
+}
+
+/* A session removed (--reset) and a daemon that stopped: files go away,
+ * nothing is reported; files that come back later are new. */
+static void test_stop_and_reset(void **state)
+{
+	struct fixture *f = *state;
+	char *path = sfile(f, "/bin/app", 1);
+	struct pp_live_scan scan;
+	struct pp_live_news news;
+	struct seen s;
+
+	add(path, 0x100, 50);
+	assert_int_equal(pp_live_scan_init(&scan, f->current, NULL), 0);
+	refresh(&scan, &s, &news);
+	/* stopped: nothing moves */
+	refresh(&scan, &s, &news);
+	refresh(&scan, &s, &news);
+	assert_int_equal(s.nr, 0);
+	/* reset */
+	assert_int_equal(tu_rm_rf(f->current), 0);
+	refresh(&scan, &s, &news);
+	assert_int_equal(news.nr_gone, 1);
+	assert_int_equal(s.nr, 0);
+	assert_int_equal(scan.nr_files, 0);
+	/* a new daemon on the same directory */
+	free(path);
+	path = sfile(f, "/bin/app", 1);
+	add(path, 0x100, 2);
+	refresh(&scan, &s, &news);
+	assert_int_equal(news.nr_new_files, 1);
+	assert_int_equal(s.total, 2);
+	pp_live_scan_release(&scan);
+	free(path);
+}
+
+/* A count past 2^32 continues in a second node of the same key: the sums
+ * are over both. */
+static void test_overflow_nodes(void **state)
+{
+	struct fixture *f = *state;
+	char *path = sfile(f, "/bin/app", -1);
+	struct pp_live_scan scan;
+	struct pp_live_news news;
+	struct seen s;
+
+	add(path, 0x100, UINT32_MAX - 1);
+	assert_int_equal(pp_live_scan_init(&scan, f->current, NULL), 0);
+	refresh(&scan, &s, &news);
+	add(path, 0x100, 5);
+	refresh(&scan, &s, &news);
+	assert_int_equal(s.nr, 1);
+	assert_int_equal(s.total, 5);
+	pp_live_scan_release(&scan);
+	free(path);
+}
+
+/* Files that are not sample files (a growth's temporary, a damaged file)
+ * are skipped, the damaged one said once. */
+static void test_not_sample_files(void **state)
+{
+	struct fixture *f = *state;
+	char *path = sfile(f, "/bin/app", -1), *bad = sfile(f, "/bin/bad", -1);
+	char tmp[4200];
+	struct pp_live_scan scan;
+	struct pp_live_news news;
+	struct seen s;
+
+	add(path, 0x10, 1);
+	assert_int_equal(tu_write_file(bad, "not a sample file", 17), 0);
+	snprintf(tmp, sizeof(tmp), "%s/{root}/.odbtmp.abcdef", f->current);
+	assert_int_equal(tu_write_file(tmp, "x", 1), 0);
+	assert_int_equal(pp_live_scan_init(&scan, f->current, NULL), 0);
+	refresh(&scan, &s, &news);
+	assert_int_equal(news.nr_bad, 1);
+	add(path, 0x10, 1);
+	refresh(&scan, &s, &news);
+	assert_int_equal(s.total, 1);
+	assert_int_equal(scan.nr_said_bad, 1);
+	pp_live_scan_release(&scan);
+	free(path);
+	free(bad);
+}
+
+/* ---- the view: symbols, sort and filter ---- */
+
+static char *target(void)
+{
+	const char *top = getenv("top_builddir");
+	char *p;
+
+	assert_true(asprintf(&p, "%s/tests/pp/pp_target_nopie", top ? top : "..") > 0);
+	return p;
+}
+
+/* The file offset of name in the table (PT_LOAD back from the vma). */
+static uint64_t offset_of(const struct pp_symtab *st, const char *name)
+{
+	for (size_t i = 0; i < st->nr_syms; i++) {
+		if (strcmp(st->syms[i].name, name))
+			continue;
+		for (size_t j = 0; j < st->nr_segs; j++) {
+			const struct pp_load_seg *g = &st->segs[j];
+
+			if (st->syms[i].start >= g->vaddr &&
+			    st->syms[i].start < g->vaddr + g->filesz)
+				return st->syms[i].start - g->vaddr + g->offset + 1;
+		}
+	}
+	fail_msg("no %s", name);
+	return 0;
+}
+
+static const char *row_name(const struct pp_live_view *v,
+			    const struct pp_live_rows *r, size_t i)
+{
+	return v->syms[r->v[i].sym].name;
+}
+
+static void test_view(void **state)
+{
+	struct fixture *f = *state;
+	char *bin = target(), *tpath, *kpath;
+	struct pp_report_opts o = { 0 };
+	struct pp_live_scan scan;
+	struct pp_live_view v;
+	struct pp_live_rows r;
+	struct pp_live_show show = { .per_cpu = true };
+	struct pp_symtab st;
+	uint64_t a50, b30, c15;
+
+	assert_int_equal(pp_symtab_load_elf(&st, bin, NULL, NULL), 0);
+	a50 = offset_of(&st, "func_a50");
+	b30 = offset_of(&st, "func_b30");
+	c15 = offset_of(&st, "func_c15");
+	pp_symtab_release(&st);
+	tpath = sfile(f, bin, 0);
+	kpath = sfile(f, "/bin/otherapp", 1);
+	add(tpath, a50, 1);
+	add(kpath, 0x10, 1);
+	assert_int_equal(pp_live_scan_init(&scan, f->current, NULL), 0);
+	pp_live_view_init(&v, &o, NULL);
+	pp_live_view_next(&v);
+	assert_int_equal(pp_live_scan_refresh(&scan, pp_live_view_delta, &v, NULL), 0);
+
+	/* the interval: a50 50, b30 30 (on cpu 0), c15 15, otherapp 5 (cpu 1) */
+	add(tpath, a50, 50);
+	add(tpath, b30, 30);
+	add(tpath, c15, 15);
+	add(kpath, 0x10, 5);
+	pp_live_view_next(&v);
+	assert_int_equal(pp_live_scan_refresh(&scan, pp_live_view_delta, &v, NULL), 0);
+	assert_int_equal(v.interval_samples, 100);
+	assert_int_equal(v.max_cpu, 1);
+
+	assert_int_equal(pp_live_rows_build(&v, &show, &r), 0);
+	assert_int_equal(r.nr, 4);
+	assert_int_equal(r.all, 100);
+	assert_int_equal(r.nr_cpus, 2);
+	assert_string_equal(row_name(&v, &r, 0), "func_a50");
+	assert_int_equal(r.v[0].n, 50);
+	assert_int_equal(r.v[0].cpu[0], 50);
+	assert_int_equal(r.v[0].cpu[1], 0);
+	assert_string_equal(row_name(&v, &r, 1), "func_b30");
+	assert_string_equal(row_name(&v, &r, 2), "func_c15");
+	/* otherapp has no binary: one row named as opreport names it */
+	assert_string_equal(row_name(&v, &r, 3), "(no symbols)");
+	assert_int_equal(r.v[3].cpu[1], 5);
+	pp_live_rows_release(&r);
+
+	/* by name */
+	show.sort = PP_LIVE_BY_NAME;
+	assert_int_equal(pp_live_rows_build(&v, &show, &r), 0);
+	assert_string_equal(row_name(&v, &r, 0), "(no symbols)");
+	assert_string_equal(row_name(&v, &r, 1), "func_a50");
+	assert_string_equal(row_name(&v, &r, 3), "func_c15");
+	pp_live_rows_release(&r);
+
+	/* filtered by process: the shares stay of the whole interval */
+	show.sort = PP_LIVE_BY_SAMPLES;
+	show.filter = "otherapp";
+	assert_int_equal(pp_live_rows_build(&v, &show, &r), 0);
+	assert_int_equal(r.nr, 1);
+	assert_int_equal(r.shown, 5);
+	assert_int_equal(r.all, 100);
+	pp_live_rows_release(&r);
+	show.filter = "pp_target";
+	assert_int_equal(pp_live_rows_build(&v, &show, &r), 0);
+	assert_int_equal(r.nr, 3);
+	pp_live_rows_release(&r);
+
+	/* user hidden: nothing left (no kernel here) */
+	show.filter = NULL;
+	show.hide_user = true;
+	assert_int_equal(pp_live_rows_build(&v, &show, &r), 0);
+	assert_int_equal(r.nr, 0);
+	pp_live_rows_release(&r);
+
+	/* the next interval starts empty; the totals keep everything */
+	add(tpath, b30, 1);
+	pp_live_view_next(&v);
+	assert_int_equal(pp_live_scan_refresh(&scan, pp_live_view_delta, &v, NULL), 0);
+	show.hide_user = false;
+	assert_int_equal(pp_live_rows_build(&v, &show, &r), 0);
+	assert_int_equal(r.nr, 1);
+	assert_int_equal(r.v[0].n, 1);
+	pp_live_rows_release(&r);
+	show.totals = true;
+	assert_int_equal(pp_live_rows_build(&v, &show, &r), 0);
+	assert_int_equal(r.all, 101);
+	assert_string_equal(row_name(&v, &r, 1), "func_b30");
+	assert_int_equal(r.v[1].n, 31);
+	pp_live_rows_release(&r);
+
+	pp_live_view_release(&v);
+	pp_live_scan_release(&scan);
+	free(tpath);
+	free(kpath);
+	free(bin);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_deltas, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_new_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_session_yet, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_growth, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_restart, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stop_and_reset, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_overflow_nodes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_not_sample_files, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_view, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
