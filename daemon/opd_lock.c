@@ -44,7 +44,7 @@ pid_t opd_lock_read(const char *path)
 /* Alive and an oprofiled, or an operf (which writes a session in process
  * and takes the same lock)? A pid reused by another program after a crash
  * does not hold the lock. */
-static bool daemon_alive(pid_t pid)
+bool opd_lock_holder_alive(pid_t pid)
 {
 	char path[64], comm[64];
 	ssize_t n;
@@ -108,7 +108,7 @@ int opd_lock_take(const char *path, pid_t pid, pid_t *owner)
 			ret = 0;
 			goto err_tmp;
 		}
-		if (other > 0 && daemon_alive(other)) {
+		if (other > 0 && opd_lock_holder_alive(other)) {
 			*owner = other;
 			ret = -EBUSY;
 			goto err_tmp;

@@ -8,6 +8,7 @@
 #ifndef OPD_LOCK_H
 #define OPD_LOCK_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 /* Take the lock at path for pid. Returns 0, -EBUSY with *owner set when a
@@ -19,5 +20,9 @@ void opd_lock_release(const char *path, pid_t pid);
 
 /* The pid in the lock file ("PID\n"), 0 if none, unreadable or junk. */
 pid_t opd_lock_read(const char *path);
+
+/* Whether pid is a live oprofiled or operf, that is, whether a lock
+ * naming it holds (optop asks it of the session it watches). */
+bool opd_lock_holder_alive(pid_t pid);
 
 #endif /* OPD_LOCK_H */

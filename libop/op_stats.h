@@ -49,6 +49,14 @@
 #define OP_STAT_IMAGES_KEPT		"images_kept"
 #define OP_STAT_IMAGES_NOT_KEPT_SPACE	"images_not_kept_no_space"
 #define OP_STAT_IMAGES_NOT_KEPT		"images_not_kept"
+/* The counters of lost samples, each loss counted once at the stage that
+ * lost it: their sum is what a session lost (the same list that
+ * pp/core/pp_session.c weighs in its summary, and the keys of oprofiled's
+ * status reply); for an initializer: { OP_STATS_SAMPLE_LOSSES }. */
+#define OP_STATS_SAMPLE_LOSSES \
+	OP_STAT_EVENT_LOST_OVERFLOW, OP_STAT_LOST_RECORDS_BY_KERNEL, \
+	OP_STAT_LOST_NO_TASK, OP_STAT_LOST_NO_MAPPING, \
+	OP_STAT_LOST_SAMPLEFILE, OP_STAT_BAD_ESCAPE
 /* per CPU, in stats/cpuN/ */
 #define OP_STAT_CPU_LOST_OVERFLOW	"sample_lost_overflow"
 #define OP_STAT_CPU_RECEIVED		"sample_received"

@@ -13,12 +13,13 @@ set -euo pipefail
 # libcapstone-dev: opannotate --assembly's disassembler; inotify-tools:
 # inotifywait, which watches that no host file is opened for a container's
 # (tests/containers); python3: Debian's own, built without frame pointers,
-# which tests/accuracy/acc_unwind.sh profiles
+# which tests/accuracy/acc_unwind.sh profiles; libncurses-dev: optop's
+# terminal view, which its tests drive in tmux
 pkgs=(gcc make autoconf automake libtool pkg-config binutils elfutils
       libpfm4-dev libdw-dev libelf-dev libpopt-dev libcmocka-dev
       clang libclang-rt-dev procps util-linux libxml2-utils
       libprotobuf-c-dev protobuf-c-compiler zlib1g-dev golang-go librsvg2-bin
-      libcapstone-dev inotify-tools python3)
+      libcapstone-dev inotify-tools python3 libncurses-dev tmux)
 # bench: perf to measure against, bc for the benchmarks' arithmetic,
 # time for opreport's peak memory
 [ "${1:-}" = --bench ] && pkgs+=(linux-perf bc time)
