@@ -502,6 +502,77 @@ static void test_view(void **state)
 	free(bin);
 }
 
+/* The call-graph arcs: (caller, callee) pairs keyed as the daemon keys
+ * them, caller's offset << 32 | callee's; the callers of a symbol, by
+ * samples, for the interval and since the start. */
+static void test_callers(void **state)
+{
+	struct fixture *f = *state;
+	char *bin = target(), *rel, *arcs;
+	struct pp_report_opts o = { 0 };
+	struct pp_live_scan scan;
+	struct pp_live_view v;
+	struct pp_live_rows r;
+	struct pp_symtab st;
+	uint64_t a50, b30, mainf;
+	struct op_sfname n = {
+		.image = { .kind = OP_IMG_FILE, .path = bin },
+		.dep = { .kind = OP_IMG_FILE, .path = bin },
+		.cg = { .kind = OP_IMG_FILE, .path = bin },
+		.event = (char *)"TIMER", .count = 100000,
+		.tgid = OP_SF_ALL, .tid = OP_SF_ALL, .cpu = OP_SF_ALL,
+	};
+	uint32_t callee = PP_LIVE_NO_TAG;
+
+	assert_int_equal(pp_symtab_load_elf(&st, bin, NULL, NULL), 0);
+	a50 = offset_of(&st, "func_a50");
+	b30 = offset_of(&st, "func_b30");
+	mainf = offset_of(&st, "main");
+	pp_symtab_release(&st);
+	rel = op_sfname_build(&n);
+	assert_non_null(rel);
+	assert_true(asprintf(&arcs, "%s/%s", f->current, rel) > 0);
+	*strrchr(arcs, '/') = '\0';
+	mkdirs(arcs);
+	free(arcs);
+	assert_true(asprintf(&arcs, "%s/%s", f->current, rel) > 0);
+	free(rel);
+	add(arcs, mainf << 32 | a50, 1);
+	assert_int_equal(pp_live_scan_init(&scan, f->current, NULL), 0);
+	pp_live_view_init(&v, &o, NULL);
+	assert_int_equal(pp_live_scan_refresh(&scan, pp_live_view_delta, &v, NULL), 0);
+	/* main calls a50 7 times, b30 calls it 3 times */
+	add(arcs, mainf << 32 | a50, 7);
+	add(arcs, b30 << 32 | a50, 3);
+	pp_live_view_next(&v);
+	assert_int_equal(pp_live_scan_refresh(&scan, pp_live_view_delta, &v, NULL), 0);
+	assert_true(v.has_arcs);
+	assert_int_equal(v.interval_samples, 0);	/* arcs are no samples */
+	for (size_t i = 0; i < v.nr_syms; i++)
+		if (!strcmp(v.syms[i].name, "func_a50"))
+			callee = (uint32_t)i;
+	assert_int_not_equal(callee, PP_LIVE_NO_TAG);
+	assert_int_equal(pp_live_callers(&v, callee, false, &r), 0);
+	assert_int_equal(r.nr, 2);
+	assert_string_equal(row_name(&v, &r, 0), "main");
+	assert_int_equal(r.v[0].n, 7);
+	assert_string_equal(row_name(&v, &r, 1), "func_b30");
+	assert_int_equal(r.all, 10);
+	pp_live_rows_release(&r);
+	pp_live_view_next(&v);
+	assert_int_equal(pp_live_scan_refresh(&scan, pp_live_view_delta, &v, NULL), 0);
+	assert_int_equal(pp_live_callers(&v, callee, false, &r), 0);
+	assert_int_equal(r.nr, 0);
+	pp_live_rows_release(&r);
+	assert_int_equal(pp_live_callers(&v, callee, true, &r), 0);
+	assert_int_equal(r.all, 10);
+	pp_live_rows_release(&r);
+	pp_live_view_release(&v);
+	pp_live_scan_release(&scan);
+	free(arcs);
+	free(bin);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -514,6 +585,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_overflow_nodes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_sample_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_view, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_callers, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
