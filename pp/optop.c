@@ -10,6 +10,7 @@
 #include <popt.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,12 +43,41 @@ struct cmdline {
 
 /* ---- logging: kmod's threads log too ---- */
 
+/* While the terminal view owns the screen, messages wait here and are
+ * said when it ends (the last HELD of them). log_lock guards all four. */
+#define HELD 8
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool log_hold;
+static char held[HELD][512];
+static enum op_log_level held_level[HELD];
+static unsigned int nr_held;
 
 static void log_fn(void *ctx, enum op_log_level level, const char *msg)
 {
 	pthread_mutex_lock(&log_lock);
-	op_log_to_stderr(ctx, level, msg);
+	if (log_hold) {
+		snprintf(held[nr_held % HELD], sizeof(held[0]), "%s", msg);
+		held_level[nr_held++ % HELD] = level;
+	} else {
+		op_log_to_stderr(ctx, level, msg);
+	}
+	pthread_mutex_unlock(&log_lock);
+}
+
+static void log_hold_set(bool hold)
+{
+	pthread_mutex_lock(&log_lock);
+	log_hold = hold;
+	if (!hold) {
+		unsigned int first = nr_held > HELD ? nr_held - HELD : 0;
+
+		if (first)
+			fprintf(stderr, "optop: %u earlier message(s) left out\n", first);
+		for (unsigned int i = first; i < nr_held; i++)
+			op_log_to_stderr((void *)"optop", held_level[i % HELD],
+					 held[i % HELD]);
+		nr_held = 0;
+	}
 	pthread_mutex_unlock(&log_lock);
 }
 
@@ -300,7 +330,9 @@ int main(int argc, const char **argv)
 	if (cl.batch) {
 		status = run_batch(&top, delay, cl.iterations, &show, cl.lines);
 	} else {
+		log_hold_set(true);
 		rc = pp_live_tui_run(&top, delay, show, &quit);
+		log_hold_set(false);
 		if (rc) {
 			fprintf(stderr, "optop: %s\n", rc == -ENOMEM ? "out of memory" :
 				"cannot use the terminal (TERM?)");

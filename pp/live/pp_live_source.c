@@ -38,8 +38,17 @@ static pid_t holder(const char *lock_file)
 
 static int source_at(struct pp_live_source *src, const char *dir)
 {
+	char abs[PATH_MAX];
 	struct op_paths p;
-	int ret = op_paths_init(&p, dir);
+	int ret;
+
+	/* a relative --session-dir, as opreport takes it */
+	if (dir[0] != '/') {
+		if (!realpath(dir, abs))
+			return errno == ENOENT || errno == ENOTDIR ? -ENOENT : -errno;
+		dir = abs;
+	}
+	ret = op_paths_init(&p, dir);
 
 	/* a socket path too long for sun_path: then it is an operf's */
 	if (ret == -ENAMETOOLONG)
