@@ -34,6 +34,8 @@ int pp_live_top_refresh(struct pp_live_top *t)
 	ret = pp_live_scan_refresh(&t->scan, pp_live_view_delta, &t->view, &t->news);
 	pp_live_source_poll(&t->src, &t->status);
 	t->interval_s = t->refreshes ? ts_diff(&now, &t->last) : 0;
+	if (!t->refreshes)
+		t->start = now;
 	t->last = now;
 	/* a restarted profiler counts from zero */
 	t->lost_known = t->status.counts_known && (prev.counts_known || t->refreshes == 0);
@@ -83,10 +85,14 @@ void pp_live_top_status(const struct pp_live_top *t, bool totals, char *buf,
 		snprintf(who, sizeof(who), "%s %d%s%s: session %s", kind_name(t->src.kind),
 			 (int)t->status.pid, t->status.running ? "" : " (stopped)",
 			 t->status.restarted ? " (restarted)" : "", t->src.session_dir);
-	snprintf(buf, len, "%s %.2f s: %" PRIu64 " samples, %s%s | %s",
-		 totals ? "since start," : "interval", t->interval_s, samples,
-		 totals ? "" : lost, v->oom ? " | OUT OF MEMORY: counts incomplete" : "",
-		 who);
+	if (totals)
+		snprintf(buf, len, "since start, %.0f s: %" PRIu64 " samples%s | %s",
+			 ts_diff(&t->last, &t->start), samples,
+			 v->oom ? " | OUT OF MEMORY: counts incomplete" : "", who);
+	else
+		snprintf(buf, len, "interval %.2f s: %" PRIu64 " samples, %s%s | %s",
+			 t->interval_s, samples, lost,
+			 v->oom ? " | OUT OF MEMORY: counts incomplete" : "", who);
 }
 
 void pp_live_top_release(struct pp_live_top *t)

@@ -23,6 +23,7 @@ struct pp_live_top {
 	struct pp_live_news news;	/* of the last refresh */
 	uint64_t refreshes;		/* done; the first is the baseline */
 	struct timespec last;		/* when the last refresh began */
+	struct timespec start;		/* when the first (the baseline) did */
 	double interval_s;		/* from the refresh before to the last */
 	uint64_t interval_lost;		/* lost in the last interval, when... */
 	bool lost_known;		/* ...the profiler says */

@@ -119,8 +119,12 @@ static void draw(struct tui *u)
 		mvaddnstr(1, 0, line, COLS);
 	}
 	n = snprintf(line, sizeof(line), "%10s %7s", "samples", "%");
-	for (size_t c = 0; c < u->rows.nr_cpus && n < (int)sizeof(line); c++)
-		n += snprintf(line + n, sizeof(line) - (size_t)n, "     cpu%-2zu", c);
+	for (size_t c = 0; c < u->rows.nr_cpus && n < (int)sizeof(line); c++) {
+		char name[24];
+
+		snprintf(name, sizeof(name), "cpu%zu", c);
+		n += snprintf(line + n, sizeof(line) - (size_t)n, " %8s", name);
+	}
 	if (u->show.per_cpu && !u->rows.nr_cpus && n < (int)sizeof(line))
 		n += snprintf(line + n, sizeof(line) - (size_t)n, " (not separated by cpu)");
 	if (n < (int)sizeof(line))
