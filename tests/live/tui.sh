@@ -93,6 +93,20 @@ check "$cols == $ncpu" "'c' shows $cols CPU columns ($ncpu CPUs)"
 T send-keys -t optop c
 wait_for "per-CPU off" 5
 
+# 'u' hides user space (ratio's functions), 'k' the kernel; Enter on a
+# session without call chains says so
+T send-keys -t optop u
+wait_for "user hidden" 5
+! screen | grep -q func_a50 || fail "'u' left ratio's functions shown"
+T send-keys -t optop u k
+wait_for "kernel hidden" 5
+wait_for "func_a50" 5
+T send-keys -t optop k Enter
+wait_for "no call chains" 5
+T send-keys -t optop Enter
+sleep 0.5
+! screen | grep -q "no call chains" || fail "Enter did not fold the callers away"
+
 # unknown keys: ignored
 before=$(screen | sed -n 2p)
 T send-keys -t optop x Z 9 F5 '#'
