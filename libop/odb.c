@@ -133,11 +133,16 @@ static int odb_check_chains(odb_t *db, uint32_t size, uint32_t cur)
 	uint32_t b, i;
 	int ret = 0;
 
-	seen = calloc((cur + 7) / 8 + 1, 1);
+	seen = calloc(size / 8 + 1, 1);
 	if (!seen)
 		return -ENOMEM;
 	for (b = 0; b < size && !ret; b++) {
-		i = db->buckets[b];
+		/* pairs with the release store of the head in odb_new_node() */
+		i = __atomic_load_n(&db->buckets[b], __ATOMIC_ACQUIRE);
+		/* a live writer raised current_size before it pointed this
+		 * head at the new node: read after the head, it covers it */
+		if (i >= cur && !db->writable)
+			cur = odb_cur(db);
 		while (i) {
 			if (i >= cur || (seen[i / 8] & (1u << (i % 8))) ||
 			    odb_hash(db->nodes[i].key, size - 1) != b) {

@@ -745,6 +745,48 @@ static void test_kill_writer(void **state)
 	}
 }
 
+/* A reader that opens a file while its writer adds new keys (optop, an
+ * opreport of a running session): the writer publishes a node by raising
+ * current_size, then pointing its bucket at it, so a reader that read
+ * current_size before the bucket can meet a head past it. That is a node
+ * it has not counted yet, not a damaged table: every open succeeds. */
+static void test_live_reader(void **state)
+{
+	struct fixture *f = *state;
+	int status, failures = 0, first = 0;
+	odb_t db;
+	pid_t pid;
+
+	assert_int_equal(odb_open(&db, f->file, ODB_RDWR), 0);
+	odb_close(&db);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		odb_t c;
+
+		if (odb_open(&c, f->file, ODB_RDWR))
+			_exit(2);
+		for (uint64_t i = 0;; i++)
+			if (odb_add(&c, key_of(i % 2000000), 1))
+				_exit(3);
+	}
+	for (int i = 0; i < 3000; i++) {
+		int ret = odb_open(&db, f->file, ODB_RDONLY);
+
+		if (ret) {
+			if (!failures++)
+				first = ret;
+			continue;
+		}
+		odb_close(&db);
+	}
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (failures)
+		fail_msg("%d of 3000 read-only opens failed beside a live writer, "
+			 "the first with %s", failures, odb_strerror(first));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -762,6 +804,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bit_flips, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_random_damage, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kill_writer, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_live_reader, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("odb", tests, NULL, NULL);
