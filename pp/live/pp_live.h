@@ -65,6 +65,8 @@ struct pp_live_file {
 	size_t nr_slots, nr_keys;
 	uint32_t tag;		/* the caller's, PP_LIVE_NO_TAG at first */
 	uint32_t seen;		/* the refresh that last found it */
+	uint32_t found;		/* the refresh that first found it */
+	bool read;		/* summed at least once */
 };
 
 /* What one refresh found, for the status line and the tests. */

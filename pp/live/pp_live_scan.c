@@ -295,6 +295,7 @@ static int refresh_file(const char *rel, const char *full, void *arg)
 			r->err = -ENOMEM;
 			return 0;
 		}
+		f->found = s->gen;
 		fresh = true;
 	}
 	ret = file_map(f, full, &reopened);
@@ -310,8 +311,10 @@ static int refresh_file(const char *rel, const char *full, void *arg)
 		r->err = -ENOMEM;
 		return 0;
 	}
-	if (fresh) {
-		r->news.nr_new_files += s->gen > 1;
+	if (!f->read) {
+		/* first read now, whenever it was found: new unless it was
+		 * there at the baseline */
+		r->news.nr_new_files += f->found > 1 && fresh;
 	} else if (reopened && file_renewed(f, s->gen)) {
 		/* every count in it is new */
 		for (size_t i = 0; i < f->nr_slots; i++)
@@ -320,9 +323,11 @@ static int refresh_file(const char *rel, const char *full, void *arg)
 	} else if (reopened) {
 		r->news.nr_regrown++;
 	}
-	/* the first refresh's counts are the past; a file that appears
-	 * later holds only samples taken since the refresh before */
-	file_deltas(r, f, s->gen == 1);
+	/* the first refresh's counts are the past (and those of a file it
+	 * found but could not read); a file that appears later holds only
+	 * samples taken since the refresh before */
+	file_deltas(r, f, !f->read && f->found == 1);
+	f->read = true;
 	return 0;
 }
 

@@ -365,6 +365,31 @@ static void test_not_sample_files(void **state)
 	free(bad);
 }
 
+/* A file the baseline found but could not read (a writer mid-update):
+ * read later, its counts are still the past, not the interval's. */
+static void test_unreadable_at_baseline(void **state)
+{
+	struct fixture *f = *state;
+	char *path = sfile(f, "/bin/app", -1);
+	struct pp_live_scan scan;
+	struct pp_live_news news;
+	struct seen s;
+
+	assert_int_equal(tu_write_file(path, "half a file", 11), 0);
+	assert_int_equal(pp_live_scan_init(&scan, f->current, NULL), 0);
+	refresh(&scan, &s, &news);
+	assert_int_equal(news.nr_bad, 1);
+	assert_int_equal(unlink(path), 0);
+	add(path, 0x10, 40);
+	refresh(&scan, &s, &news);
+	assert_int_equal(s.nr, 0);
+	add(path, 0x10, 2);
+	refresh(&scan, &s, &news);
+	assert_int_equal(s.total, 2);
+	pp_live_scan_release(&scan);
+	free(path);
+}
+
 /* ---- the view: symbols, sort and filter ---- */
 
 static char *target(void)
@@ -584,6 +609,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stop_and_reset, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_overflow_nodes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_sample_files, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unreadable_at_baseline, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_view, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_callers, setup, teardown),
 	};
