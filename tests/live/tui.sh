@@ -15,15 +15,17 @@ command -v tmux >/dev/null || fail "tmux is not installed (scripts/install-deps.
 
 SOCK=$E2E_TMP/tmux.sock
 T() { tmux -S "$SOCK" -f /dev/null "$@"; }
+status_is() { return "$1"; }
 tui_cleanup() {
 	local status=$?
+	set +e	# the daemon must be shut down whatever fails here
 	if [ "$status" -ne 0 ] && [ -S "$SOCK" ]; then
 		echo "--- the pane:" >&2
 		T capture-pane -p -t optop >&2 || true
 		cat "$E2E_TMP/tui.err" >&2 2>/dev/null || true
 	fi
-	T kill-server 2>/dev/null || true
-	(exit "$status")
+	T kill-server 2>/dev/null
+	status_is "$status"
 	acc_cleanup
 }
 trap tui_cleanup EXIT
@@ -128,8 +130,8 @@ screen | grep -qE "samples +%" || fail "no table after the second resize"
 
 # 'q': the shell gets its terminal back as it was
 T send-keys -t optop q
-wait_for "optop-exit=" 10
-screen | grep -q "optop-exit=0" || fail "optop did not exit 0 on q"
+wait_for "^optop-exit=[0-9]+" 10
+screen | grep -q "^optop-exit=0" || fail "optop did not exit 0 on q"
 for ((i = 0; i < 50; i++)); do [ -s "$E2E_TMP/stty.after" ] && break; sleep 0.1; done
 cmp -s "$E2E_TMP/stty.before" "$E2E_TMP/stty.after" ||
 	fail "terminal modes differ after q: $(cat "$E2E_TMP/stty.before") / $(cat "$E2E_TMP/stty.after")"
