@@ -24,7 +24,14 @@ for ((i = 0; i < 50; i++)); do
 	sleep 0.1
 done
 ls "$E2E_TMP/tmp" | grep -q '^optop\.' || fail "no private profile directory under \$TMPDIR"
-sleep 1
+# its profile is running once the first table is out (starting reads
+# every process's maps: seconds on a loaded machine under ASan)
+for ((i = 0; i < 600; i++)); do
+	grep -q "^optop: 1: " "$E2E_TMP/optop.out" && break
+	kill -0 $optop 2>/dev/null || { cat "$E2E_TMP/optop.err"; fail "optop exited"; }
+	sleep 0.1
+done
+grep -q "^optop: 1: " "$E2E_TMP/optop.out" || fail "no table within 60 s"
 "$WORKLOADS/ratio" 4 >"$E2E_TMP/ratio.out" || fail "ratio workload failed"
 sleep 4.5
 kill -INT $optop
