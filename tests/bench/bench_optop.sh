@@ -40,8 +40,8 @@ daemon=$(cat "$SESSION_DIR/lock")
 work=$(burn_args $((secs + 15)))
 "$BURN" "$work" >/dev/null &
 burn=$!
-T new-session -d -s optop -x 200 -y 50 "'$OPTOP' --session-dir='$SESSION_DIR' -d 2 2>'$BENCH_TMP/optop.err'"
-T new-session -d -s perftop -x 200 -y 50 "perf top -F 10000 -e cpu-clock -d 2 2>'$BENCH_TMP/perftop.err'"
+T new-session -d -s optop -x 200 -y 50 "exec '$OPTOP' --session-dir='$SESSION_DIR' -d 2 2>'$BENCH_TMP/optop.err'"
+T new-session -d -s perftop -x 200 -y 50 "exec perf top -F 10000 -e cpu-clock -d 2 2>'$BENCH_TMP/perftop.err'"
 sleep 5
 optop=$(T display -p -t optop '#{pane_pid}')
 perftop=$(T display -p -t perftop '#{pane_pid}')
