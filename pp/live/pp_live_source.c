@@ -104,7 +104,9 @@ static void parse_status(const char *reply, struct pp_live_status *st)
 		if (sscanf(line, "state %15s", state) == 1)
 			st->running = !strcmp(state, "running");
 		else if (sscanf(line, "%63s %llu", key, &v) == 2) {
-			if (!strcmp(key, "samples"))
+			/* "samples" in the reply's head, total_samples
+			 * among the counters */
+			if (!strcmp(key, "samples") || !strcmp(key, OP_STAT_TOTAL_SAMPLES))
 				st->samples = v;
 			for (size_t i = 0; i < NR_LOSSES; i++)
 				if (!strcmp(key, loss_names[i]))
@@ -130,22 +132,31 @@ struct pp_live_self {
 	int error;			/* the stream's end: -EPIPE, or a failure */
 };
 
-/* Counters of the session, through the pump thread. */
+/* Counters of the session, through the pump thread: printed as
+ * oprofiled's status reply prints them, and read as that reply is. */
 static void self_counts(struct pp_live_self *s)
 {
-	struct opd_stats st;
-	uint64_t lost = 0;
+	struct pp_live_status st = { 0 };
+	struct opd_stats stats;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
 
-	opd_session_stats(&s->session, &st);
-	for (int id = 0; id < OPD_NR_COUNTERS; id++)
-		for (size_t i = 0; i < NR_LOSSES; i++)
-			if (!strcmp(opd_counter_name(id), loss_names[i]))
-				lost += st.v[id];
+	if (!f)
+		return;
+	opd_session_stats(&s->session, &stats);
+	opd_stats_print(&stats, f);
+	opd_stats_release(&stats);
+	if (fclose(f)) {
+		free(text);
+		return;
+	}
+	parse_status(text, &st);
+	free(text);
 	pthread_mutex_lock(&s->lock);
-	s->samples = st.v[OPD_TOTAL_SAMPLES];
-	s->lost = lost;
+	s->samples = st.samples;
+	s->lost = st.lost;
 	pthread_mutex_unlock(&s->lock);
-	opd_stats_release(&st);
 }
 
 /* The pump: the session's only user while it runs (the main thread
