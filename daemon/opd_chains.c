@@ -41,6 +41,19 @@ static void say(struct opd_chains *c, const char *what, int err)
 	if (c->logged)
 		return;
 	c->logged = true;
+	if (err == -ELOOP || err == -EXDEV) {
+		/* name the link: on the way to the store, or at a list */
+		static const char *const lists[] = { OP_CHAINS_LIST, OP_CHAINS_IMAGES };
+		char path[4096], why[4096 + 128] = "";
+
+		for (size_t i = 0; i < 2 && !strstr(why, " is a symbolic link"); i++) {
+			snprintf(path, sizeof(path), "%s/%s", c->dir, lists[i]);
+			op_sd_explain(c->sd, path, err, why, sizeof(why));
+		}
+		op_log(c->log, OP_LOG_ERR, "chains: %s: %s; call chains are counted "
+		       "as lost", what, why);
+		return;
+	}
 	op_log(c->log, OP_LOG_ERR,
 	       "chains: %s in %s: %s; call chains are counted as lost from now on when it fails again",
 	       what, c->dir, strerror(-err));
@@ -53,12 +66,14 @@ static void lost(struct opd_chains *c, const char *what, int err)
 	say(c, what, err);
 }
 
-int opd_chains_init(struct opd_chains *c, const char *current_dir,
+int opd_chains_init(struct opd_chains *c, const struct op_sessdir *sd,
+		    const char *current_dir,
 		    const struct op_logger *log)
 {
 	memset(c, 0, sizeof(*c));
 	c->images_fd = c->chains_fd = -1;
 	c->log = log;
+	c->sd = sd;
 	if (asprintf(&c->dir, "%s/%s", current_dir, OP_CHAINS_DIR) < 0) {
 		c->dir = NULL;
 		return -ENOMEM;
@@ -360,7 +375,7 @@ static int load_image(struct opd_chains *c, const struct op_chain_images *im)
 static int load_tree(struct opd_chains *c, uint64_t *end)
 {
 	struct op_chain_tree t;
-	int ret = op_chains_load(c->dir, &t, end);
+	int ret = op_chains_load(c->sd, c->dir, &t, end);
 
 	if (ret)
 		return ret;
@@ -400,15 +415,15 @@ static int append(int fd, const void *buf, size_t len)
 }
 
 /* Cut the file at path (open as fd) after its last newline. */
-static int cut_torn_line(const char *path, int fd)
+static int cut_torn_line(const struct op_sessdir *sd, const char *path, int fd)
 {
 	char buf[4096];
 	off_t keep = 0, pos = 0;
 	ssize_t n;
-	int rfd = open(path, O_RDONLY | O_CLOEXEC);
+	int rfd = op_sd_open(sd, path, O_RDONLY, 0);
 
 	if (rfd < 0)
-		return -errno;
+		return rfd;
 	while ((n = read(rfd, buf, sizeof(buf))) > 0) {
 		for (ssize_t i = 0; i < n; i++)
 			if (buf[i] == '\n')
@@ -437,7 +452,7 @@ static int freeze(struct opd_chains *c, const char *why)
 /* Open (and on first use create, or read what a previous daemon left)
  * the two lists. A torn tail is cut off so appends start on a record
  * boundary. */
-static int open_lists(struct opd_chains *c)
+static int open_lists_once(struct opd_chains *c)
 {
 	struct op_chain_images im;
 	struct stat sb;
@@ -449,10 +464,11 @@ static int open_lists(struct opd_chains *c)
 		return 0;
 	if (c->frozen)
 		return -EPROTO;
-	if (mkdir(c->dir, 0755) && errno != EEXIST)
-		return -errno;
+	ret = op_sd_mkdirs(c->sd, c->dir, 0755);
+	if (ret)
+		return ret;
 	snprintf(path, sizeof(path), "%s/" OP_CHAINS_LIST, c->dir);
-	ret = op_chains_read_images(c->dir, &im);
+	ret = op_chains_read_images(c->sd, c->dir, &im);
 	if (ret == 0) {
 		ret = load_image(c, &im);
 		op_chain_images_release(&im);
@@ -461,28 +477,36 @@ static int open_lists(struct opd_chains *c)
 		ret = load_tree(c, &end);
 		if (ret == -EPROTO)
 			return freeze(c, "is of an older format (OPCHAIN1)");
-		if (ret == -EINVAL && !stat(path, &sb) && sb.st_size > 8)
+		if (ret == -EINVAL && !op_sd_stat(c->sd, path, &sb) && sb.st_size > 8)
 			return freeze(c, "is not a chain list");
 		if (ret == -EINVAL)
 			ret = 0;	/* a header a crash tore: a new list */
 		if (ret && ret != -ENOENT)
 			return ret;
-		if (!stat(path, &sb) && (uint64_t)sb.st_size > end && end)
+		if (!op_sd_stat(c->sd, path, &sb) && (uint64_t)sb.st_size > end && end)
 			op_log(c->log, OP_LOG_WARN, "chains: %s: %llu byte(s) after "
 			       "the last whole node cut (a record a crash tore)",
 			       path, (unsigned long long)(sb.st_size - end));
 	} else if (ret != -ENOENT) {
 		return ret;
-	} else if (!stat(path, &sb) && sb.st_size > 8) {
+	} else if (!op_sd_stat(c->sd, path, &sb) && sb.st_size > 8) {
 		/* nodes whose images are gone: counts files name them */
 		return freeze(c, "has nodes but no images list");
 	}
 	snprintf(path, sizeof(path), "%s/" OP_CHAINS_IMAGES, c->dir);
-	c->images_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	c->images_fd = op_sd_open(c->sd, path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+	if (c->images_fd < 0) {
+		ret = c->images_fd;
+		c->images_fd = -1;
+		return ret;
+	}
 	snprintf(path, sizeof(path), "%s/" OP_CHAINS_LIST, c->dir);
-	c->chains_fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-	if (c->images_fd < 0 || c->chains_fd < 0)
-		return -errno;
+	c->chains_fd = op_sd_open(c->sd, path, O_WRONLY | O_CREAT, 0644);
+	if (c->chains_fd < 0) {
+		ret = c->chains_fd;
+		c->chains_fd = -1;
+		return ret;
+	}
 	if (!end) {
 		/* a new list (or one not even holding its header) */
 		if (ftruncate(c->chains_fd, 0))
@@ -498,11 +522,22 @@ static int open_lists(struct opd_chains *c)
 	c->chains_end = end;
 	/* an images line torn by a crash: cut after the last newline */
 	snprintf(path, sizeof(path), "%s/" OP_CHAINS_IMAGES, c->dir);
-	ret = cut_torn_line(path, c->images_fd);
+	ret = cut_torn_line(c->sd, path, c->images_fd);
 	if (ret)
 		return ret;
 	c->loaded = true;
 	return 0;
+}
+
+/* A link met in the store is refused for good: the store is left as it
+ * is, never tried (nor its images list read into the names) again. */
+static int open_lists(struct opd_chains *c)
+{
+	int ret = open_lists_once(c);
+
+	if (ret == -ELOOP || ret == -EXDEV)
+		c->frozen = true;
+	return ret;
 }
 
 uint32_t opd_chains_image(struct opd_chains *c, const struct op_img *img,
@@ -585,7 +620,7 @@ static odb_t *counts_file(struct opd_chains *c, const struct opd_chain_key *key)
 	}
 	f = &c->files[c->nr_files];
 	snprintf(path, sizeof(path), "%s/%s", c->dir, name);
-	ret = odb_open(&f->db, path, ODB_RDWR);
+	ret = odb_open(&f->db, c->sd, path, ODB_RDWR);
 	if (ret) {
 		errno = -ret;
 		return NULL;

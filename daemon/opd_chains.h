@@ -16,6 +16,7 @@
 #include "op_chains.h"
 #include "op_log.h"
 #include "op_names.h"
+#include "op_sessdir.h"
 
 /* Where a chain's count goes: its event's file-name part and the key. */
 struct opd_chain_key {
@@ -25,6 +26,7 @@ struct opd_chain_key {
 
 struct opd_chains {
 	char *dir;			/* samples/current/callchains */
+	const struct op_sessdir *sd;	/* dir is reached through it */
 	const struct op_logger *log;
 	int images_fd, chains_fd;	/* -1 until the first chain */
 	bool loaded;			/* an existing store was read */
@@ -76,7 +78,8 @@ struct opd_chains {
 /* Set up the store for current_dir (samples/current). Nothing is created
  * until the first chain; an existing store is read first then, so a
  * restarted daemon goes on with the same IDs. 0 or -ENOMEM. */
-int opd_chains_init(struct opd_chains *c, const char *current_dir,
+int opd_chains_init(struct opd_chains *c, const struct op_sessdir *sd,
+		    const char *current_dir,
 		    const struct op_logger *log);
 
 /* The image's ID, naming it on file the first time. 0 on failure, said

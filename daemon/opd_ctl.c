@@ -14,38 +14,33 @@
 /* A client gets this long to send its line and to take the reply. */
 #define OPD_CTL_IO_TIMEOUT_S 5
 
-int opd_ctl_listen(const char *path)
+int opd_ctl_listen(const struct op_sessdir *sd, const char *path)
 {
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	mode_t old_umask;
 	int fd, ret;
 
-	if (strlen(path) >= sizeof(addr.sun_path))
-		return -ENAMETOOLONG;
-	memcpy(addr.sun_path, path, strlen(path) + 1);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
-	if (unlink(path) < 0 && errno != ENOENT) {
-		ret = -errno;
+	ret = op_sd_unlink(sd, path);
+	if (ret && ret != -ENOENT)
 		goto err_fd;
-	}
-	/* created owner-only, never briefly open to others */
-	old_umask = umask(077);
-	ret = bind(fd, (struct sockaddr *)&addr, sizeof(addr));
+	/* created 0600, never briefly open to others: bind makes the
+	 * socket file 0777 less the umask, and it is never chmod'ed by
+	 * name afterwards */
+	old_umask = umask(0177);
+	ret = op_sd_bind(sd, path, fd);
 	umask(old_umask);
-	if (ret < 0) {
-		ret = -errno;
+	if (ret < 0)
 		goto err_fd;
-	}
-	if (chmod(path, 0600) < 0 || listen(fd, 16) < 0) {
+	if (listen(fd, 16) < 0) {
 		ret = -errno;
 		goto err_sock;
 	}
 	return fd;
 
 err_sock:
-	unlink(path);
+	op_sd_unlink(sd, path);
 err_fd:
 	close(fd);
 	return ret;

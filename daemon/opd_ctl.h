@@ -10,9 +10,13 @@
 
 #include <stddef.h>
 
-/* Create and listen on path (a stale socket file is replaced), mode 0600.
+#include "op_sessdir.h"
+
+/* Create and listen on path, reached through sd (op_sessdir.h: bound
+ * through the directory's descriptor, op_sd_bind()), mode 0600. A stale
+ * socket file is replaced; a link at its name is refused (-ELOOP).
  * Returns the listening fd (non-blocking, close-on-exec) or -errno. */
-int opd_ctl_listen(const char *path);
+int opd_ctl_listen(const struct op_sessdir *sd, const char *path);
 
 /* Accept one connection and read its command line (without the newline)
  * into line. Returns the connection fd, -EAGAIN when none is waiting, or

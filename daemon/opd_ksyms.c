@@ -54,6 +54,7 @@ struct ksyms {
 	bool have_arcs;
 	struct op_kwalk walk;
 	struct op_korder order;
+	const struct op_sessdir *sd;	/* the session's files, through it */
 	size_t order_alloc;
 };
 
@@ -135,7 +136,7 @@ static int collect_file(const char *rel, const char *full, void *arg)
 	if (op_sfname_parse(rel, &n))
 		return 0;
 	if ((n.image.kind == OP_IMG_ANON && !n.cg.path) ||
-	    odb_open(&db, full, ODB_RDONLY))
+	    odb_open(&db, k->sd, full, ODB_RDONLY))
 		goto out;
 	op_img_mark_kernel(&n.image, db.header->is_kernel);
 	if (n.cg.path) {
@@ -270,7 +271,7 @@ static int read_kallsyms(struct ksyms *k, const char *proc_root)
 	if ((size_t)snprintf(path, sizeof(path), "%s/kallsyms", proc_root) >=
 	    sizeof(path))
 		return -ENAMETOOLONG;
-	return op_kallsyms_each(path, kallsyms_line, k, NULL);
+	return op_kallsyms_each(NULL, path, kallsyms_line, k, NULL);
 }
 
 /* The kernel first, then the modules by name: the file does not depend on
@@ -350,10 +351,11 @@ static int write_file(const struct ksyms *k, const char *samples_dir)
 	if ((size_t)snprintf(dir, sizeof(dir), "%s/stats", samples_dir) >=
 	    sizeof(dir))
 		return -ENAMETOOLONG;
-	if (mkdir(dir, 0755) && errno != EEXIST)
-		return -errno;
+	ret = op_sd_mkdirs(k->sd, dir, 0755);
+	if (ret)
+		return ret;
 	snprintf(final, sizeof(final), "%s/kallsyms", dir);
-	ret = op_afile_open(&a, final);
+	ret = op_afile_open(&a, k->sd, final);
 	if (ret)
 		return ret;
 	f = a.f;
@@ -379,14 +381,16 @@ static void ksyms_release(struct ksyms *k)
 	op_korder_release(&k->order);
 }
 
-int opd_ksyms_save(const char *samples_dir, const char *proc_root)
+int opd_ksyms_save(const struct op_sessdir *sd, const char *samples_dir,
+		   const char *proc_root)
 {
 	struct ksyms k;
 	uint64_t text;
 	int ret;
 
 	memset(&k, 0, sizeof(k));
-	ret = op_sfname_walk(samples_dir, collect_file, &k);
+	k.sd = sd;
+	ret = op_sfname_walk(sd, samples_dir, collect_file, &k);
 	if (ret || !k.nr)
 		goto out;
 	qsort(k.t, k.nr, sizeof(*k.t), target_cmp);
@@ -424,12 +428,12 @@ int opd_ksyms_save(const char *samples_dir, const char *proc_root)
 	}
 	ret = write_file(&k, samples_dir);
 	if (!ret && k.have_arcs) {
-		ret = op_korder_write(samples_dir, &k.order);
+		ret = op_korder_write(sd, samples_dir, &k.order);
 	} else if (!ret) {
 		char path[4200];
 
 		snprintf(path, sizeof(path), "%s/%s", samples_dir, OP_KORDER_FILE);
-		unlink(path);	/* an earlier copy's */
+		op_sd_unlink(sd, path);	/* an earlier copy's */
 	}
 out:
 	ksyms_release(&k);

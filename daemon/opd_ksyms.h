@@ -19,10 +19,14 @@
 #ifndef OPD_KSYMS_H
 #define OPD_KSYMS_H
 
+#include "op_sessdir.h"
+
 /* Write samples_dir/stats/kallsyms for the kernel images sampled under
  * samples_dir, from proc_root/kallsyms; atomically (a temporary file
  * renamed over it). No kernel samples: nothing is written. Returns 0,
- * -ENODATA when kallsyms shows no text range (kptr_restrict), or -errno. */
-int opd_ksyms_save(const char *samples_dir, const char *proc_root);
+ * -ENODATA when kallsyms shows no text range (kptr_restrict), or -errno.
+ * samples_dir is reached through sd (op_sessdir.h). */
+int opd_ksyms_save(const struct op_sessdir *sd, const char *samples_dir,
+		   const char *proc_root);
 
 #endif /* OPD_KSYMS_H */

@@ -17,13 +17,13 @@
 
 #include "op_proc.h"
 
-pid_t opd_lock_read(const char *path)
+pid_t opd_lock_read(const struct op_sessdir *sd, const char *path)
 {
 	char buf[32];
 	ssize_t n;
 	long pid;
 	char *end;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = op_sd_open(sd, path, O_RDONLY | O_NONBLOCK, 0);
 
 	if (fd < 0)
 		return 0;
@@ -69,7 +69,8 @@ bool opd_lock_holder_alive(pid_t pid)
 	       !strcmp(comm, "operf");
 }
 
-int opd_lock_take(const char *path, pid_t pid, pid_t *owner)
+int opd_lock_take(const struct op_sessdir *sd, const char *path, pid_t pid,
+		  pid_t *owner)
 {
 	char tmp[PATH_MAX];
 	char buf[32];
@@ -79,9 +80,9 @@ int opd_lock_take(const char *path, pid_t pid, pid_t *owner)
 	if (snprintf(tmp, sizeof(tmp), "%s.%d", path, (int)pid) >= (int)sizeof(tmp))
 		return -ENAMETOOLONG;
 	len = snprintf(buf, sizeof(buf), "%d\n", (int)pid);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = op_sd_open(sd, tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (write(fd, buf, (size_t)len) != len) {
 		ret = errno ? -errno : -EIO;
 		close(fd);
@@ -93,17 +94,20 @@ int opd_lock_take(const char *path, pid_t pid, pid_t *owner)
 	}
 
 	for (int tries = 0; tries < 5; tries++) {
+		struct stat st;
 		pid_t other;
 
-		if (link(tmp, path) == 0) {
-			ret = 0;
+		ret = op_sd_link(sd, tmp, path);
+		if (ret == 0)
 			goto err_tmp;	/* done: remove the temporary name */
-		}
-		if (errno != EEXIST) {
-			ret = -errno;
+		if (ret != -EEXIST)
 			goto err_tmp;
-		}
-		other = opd_lock_read(path);
+		ret = op_sd_stat(sd, path, &st);
+		if (!ret && S_ISLNK(st.st_mode))
+			ret = -ELOOP;	/* neither read through nor removed */
+		if (ret)
+			goto err_tmp;
+		other = opd_lock_read(sd, path);
 		if (other == pid) {
 			ret = 0;
 			goto err_tmp;
@@ -118,23 +122,22 @@ int opd_lock_take(const char *path, pid_t pid, pid_t *owner)
 			 * cannot leave this (link is atomic), so it is junk,
 			 * unless another one is being linked right now */
 			usleep(10000);
-			if (opd_lock_read(path) != 0)
+			if (opd_lock_read(sd, path) != 0)
 				continue;
 		}
-		if (unlink(path) < 0 && errno != ENOENT) {
-			ret = -errno;
+		ret = op_sd_unlink(sd, path);
+		if (ret && ret != -ENOENT)
 			goto err_tmp;
-		}
 	}
 	ret = -EBUSY;
 
 err_tmp:
-	unlink(tmp);
+	op_sd_unlink(sd, tmp);
 	return ret;
 }
 
-void opd_lock_release(const char *path, pid_t pid)
+void opd_lock_release(const struct op_sessdir *sd, const char *path, pid_t pid)
 {
-	if (opd_lock_read(path) == pid)
-		unlink(path);
+	if (opd_lock_read(sd, path) == pid)
+		op_sd_unlink(sd, path);
 }

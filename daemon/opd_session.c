@@ -191,12 +191,14 @@ int opd_session_open(struct opd_session *s, char *err, size_t errlen)
 	ret = opd_images_init(&s->images, lookup_cookie, s,
 			      s->cfg.vmlinux, s->cfg.image, &s->cfg.log);
 	if (!ret)
-		ret = opd_sfiles_init(&s->sfiles, s->cfg.current_dir, s->einfo,
+		ret = opd_sfiles_init(&s->sfiles, s->cfg.sd, s->cfg.current_dir, s->einfo,
 				      s->nr_events, read_cpu_speed(), 0, &s->cfg.log);
 	if (!ret)
-		ret = opd_chains_init(&s->chains, s->cfg.current_dir, &s->cfg.log);
+		ret = opd_chains_init(&s->chains, s->cfg.sd, s->cfg.current_dir,
+				      &s->cfg.log);
 	if (!ret)
-		ret = opd_stats_read(&s->base, s->cfg.current_dir, OPD_MAX_CPUS);
+		ret = opd_stats_read(&s->base, s->cfg.sd, s->cfg.current_dir,
+				     OPD_MAX_CPUS);
 	if (!ret && s->base.v[OPD_TOTAL_SAMPLES])
 		op_log(&s->cfg.log, OP_LOG_INFO, "%s/stats: %llu samples counted by "
 		       "an earlier daemon: its counts go on from there",
@@ -235,10 +237,23 @@ int opd_session_start(struct opd_session *s)
 	if (!s->kop)
 		return -ENODEV;
 	/* the integrity record holds only while nothing writes the files */
-	ret = op_sums_remove(s->cfg.current_dir);
+	ret = op_sums_remove(s->cfg.sd, s->cfg.current_dir);
+	if (ret == -ELOOP) {
+		/* a link where stats/ is: no record of ours is there to
+		 * remove; it is said, and the stats are not written there */
+		char path[PATH_MAX + 16], why[PATH_MAX + 64];
+
+		snprintf(path, sizeof(path), "%s/%s", s->cfg.current_dir, OP_SUMS_FILE);
+		op_log(&s->cfg.log, OP_LOG_WARN, "start: %s",
+		       op_sd_explain(s->cfg.sd, path, ret, why, sizeof(why)));
+		ret = 0;
+	}
 	if (ret) {
-		op_log(&s->cfg.log, OP_LOG_ERR, "start: cannot remove %s/%s: %s",
-		       s->cfg.current_dir, OP_SUMS_FILE, strerror(-ret));
+		char path[PATH_MAX + 16], why[PATH_MAX + 64];
+
+		snprintf(path, sizeof(path), "%s/%s", s->cfg.current_dir, OP_SUMS_FILE);
+		op_log(&s->cfg.log, OP_LOG_ERR, "start: cannot remove %s: %s", path,
+		       op_sd_explain(s->cfg.sd, path, ret, why, sizeof(why)));
 		return ret;
 	}
 	if (s->kop_started) {
@@ -396,14 +411,19 @@ void opd_session_write_sums(struct opd_session *s, const char *dir,
 			    const char *why)
 {
 	size_t n = 0;
-	int r = op_sums_write(dir, &n);
+	int r = op_sums_write(s->cfg.sd, dir, &n);
 
-	if (r)
+	if (r) {
+		char path[PATH_MAX + 16], msg[PATH_MAX + 64];
+
+		snprintf(path, sizeof(path), "%s/%s", dir, OP_SUMS_FILE);
 		op_log(&s->cfg.log, OP_LOG_WARN, "%s: cannot write the integrity "
-		       "record %s/%s: %s", why, dir, OP_SUMS_FILE, strerror(-r));
-	else
+		       "record %s: %s", why, path,
+		       op_sd_explain(s->cfg.sd, path, r, msg, sizeof(msg)));
+	} else {
 		op_log(&s->cfg.log, OP_LOG_DEBUG, "%s: integrity record of %zu "
 		       "file(s) written", why, n);
+	}
 }
 
 int opd_session_dump(struct opd_session *s, const char *why, bool ending)
@@ -429,10 +449,13 @@ int opd_session_dump(struct opd_session *s, const char *why, bool ending)
 		ret = ret ? ret : r;
 	}
 	opd_session_stats(s, &st);
-	r = opd_stats_write(&st, dir);
+	r = opd_stats_write(&st, s->cfg.sd, dir);
 	if (r) {
-		op_log(&s->cfg.log, OP_LOG_WARN, "%s: cannot write %s/stats: %s",
-		       why, dir, strerror(-r));
+		char path[PATH_MAX + 16], msg[PATH_MAX + 64];
+
+		snprintf(path, sizeof(path), "%s/stats", dir);
+		op_log(&s->cfg.log, OP_LOG_WARN, "%s: cannot write %s: %s",
+		       why, path, op_sd_explain(s->cfg.sd, path, r, msg, sizeof(msg)));
 		ret = ret ? ret : r;
 	}
 	opd_stats_log(&st, &s->cfg.log, why);
@@ -445,7 +468,7 @@ int opd_session_dump(struct opd_session *s, const char *why, bool ending)
 	 * running session. Not the samples: a report without the copy, or
 	 * with samples it does not name, reads /proc/kallsyms. */
 	if (ending) {
-		r = opd_ksyms_save(dir, "/proc");
+		r = opd_ksyms_save(s->cfg.sd, dir, "/proc");
 		if (r && r != -ENODATA)
 			op_log(&s->cfg.log, OP_LOG_WARN,
 			       "%s: cannot save the kernel symbols in %s/stats: %s",

@@ -26,6 +26,7 @@
 #include "op_config.h"
 #include "op_events.h"
 #include "op_log.h"
+#include "op_sessdir.h"
 #include "opd_chains.h"
 #include "opd_decode.h"
 #include "opd_image.h"
@@ -38,6 +39,8 @@
 
 /* The caller's strings must outlive the session. */
 struct opd_session_config {
+	const struct op_sessdir *sd;	/* the session directory: every
+					 * path below is reached through it */
 	const char *current_dir;	/* samples/current, which must exist */
 	const char *keep_dir;		/* binaries kept from other roots
 					 * (op_paths.keep_dir); NULL: none */

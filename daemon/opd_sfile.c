@@ -34,12 +34,13 @@ static bool key_eq(const struct opd_sfile_key *a, const struct opd_sfile_key *b)
 	       a->tgid == b->tgid && a->tid == b->tid && a->cpu == b->cpu;
 }
 
-int opd_sfiles_init(struct opd_sfiles *sf, const char *dir,
+int opd_sfiles_init(struct opd_sfiles *sf, const struct op_sessdir *sd, const char *dir,
 		    const struct opd_event_info *events, uint32_t nr_events,
 		    double cpu_speed, size_t max_open,
 		    const struct op_logger *log)
 {
 	memset(sf, 0, sizeof(*sf));
+	sf->sd = sd;
 	sf->events = events;
 	sf->nr_events = nr_events;
 	sf->cpu_speed = cpu_speed;
@@ -78,25 +79,6 @@ static char *opd_sfile_name(const struct opd_sfiles *sf, const struct opd_sfile_
 	if (key->cg)
 		n.cg = key->cg->img;
 	return op_sfname_build(&n);
-}
-
-/* mkdir -p of path's parent directories below base (which exists or is
- * created too). */
-static int make_parents(char *path)
-{
-	for (char *p = path + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(path, 0755) < 0 && errno != EEXIST) {
-			int ret = -errno;
-
-			*p = '/';
-			return ret;
-		}
-		*p = '/';
-	}
-	return 0;
 }
 
 static void fill_header(struct opd_sfiles *sf, struct opd_sfile *f)
@@ -138,17 +120,23 @@ static int open_file(struct opd_sfiles *sf, struct opd_sfile *f)
 	/* the directories exist but for a file's first open: an evicted
 	 * file (arc files outnumber the cache with call graphs) comes back
 	 * without a mkdir for every component of its long name */
-	ret = odb_open(&f->db, path, ODB_RDWR);
+	ret = odb_open(&f->db, sf->sd, path, ODB_RDWR);
 	if (ret == -ENOENT) {
-		ret = make_parents(path);
+		ret = op_sd_mkparents(sf->sd, path, 0755);
 		if (!ret)
-			ret = odb_open(&f->db, path, ODB_RDWR);
+			ret = odb_open(&f->db, sf->sd, path, ODB_RDWR);
 	}
 	if (ret) {
+		char why[PATH_MAX + 128];
+
+		if (ret == -ELOOP || ret == -EXDEV)
+			op_sd_explain(sf->sd, path, ret, why, sizeof(why));
+		else
+			snprintf(why, sizeof(why), "cannot open %s: %s", path,
+				 odb_strerror(ret));
 		if (!f->logged)
 			op_log(sf->log, OP_LOG_WARN,
-			       "sfile: cannot open %s: %s; its samples are counted as lost",
-			       path, odb_strerror(ret));
+			       "sfile: %s; its samples are counted as lost", why);
 		f->logged = true;
 	} else {
 		fill_header(sf, f);

@@ -21,6 +21,7 @@
 
 #include "odb.h"
 #include "op_log.h"
+#include "op_sessdir.h"
 #include "opd_image.h"
 
 /* What goes into a file's name and header for one event index. */
@@ -53,6 +54,7 @@ struct opd_sfile {
 
 struct opd_sfiles {
 	char *dir;			/* samples/current */
+	const struct op_sessdir *sd;	/* dir is reached through it */
 	const struct opd_event_info *events;	/* indexed by event index */
 	uint32_t nr_events;
 	double cpu_speed;
@@ -78,9 +80,9 @@ struct opd_sfiles {
  * samples meanwhile are counted lost, those after a recovery are kept. */
 #define OPD_SFILE_RETRY_NS 1000000000ULL
 
-/* dir: samples/current (created as needed); events: nr_events entries,
+/* dir: samples/current (created as needed), under sd (op_sessdir.h); events: nr_events entries,
  * borrowed; max_open 0: the default. Returns 0 or -errno. */
-int opd_sfiles_init(struct opd_sfiles *sf, const char *dir,
+int opd_sfiles_init(struct opd_sfiles *sf, const struct op_sessdir *sd, const char *dir,
 		    const struct opd_event_info *events, uint32_t nr_events,
 		    double cpu_speed, size_t max_open,
 		    const struct op_logger *log);

@@ -27,7 +27,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "opd_fs.h"
 #include "opd_ksyms.h"
 
 /* Point the sample files and the chain store at dir. */
@@ -39,10 +38,10 @@ static int retarget(struct opd_session *s, const char *dir)
 	opd_sampler_invalidate(&s->sampler);
 	opd_sfiles_release(&s->sfiles);
 	opd_chains_release(&s->chains);
-	ret = opd_sfiles_init(&s->sfiles, dir, s->einfo, s->nr_events, mhz, 0,
-			      &s->cfg.log);
+	ret = opd_sfiles_init(&s->sfiles, s->cfg.sd, dir, s->einfo, s->nr_events,
+			      mhz, 0, &s->cfg.log);
 	if (!ret)
-		ret = opd_chains_init(&s->chains, dir, &s->cfg.log);
+		ret = opd_chains_init(&s->chains, s->cfg.sd, dir, &s->cfg.log);
 	return ret;
 }
 
@@ -81,7 +80,7 @@ static int write_window(struct opd_session *s, const char *dir,
 	ret = ret ? ret : r;
 	opd_session_stats(s, &after);
 	stats_since(&after, &before, snap);
-	r = opd_stats_write(&after, dir);
+	r = opd_stats_write(&after, s->cfg.sd, dir);
 	ret = ret ? ret : r;
 	snprintf(why, sizeof(why), "snapshot of %.3f s",
 		 (double)(snap->to_ns - snap->from_ns) / 1e9);
@@ -89,7 +88,7 @@ static int write_window(struct opd_session *s, const char *dir,
 	opd_stats_release(&before);
 	opd_stats_release(&after);
 	opd_session_write_sums(s, dir, "snapshot");
-	r = opd_ksyms_save(dir, "/proc");
+	r = opd_ksyms_save(s->cfg.sd, dir, "/proc");
 	if (r && r != -ENODATA)
 		op_log(&s->cfg.log, OP_LOG_WARN,
 		       "snapshot: cannot save the kernel symbols in %s/stats: %s",
@@ -99,18 +98,22 @@ static int write_window(struct opd_session *s, const char *dir,
 
 /* Put tmp where target is: beside it, so a rename; current is swapped
  * (it is a directory with contents), a saved session must not exist. */
-static int put_in_place(const char *samples_dir, const char *tmp,
-			const char *target, bool replace, char *err,
-			size_t errlen)
+static int put_in_place(const struct op_sessdir *sd, const char *samples_dir,
+			const char *tmp, const char *target, bool replace,
+			char *err, size_t errlen)
 {
-	char old[PATH_MAX];
+	char old[PATH_MAX], why[PATH_MAX + 64];
 	int ret;
 
 	if (!replace) {
-		if (renameat2(AT_FDCWD, tmp, AT_FDCWD, target, RENAME_NOREPLACE)) {
-			ret = -errno;
+		ret = op_sd_rename(sd, tmp, target, RENAME_NOREPLACE);
+		if (ret) {
+			if (ret == -ELOOP)	/* the link is at target */
+				op_sd_explain(sd, target, ret, why, sizeof(why));
+			else
+				op_sd_explain(sd, tmp, ret, why, sizeof(why));
 			snprintf(err, errlen, "cannot move %s to %s: %s", tmp,
-				 target, strerror(-ret));
+				 target, why);
 			return ret;
 		}
 		return 0;
@@ -118,21 +121,23 @@ static int put_in_place(const char *samples_dir, const char *tmp,
 	if ((size_t)snprintf(old, sizeof(old), "%s/.current-old-%d", samples_dir,
 			     (int)getpid()) >= sizeof(old))
 		return -ENAMETOOLONG;
-	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, target, RENAME_EXCHANGE)) {
-		ret = -errno;
+	ret = op_sd_rename(sd, tmp, target, RENAME_EXCHANGE);
+	if (ret) {
 		if (ret != -ENOENT) {
+			op_sd_explain(sd, ret == -ELOOP ? target : tmp, ret, why,
+				      sizeof(why));
 			snprintf(err, errlen, "cannot swap %s and %s: %s", tmp,
-				 target, strerror(-ret));
+				 target, why);
 			return ret;
 		}
 		/* no current/ at all: the snapshot becomes it */
-		return put_in_place(samples_dir, tmp, target, false, err, errlen);
+		return put_in_place(sd, samples_dir, tmp, target, false, err, errlen);
 	}
 	/* tmp holds the old current now */
-	if (rename(tmp, old) == 0)
-		opd_rm_rf_at(AT_FDCWD, old);
+	if (op_sd_rename(sd, tmp, old, 0) == 0)
+		op_sd_remove_tree(sd, old, NULL, 0);
 	else
-		opd_rm_rf_at(AT_FDCWD, tmp);
+		op_sd_remove_tree(sd, tmp, NULL, 0);
 	return 0;
 }
 
@@ -141,7 +146,7 @@ int opd_session_snapshot(struct opd_session *s, const char *samples_dir,
 			 char *err, size_t errlen)
 {
 	bool replace = !strcmp(name, "current");
-	char target[PATH_MAX], tmp[PATH_MAX];
+	char target[PATH_MAX], tmp[PATH_MAX], why[PATH_MAX + 64];
 	struct kop_snapshot mine;
 	struct stat st;
 	int ret, r;
@@ -163,14 +168,35 @@ int opd_session_snapshot(struct opd_session *s, const char *samples_dir,
 		snprintf(err, errlen, "session name too long");
 		return -ENAMETOOLONG;
 	}
-	if (!replace && !lstat(target, &st)) {
+	ret = op_sd_stat(s->cfg.sd, target, &st);
+	if (!ret && S_ISLNK(st.st_mode)) {
+		op_sd_explain(s->cfg.sd, target, -ELOOP, why, sizeof(why));
+		snprintf(err, errlen, "%s", why);
+		return -ELOOP;
+	}
+	if (!replace && !ret) {
 		snprintf(err, errlen, "session %s already exists", target);
 		return -EEXIST;
 	}
-	opd_rm_rf_at(AT_FDCWD, tmp);	/* a crashed snapshot's leftovers */
-	ret = opd_mkdir_p(tmp);
+	if (ret && ret != -ENOENT) {
+		op_sd_explain(s->cfg.sd, target, ret, why, sizeof(why));
+		snprintf(err, errlen, "cannot look at %s: %s", target, why);
+		return ret;
+	}
+	/* a crashed snapshot's leftovers */
+	ret = op_sd_remove_tree(s->cfg.sd, tmp, why, sizeof(why));
+	if (ret == -ELOOP) {
+		char rel[PATH_MAX + 64];
+
+		snprintf(rel, sizeof(rel), "%s", why);
+		op_sd_explain(s->cfg.sd, *rel ? rel : tmp, ret, why, sizeof(why));
+		snprintf(err, errlen, "%s", why);
+		return ret;
+	}
+	ret = op_sd_mkdirs(s->cfg.sd, tmp, 0755);
 	if (ret) {
-		snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(-ret));
+		op_sd_explain(s->cfg.sd, tmp, ret, why, sizeof(why));
+		snprintf(err, errlen, "cannot create %s: %s", tmp, why);
 		return ret;
 	}
 	ret = retarget(s, tmp);
@@ -178,18 +204,18 @@ int opd_session_snapshot(struct opd_session *s, const char *samples_dir,
 		ret = write_window(s, tmp, snap);
 	r = retarget(s, s->cfg.current_dir);
 	if (ret) {
-		snprintf(err, errlen, "cannot write the snapshot in %s: %s", tmp,
-			 strerror(-ret));
-		opd_rm_rf_at(AT_FDCWD, tmp);
+		op_sd_explain(s->cfg.sd, tmp, ret, why, sizeof(why));
+		snprintf(err, errlen, "cannot write the snapshot in %s: %s", tmp, why);
+		op_sd_remove_tree(s->cfg.sd, tmp, NULL, 0);
 		return ret;
 	}
 	if (r)
 		op_log(&s->cfg.log, OP_LOG_WARN,
 		       "snapshot: cannot reopen the sample files in %s: %s",
 		       s->cfg.current_dir, strerror(-r));
-	ret = put_in_place(samples_dir, tmp, target, replace, err, errlen);
+	ret = put_in_place(s->cfg.sd, samples_dir, tmp, target, replace, err, errlen);
 	if (ret) {
-		opd_rm_rf_at(AT_FDCWD, tmp);
+		op_sd_remove_tree(s->cfg.sd, tmp, NULL, 0);
 		return ret;
 	}
 	op_log(&s->cfg.log, OP_LOG_INFO,

@@ -50,7 +50,8 @@ static const char *const counter_names[OPD_NR_COUNTERS] = {
 	[OPD_UNWIND_STACK] = OP_STAT_UNWIND_STACK,
 };
 
-static int write_value(const char *dir, const char *name, uint64_t value)
+static int write_value(const struct op_sessdir *sd, const char *dir, const char *name,
+		       uint64_t value)
 {
 	char path[PATH_MAX];
 	struct op_afile a;
@@ -58,21 +59,20 @@ static int write_value(const char *dir, const char *name, uint64_t value)
 
 	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
-	ret = op_afile_open(&a, path);
+	ret = op_afile_open(&a, sd, path);
 	if (ret)
 		return ret;
 	fprintf(a.f, "%llu\n", (unsigned long long)value);
 	return op_afile_commit(&a, false);
 }
 
-static int make_dir(const char *path)
+static int make_dir(const struct op_sessdir *sd, const char *path)
 {
-	if (mkdir(path, 0755) < 0 && errno != EEXIST)
-		return -errno;
-	return 0;
+	return op_sd_mkdirs(sd, path, 0755);
 }
 
-int opd_stats_write(const struct opd_stats *st, const char *current_dir)
+int opd_stats_write(const struct opd_stats *st, const struct op_sessdir *sd,
+		    const char *current_dir)
 {
 	char dir[PATH_MAX], sub[PATH_MAX + 32];
 	int first = 0, ret;
@@ -80,16 +80,16 @@ int opd_stats_write(const struct opd_stats *st, const char *current_dir)
 #define KEEP(expr) do { ret = (expr); if (ret && !first) first = ret; } while (0)
 	if (snprintf(dir, sizeof(dir), "%s/" OP_STATS_DIR, current_dir) >= (int)sizeof(dir))
 		return -ENAMETOOLONG;
-	ret = make_dir(dir);
+	ret = make_dir(sd, dir);
 	if (ret)
 		return ret;
 	for (int i = 0; i < OPD_NR_COUNTERS; i++)
-		KEEP(write_value(dir, counter_names[i], st->v[i]));
+		KEEP(write_value(sd, dir, counter_names[i], st->v[i]));
 	for (unsigned int c = 0; c < st->nr_cpus; c++) {
 		snprintf(sub, sizeof(sub), "%s/cpu%u", dir, c);
-		KEEP(make_dir(sub));
-		KEEP(write_value(sub, OP_STAT_CPU_LOST_OVERFLOW, st->cpu_lost_overflow[c]));
-		KEEP(write_value(sub, OP_STAT_CPU_RECEIVED, st->cpu_received[c]));
+		KEEP(make_dir(sd, sub));
+		KEEP(write_value(sd, sub, OP_STAT_CPU_LOST_OVERFLOW, st->cpu_lost_overflow[c]));
+		KEEP(write_value(sd, sub, OP_STAT_CPU_RECEIVED, st->cpu_received[c]));
 	}
 	/* OProfile's opreport warns whenever stats/throttled exists, so it
 	 * exists only once an event was throttled */
@@ -98,26 +98,26 @@ int opd_stats_write(const struct opd_stats *st, const char *current_dir)
 		char *save = NULL;
 
 		snprintf(sub, sizeof(sub), "%s/" OP_STAT_THROTTLED, dir);
-		KEEP(make_dir(sub));
+		KEEP(make_dir(sd, sub));
 		memcpy(names, st->throttled, sizeof(names));
 		for (char *n = strtok_r(names, ",", &save); n;
 		     n = strtok_r(NULL, ",", &save)) {
 			if (!strchr(n, '/') && strcmp(n, ".") && strcmp(n, ".."))
-				KEEP(write_value(sub, n, 1));
+				KEEP(write_value(sd, sub, n, 1));
 		}
 	}
 #undef KEEP
 	return first;
 }
 
-uint64_t opd_stats_value(const char *dir, const char *name)
+uint64_t opd_stats_value(const struct op_sessdir *sd, const char *dir, const char *name)
 {
 	char path[PATH_MAX];
 	unsigned long long v = 0;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "re");
+	f = op_sd_fopen(sd, path, "re");
 	if (!f)
 		return 0;
 	if (fscanf(f, "%llu", &v) != 1)
@@ -126,7 +126,7 @@ uint64_t opd_stats_value(const char *dir, const char *name)
 	return v;
 }
 
-int opd_stats_read(struct opd_stats *st, const char *current_dir,
+int opd_stats_read(struct opd_stats *st, const struct op_sessdir *sd, const char *current_dir,
 		   unsigned int max_cpus)
 {
 	char dir[PATH_MAX], sub[PATH_MAX + 32];
@@ -135,13 +135,13 @@ int opd_stats_read(struct opd_stats *st, const char *current_dir,
 
 	memset(st, 0, sizeof(*st));
 	if (snprintf(dir, sizeof(dir), "%s/" OP_STATS_DIR, current_dir) >= (int)sizeof(dir) ||
-	    stat(dir, &sb) || !S_ISDIR(sb.st_mode))
+	    op_sd_stat(sd, dir, &sb) || !S_ISDIR(sb.st_mode))
 		return 0;
 	for (int i = 0; i < OPD_NR_COUNTERS; i++)
-		st->v[i] = opd_stats_value(dir, counter_names[i]);
+		st->v[i] = opd_stats_value(sd, dir, counter_names[i]);
 	while (n < max_cpus) {
 		snprintf(sub, sizeof(sub), "%s/cpu%u", dir, n);
-		if (stat(sub, &sb) || !S_ISDIR(sb.st_mode))
+		if (op_sd_stat(sd, sub, &sb) || !S_ISDIR(sb.st_mode))
 			break;
 		n++;
 	}
@@ -155,8 +155,8 @@ int opd_stats_read(struct opd_stats *st, const char *current_dir,
 	st->nr_cpus = n;
 	for (unsigned int c = 0; c < n; c++) {
 		snprintf(sub, sizeof(sub), "%s/cpu%u", dir, c);
-		st->cpu_lost_overflow[c] = opd_stats_value(sub, OP_STAT_CPU_LOST_OVERFLOW);
-		st->cpu_received[c] = opd_stats_value(sub, OP_STAT_CPU_RECEIVED);
+		st->cpu_lost_overflow[c] = opd_stats_value(sd, sub, OP_STAT_CPU_LOST_OVERFLOW);
+		st->cpu_received[c] = opd_stats_value(sd, sub, OP_STAT_CPU_RECEIVED);
 	}
 	return 0;
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "op_log.h"
+#include "op_sessdir.h"
 
 enum opd_counter_id {
 	OPD_TOTAL_SAMPLES,		/* samples received by the daemon */
@@ -70,20 +71,23 @@ static inline int opd_counter_is_setting(int id)
 	return id == OPD_CALLGRAPH_DEPTH || id == OPD_UNWIND_STACK;
 }
 
-/* Write dir/stats/ (created, old per-CPU entries replaced). Each file is
+/* Every dir below is reached through sd (op_sessdir.h).
+ *
+ * Write dir/stats/ (created, old per-CPU entries replaced). Each file is
  * written whole (temporary + rename) so a crash leaves old or new values.
  * Returns 0 or the first -errno. */
-int opd_stats_write(const struct opd_stats *st, const char *current_dir);
+int opd_stats_write(const struct opd_stats *st, const struct op_sessdir *sd,
+		    const char *current_dir);
 
 /* The number in dir/name (dir a stats/ directory), 0 when there is none
  * or it does not read as one. */
-uint64_t opd_stats_value(const char *dir, const char *name);
+uint64_t opd_stats_value(const struct op_sessdir *sd, const char *dir, const char *name);
 
 /* Read what a daemon left in current_dir/stats/: each counter, and the
  * per-CPU ones of cpu0/ on up to the first missing (at most max_cpus).
  * A counter with no readable file reads 0. 0 or -ENOMEM (*st zeroed,
  * nothing to release, when there is no stats/ at all). */
-int opd_stats_read(struct opd_stats *st, const char *current_dir,
+int opd_stats_read(struct opd_stats *st, const struct op_sessdir *sd, const char *current_dir,
 		   unsigned int max_cpus);
 
 /* Free the per-CPU counters of a snapshot or of what opd_stats_read()

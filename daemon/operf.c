@@ -34,7 +34,6 @@
 #include "op_log.h"
 #include "op_perf.h"
 #include "op_version.h"
-#include "opd_fs.h"
 #include "opd_lock.h"
 #include "opd_session.h"
 
@@ -70,6 +69,7 @@ struct operf {
 	const char **command;	/* NULL: --pid or --system-wide */
 	pid_t target;		/* the command's or --pid's process; -1: all */
 	struct op_paths paths;
+	struct op_sessdir sd;	/* paths.session_dir: every path through it */
 	char previous_dir[PATH_MAX];
 
 	/* kmod's threads log too: log_lock guards log_file */
@@ -382,54 +382,72 @@ static int session_paths(struct operf *o)
  * the log. */
 static int session_prepare(struct operf *o)
 {
+	char why[PATH_MAX + 256];
 	pid_t owner;
 	int ret;
 
-	ret = opd_mkdir_p(o->paths.samples_dir);
+	/* ./oprofile_data is wherever operf was started, /tmp included: the
+	 * directory must be ours and closed to others, or another user could
+	 * plant the links that choose where we write (op_sessdir.h) */
+	ret = op_sessdir_open(&o->sd, o->paths.session_dir, OP_SD_WRITE | OP_SD_CREATE,
+			      why, sizeof(why));
 	if (ret) {
-		operf_err("cannot create %s: %s", o->paths.samples_dir, strerror(-ret));
+		operf_err("session directory refused: %s", why);
 		return ret;
 	}
-	ret = opd_lock_take(o->paths.lock_file, getpid(), &owner);
+	ret = op_sd_mkdirs(&o->sd, o->paths.samples_dir, 0755);
+	if (ret) {
+		operf_err("cannot create %s: %s", o->paths.samples_dir,
+			  op_sd_explain(&o->sd, o->paths.samples_dir, ret, why, sizeof(why)));
+		return ret;
+	}
+	ret = opd_lock_take(&o->sd, o->paths.lock_file, getpid(), &owner);
 	if (ret == -EBUSY && owner) {
 		operf_err("%s is in use by another profiler (pid %d)",
 			  o->paths.session_dir, (int)owner);
 		return ret;
 	}
 	if (ret) {
-		operf_err("cannot take the lock %s: %s", o->paths.lock_file, strerror(-ret));
+		operf_err("cannot take the lock %s: %s", o->paths.lock_file,
+			  op_sd_explain(&o->sd, o->paths.lock_file, ret, why, sizeof(why)));
 		return ret;
 	}
 	o->locked = true;
 	if (!o->opt.append) {
-		int fd = open(o->paths.samples_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		char refused[PATH_MAX];
 
-		if (fd < 0) {
-			ret = -errno;
-		} else {
-			ret = opd_rm_rf_at(fd, "previous");
-			close(fd);
+		ret = op_sd_remove_tree(&o->sd, o->previous_dir, refused, sizeof(refused));
+		if (ret == -ELOOP && *refused) {
+			operf_err("cannot remove the old %s: %s/%s is a symbolic link: "
+				  "refused, not followed nor removed", o->previous_dir,
+				  o->sd.path, refused);
+			return ret;
 		}
 		if (ret) {
-			operf_err("cannot remove the old %s: %s", o->previous_dir, strerror(-ret));
+			operf_err("cannot remove the old %s: %s", o->previous_dir,
+				  op_sd_explain(&o->sd, o->previous_dir, ret, why, sizeof(why)));
 			return ret;
 		}
-		if (rename(o->paths.current_dir, o->previous_dir) && errno != ENOENT) {
-			ret = -errno;
+		ret = op_sd_rename(&o->sd, o->paths.current_dir, o->previous_dir, 0);
+		if (ret && ret != -ENOENT) {
 			operf_err("cannot move %s to %s: %s", o->paths.current_dir,
-				  o->previous_dir, strerror(-ret));
+				  o->previous_dir,
+				  op_sd_explain(&o->sd, o->paths.current_dir, ret, why,
+						sizeof(why)));
 			return ret;
 		}
 	}
-	ret = opd_mkdir_p(o->paths.current_dir);
+	ret = op_sd_mkdirs(&o->sd, o->paths.current_dir, 0755);
 	if (ret) {
-		operf_err("cannot create %s: %s", o->paths.current_dir, strerror(-ret));
+		operf_err("cannot create %s: %s", o->paths.current_dir,
+			  op_sd_explain(&o->sd, o->paths.current_dir, ret, why, sizeof(why)));
 		return ret;
 	}
-	o->log_file = fopen(o->paths.log_file, "ae");
+	o->log_file = op_sd_fopen(&o->sd, o->paths.log_file, "ae");
 	if (!o->log_file) {
 		ret = -errno;
-		operf_err("cannot open the log %s: %s", o->paths.log_file, strerror(-ret));
+		operf_err("cannot open the log %s: %s", o->paths.log_file,
+			  op_sd_explain(&o->sd, o->paths.log_file, ret, why, sizeof(why)));
 		return ret;
 	}
 	return 0;
@@ -473,6 +491,7 @@ static int exit_code(int status)
 static int open_session(struct operf *o)
 {
 	struct opd_session_config cfg = {
+		.sd = &o->sd,
 		.current_dir = o->paths.current_dir,
 		.keep_dir = o->paths.keep_dir,
 		.events = o->opt.events,
@@ -711,6 +730,7 @@ int main(int argc, const char **argv)
 
 	pthread_mutex_init(&o->log_lock, NULL);
 	o->target = -1;
+	o->sd.fd = -1;
 	o->log = (struct op_logger){ .fn = log_fn, .ctx = o, .max = OP_LOG_INFO };
 	ret = parse_options(o, argc, argv);
 	if (ret) {
@@ -742,9 +762,10 @@ int main(int argc, const char **argv)
 out:
 	opd_session_close(&o->session);
 	if (o->locked)
-		opd_lock_release(o->paths.lock_file, getpid());
+		opd_lock_release(&o->sd, o->paths.lock_file, getpid());
 	if (o->log_file)
 		fclose(o->log_file);
+	op_sessdir_close(&o->sd);
 	if (o->command) {
 		for (size_t i = 0; o->command[i]; i++)
 			free((char *)o->command[i]);

@@ -38,7 +38,6 @@
 #include "op_log.h"
 #include "op_version.h"
 #include "opd_ctl.h"
-#include "opd_fs.h"
 #include "opd_lock.h"
 #include "opd_session.h"
 
@@ -65,6 +64,7 @@ struct opd_options {
 struct opd_daemon {
 	struct opd_options opt;
 	struct op_paths paths;
+	struct op_sessdir sd;	/* paths.session_dir: every path through it */
 	unsigned int separate;
 	unsigned int unwind_stack;	/* --unwind: 0, frame pointers */
 	cpu_set_t cpus;		/* when opt.cpus */
@@ -140,7 +140,7 @@ static void clear_last_error(struct opd_daemon *d)
 
 static int open_log(struct opd_daemon *d)
 {
-	FILE *f = fopen(d->paths.log_file, "ae");
+	FILE *f = op_sd_fopen(&d->sd, d->paths.log_file, "ae");
 
 	if (!f)
 		return -errno;
@@ -359,21 +359,26 @@ static int startup(struct opd_daemon *d)
 			      strerror(-ret));
 		return ret;
 	}
-	ret = opd_mkdir_p(d->paths.session_dir);
+	/* root's session: root's directory, no other user can write in it
+	 * or in its parents (op_sessdir.h) */
+	ret = op_sessdir_open(&d->sd, d->paths.session_dir, OP_SD_WRITE | OP_SD_CREATE,
+			      err, sizeof(err));
 	if (ret) {
-		startup_error(d, "cannot create %s: %s", d->paths.session_dir, strerror(-ret));
+		startup_error(d, "session directory refused: %s", err);
 		return ret;
 	}
-	ret = opd_lock_take(d->paths.lock_file, d->pid, &owner);
+	ret = opd_lock_take(&d->sd, d->paths.lock_file, d->pid, &owner);
 	if (ret == -EBUSY && owner) {
 		startup_error(d, "already running on %s (pid %d)", d->paths.session_dir, (int)owner);
 		return ret;
 	}
 	if (ret) {
-		startup_error(d, "cannot take the lock %s: %s", d->paths.lock_file, strerror(-ret));
+		startup_error(d, "cannot take the lock %s: %s", d->paths.lock_file,
+			      op_sd_explain(&d->sd, d->paths.lock_file, ret, err, sizeof(err)));
 		return ret;
 	}
 
+	cfg.sd = &d->sd;
 	cfg.current_dir = d->paths.current_dir;
 	cfg.keep_dir = d->paths.keep_dir;
 	ret = opd_session_init(&d->session, &cfg, err, sizeof(err));
@@ -382,14 +387,16 @@ static int startup(struct opd_daemon *d)
 		return ret;
 	}
 
-	ret = opd_mkdir_p(d->paths.current_dir);
+	ret = op_sd_mkdirs(&d->sd, d->paths.current_dir, 0755);
 	if (ret) {
-		startup_error(d, "cannot create %s: %s", d->paths.current_dir, strerror(-ret));
+		startup_error(d, "cannot create %s: %s", d->paths.current_dir,
+			      op_sd_explain(&d->sd, d->paths.current_dir, ret, err, sizeof(err)));
 		return ret;
 	}
 	ret = open_log(d);
 	if (ret) {
-		startup_error(d, "cannot open the log %s: %s", d->paths.log_file, strerror(-ret));
+		startup_error(d, "cannot open the log %s: %s", d->paths.log_file,
+			      op_sd_explain(&d->sd, d->paths.log_file, ret, err, sizeof(err)));
 		return ret;
 	}
 
@@ -420,10 +427,11 @@ static int startup(struct opd_daemon *d)
 	}
 	log_start(d);
 
-	d->listen_fd = opd_ctl_listen(d->paths.ctl_socket);
+	d->listen_fd = opd_ctl_listen(&d->sd, d->paths.ctl_socket);
 	if (d->listen_fd < 0) {
 		ret = d->listen_fd;
-		startup_error(d, "cannot listen on %s: %s", d->paths.ctl_socket, strerror(-ret));
+		startup_error(d, "cannot listen on %s: %s", d->paths.ctl_socket,
+			      op_sd_explain(&d->sd, d->paths.ctl_socket, ret, err, sizeof(err)));
 		return ret;
 	}
 	op_log(&d->log, OP_LOG_INFO, "ready: listening on %s", d->paths.ctl_socket);
@@ -658,18 +666,19 @@ static void cleanup(struct opd_daemon *d)
 {
 	if (d->listen_fd >= 0) {
 		close(d->listen_fd);
-		unlink(d->paths.ctl_socket);
+		op_sd_unlink(&d->sd, d->paths.ctl_socket);
 	}
 	opd_session_close(&d->session);
 	if (d->sig_fd >= 0)
 		close(d->sig_fd);
 	if (d->paths.lock_file[0])
-		opd_lock_release(d->paths.lock_file, d->pid);
+		opd_lock_release(&d->sd, d->paths.lock_file, d->pid);
 	if (d->log_file) {
 		op_log(&d->log, OP_LOG_INFO, "oprofiled exiting");
 		fclose(d->log_file);
 		d->log_file = NULL;
 	}
+	op_sessdir_close(&d->sd);
 	free(d->opt.session_dir);
 	free(d->opt.events);
 	free(d->opt.vmlinux);
@@ -724,7 +733,7 @@ static void daemonise(struct opd_daemon *d)
 static void detach_stdio(const struct opd_daemon *d)
 {
 	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-	int log = open(d->paths.log_file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	int log = op_sd_open(&d->sd, d->paths.log_file, O_WRONLY | O_APPEND | O_CREAT, 0644);
 
 	if (fd >= 0) {
 		dup2(fd, STDIN_FILENO);
@@ -746,6 +755,7 @@ int main(int argc, char **argv)
 	d->ready_fd = -1;
 	d->listen_fd = -1;
 	d->sig_fd = -1;
+	d->sd.fd = -1;
 	d->log = (struct op_logger){ .fn = log_fn, .ctx = d, .max = OP_LOG_INFO };
 	if (parse_options(d, argc, (const char **)argv))
 		return 1;

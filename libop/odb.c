@@ -287,15 +287,15 @@ static int odb_map(odb_t *db)
 }
 
 /* Create a temporary file beside path; *tmp gets its malloc'd name. */
-static int odb_tmp_open(const char *path, char **tmp)
+static int odb_tmp_open(const struct op_sessdir *sd, const char *path, char **tmp)
 {
-	int fd = op_tmp_beside(path, "odbtmp", tmp);
+	int fd = op_tmp_beside(sd, path, "odbtmp", tmp);
 
 	if (fd >= 0 && fchmod(fd, 0644)) {
 		int err = -errno;
 
 		close(fd);
-		unlink(*tmp);
+		op_sd_unlink(sd, *tmp);
 		free(*tmp);
 		*tmp = NULL;
 		return err;
@@ -364,8 +364,8 @@ static void odb_fill(odb_t *to, const odb_t *from, uint32_t size)
 /* Write a complete table of `size` nodes (empty, or the content of `from`)
  * into a new temporary file beside path and map it read-write into *to.
  * *tmp gets the temporary file's name for the caller to publish. */
-static int odb_build(odb_t *to, const odb_t *from, const char *path,
-		     uint32_t size, char **tmp)
+static int odb_build(odb_t *to, const odb_t *from, const struct op_sessdir *sd,
+		     const char *path, uint32_t size, char **tmp)
 {
 	uint64_t len = odb_file_len(size, ODB_HEADER_LEN);
 	void *base;
@@ -373,7 +373,7 @@ static int odb_build(odb_t *to, const odb_t *from, const char *path,
 
 	if (size > ODB_MAX_NODES || len > SIZE_MAX)
 		return -EFBIG;
-	fd = odb_tmp_open(path, tmp);
+	fd = odb_tmp_open(sd, path, tmp);
 	if (fd < 0)
 		return fd;
 	/* Allocate the blocks now: a store through the mapping into a hole
@@ -402,7 +402,7 @@ static int odb_build(odb_t *to, const odb_t *from, const char *path,
 
 err_file:
 	close(fd);
-	unlink(*tmp);
+	op_sd_unlink(sd, *tmp);
 	free(*tmp);
 	*tmp = NULL;
 	return ret;
@@ -424,24 +424,25 @@ static int odb_create(odb_t *db, const char *path)
 	char *tmp;
 	int ret;
 
-	ret = odb_build(db, NULL, path, ODB_DEFAULT_NODES, &tmp);
+	ret = odb_build(db, NULL, db->sd, path, ODB_DEFAULT_NODES, &tmp);
 	if (ret)
 		return ret;
 	/* link, not rename: never replace a file someone else just created */
-	ret = link(tmp, path) ? -errno : 0;
-	unlink(tmp);
+	ret = op_sd_link(db->sd, tmp, path);
+	op_sd_unlink(db->sd, tmp);
 	free(tmp);
 	if (ret)
 		odb_unmap(db);
 	return ret;
 }
 
-int odb_open(odb_t *db, const char *path, enum odb_rw rw)
+int odb_open(odb_t *db, const struct op_sessdir *sd, const char *path, enum odb_rw rw)
 {
 	int ret, tries;
 
 	memset(db, 0, sizeof(*db));
 	db->fd = -1;
+	db->sd = sd;
 	db->writable = rw == ODB_RDWR;
 	if (!path || !*path) {
 		ret = -EINVAL;
@@ -455,10 +456,10 @@ int odb_open(odb_t *db, const char *path, enum odb_rw rw)
 	for (tries = 0; tries < 4; tries++) {
 		/* O_NONBLOCK: a FIFO planted where a sample file should be
 		 * must be refused, not waited on (odb_map checks S_ISREG) */
-		db->fd = open(path, (db->writable ? O_RDWR : O_RDONLY) | O_CLOEXEC | O_NONBLOCK);
+		db->fd = op_sd_open(sd, path, (db->writable ? O_RDWR : O_RDONLY) | O_NONBLOCK, 0);
 		if (db->fd >= 0)
 			break;
-		ret = -errno;
+		ret = db->fd;
 		if (ret != -ENOENT || !db->writable)
 			goto err_path;
 		ret = odb_create(db, path);
@@ -496,18 +497,19 @@ static int odb_grow(odb_t *db)
 	if (size >= ODB_MAX_NODES)
 		return -EFBIG;
 	memset(&grown, 0, sizeof(grown));
-	ret = odb_build(&grown, db, db->path, size * 2, &tmp);
+	ret = odb_build(&grown, db, db->sd, db->path, size * 2, &tmp);
 	if (ret)
 		return ret;
-	if (rename(tmp, db->path)) {
-		ret = -errno;
-		unlink(tmp);
+	ret = op_sd_rename(db->sd, tmp, db->path, 0);
+	if (ret) {
+		op_sd_unlink(db->sd, tmp);
 		free(tmp);
 		odb_unmap(&grown);
 		return ret;
 	}
 	free(tmp);
 	grown.path = db->path;
+	grown.sd = db->sd;
 	odb_unmap(db);
 	*db = grown;
 	return 0;

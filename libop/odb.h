@@ -38,6 +38,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "op_sessdir.h"
+
 #define ODB_MAGIC "DAE\n"
 #define ODB_VERSION 0x13		/* OProfile 1.x, 72-byte header */
 #define ODB_VERSION_V12 0x12		/* OProfile 0.9.x, 88-byte header */
@@ -136,6 +138,7 @@ typedef struct odb {
 	uint32_t *buckets;		/* inside base */
 	uint32_t mask;			/* descr->size - 1 */
 	char *path;			/* malloc'd copy: growth renames over it */
+	const struct op_sessdir *sd;	/* the caller's, outlives db */
 } odb_t;
 
 /* Open (and for ODB_RDWR create) a sample file. A new file gets a zeroed
@@ -143,8 +146,11 @@ typedef struct odb {
  * Validates the magic, version, size, current_size and (read-only) every
  * chain index. An 88-byte file (OProfile 0.9's, or an opsampler one from
  * before the 72-byte header) opens read-only with db->header converted.
- * Returns 0, -errno, or -ODB_E*; on failure db is left closed. */
-int odb_open(odb_t *db, const char *path, enum odb_rw rw);
+ * path is reached through sd (op_sessdir.h: beneath the session, no link
+ * followed; NULL for a file of no session), and so are the temporaries of
+ * creation and growth. Returns 0, -errno (-ELOOP: a link on the way,
+ * refused), or -ODB_E*; on failure db is left closed. */
+int odb_open(odb_t *db, const struct op_sessdir *sd, const char *path, enum odb_rw rw);
 
 /* Add n to key's count; grows the file when it is full. On overflow of the
  * u32 count a second node with the same key is started. Returns 0 or -errno

@@ -18,37 +18,24 @@ static void release(struct op_afile *a)
 	memset(a, 0, sizeof(*a));
 }
 
-int op_tmp_beside(const char *path, const char *tag, char **tmp)
+int op_tmp_beside(const struct op_sessdir *sd, const char *path, const char *tag,
+		  char **tmp)
 {
-	const char *slash = strrchr(path, '/');
-	int dirlen = slash ? (int)(slash - path) + 1 : 0;
-	int fd;
-
-	if (asprintf(tmp, "%.*s.%s.XXXXXX", dirlen, path,
-		     tag ? tag : path + dirlen) < 0) {
-		*tmp = NULL;
-		return -ENOMEM;
-	}
-	fd = mkostemp(*tmp, O_CLOEXEC);
-	if (fd < 0) {
-		fd = -errno;
-		free(*tmp);
-		*tmp = NULL;
-	}
-	return fd;
+	return op_sd_tmp(sd, path, tag, tmp);
 }
 
-int op_afile_open(struct op_afile *a, const char *path)
+int op_afile_open(struct op_afile *a, const struct op_sessdir *sd, const char *path)
 {
 	int fd, ret;
 
 	memset(a, 0, sizeof(*a));
+	a->sd = sd;
 	a->path = strdup(path);
 	if (!a->path) {
 		release(a);
 		return -ENOMEM;
 	}
-	fd = op_tmp_beside(path, NULL, &a->tmp);
+	fd = op_tmp_beside(sd, path, NULL, &a->tmp);
 	if (fd < 0) {
 		release(a);
 		return fd;
@@ -57,7 +44,7 @@ int op_afile_open(struct op_afile *a, const char *path)
 	if (!a->f) {
 		ret = -errno;
 		close(fd);
-		unlink(a->tmp);
+		op_sd_unlink(a->sd, a->tmp);
 		release(a);
 		return ret;
 	}
@@ -77,10 +64,10 @@ int op_afile_commit(struct op_afile *a, bool sync)
 		ret = -errno;
 	if (fclose(a->f) && !ret)
 		ret = -errno;
-	if (!ret && rename(a->tmp, a->path))
-		ret = -errno;
+	if (!ret)
+		ret = op_sd_rename(a->sd, a->tmp, a->path, 0);
 	if (ret)
-		unlink(a->tmp);
+		op_sd_unlink(a->sd, a->tmp);
 	release(a);
 	return ret;
 }
@@ -89,14 +76,15 @@ void op_afile_abort(struct op_afile *a)
 {
 	if (a->f) {
 		fclose(a->f);
-		unlink(a->tmp);
+		op_sd_unlink(a->sd, a->tmp);
 	}
 	release(a);
 }
 
-int op_file_read(const char *path, unsigned char **buf, size_t *len)
+int op_file_read(const struct op_sessdir *sd, const char *path, unsigned char **buf,
+		 size_t *len)
 {
-	FILE *f = fopen(path, "re");
+	FILE *f = op_sd_fopen(sd, path, "re");
 	unsigned char *b = NULL;
 	size_t n = 0, cap = 0, got;
 	int ret = 0;

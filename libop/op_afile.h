@@ -8,7 +8,7 @@
  * the order of kernel names, the session's settings.
  *
  *	struct op_afile a;
- *	if (op_afile_open(&a, path) == 0) {
+ *	if (op_afile_open(&a, sd, path) == 0) {
  *		fprintf(a.f, ...);
  *		ret = op_afile_commit(&a, false);
  *	}
@@ -19,8 +19,13 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "op_sessdir.h"
+
+/* sd: the session the file belongs to (op_sessdir.h), through which the
+ * target and its temporary are reached; NULL for a file of no session. */
 struct op_afile {
 	FILE *f;		/* write here */
+	const struct op_sessdir *sd;	/* the caller's, outlives a */
 	char *path;		/* the target */
 	char *tmp;		/* the temporary, in the target's directory */
 };
@@ -30,10 +35,11 @@ struct op_afile {
  * listing the directory skip, and one rename(2) away from path. *tmp is
  * its name, for the caller to free. The descriptor, or -errno (*tmp NULL,
  * nothing left behind). */
-int op_tmp_beside(const char *path, const char *tag, char **tmp);
+int op_tmp_beside(const struct op_sessdir *sd, const char *path, const char *tag,
+		  char **tmp);
 
 /* Create a temporary beside path. 0 or -errno (nothing left behind). */
-int op_afile_open(struct op_afile *a, const char *path);
+int op_afile_open(struct op_afile *a, const struct op_sessdir *sd, const char *path);
 
 /* Write the temporary out (fsync'd first when sync), make it 0644 and
  * rename it over the target. On any failure, a write error of the stream
@@ -46,6 +52,7 @@ void op_afile_abort(struct op_afile *a);
 
 /* Read the whole file at path into *buf (malloc'd; NULL for an empty
  * file) and *len. 0 or -errno (-ENOENT: no file). */
-int op_file_read(const char *path, unsigned char **buf, size_t *len);
+int op_file_read(const struct op_sessdir *sd, const char *path, unsigned char **buf,
+		 size_t *len);
 
 #endif /* OP_AFILE_H */

@@ -23,7 +23,8 @@ void op_chain_images_release(struct op_chain_images *im)
 	memset(im, 0, sizeof(*im));
 }
 
-int op_chains_read_images(const char *dir, struct op_chain_images *im)
+int op_chains_read_images(const struct op_sessdir *sd, const char *dir,
+			  struct op_chain_images *im)
 {
 	char path[4096], *line = NULL;
 	size_t cap = 0, room = 0;
@@ -33,7 +34,7 @@ int op_chains_read_images(const char *dir, struct op_chain_images *im)
 
 	memset(im, 0, sizeof(*im));
 	snprintf(path, sizeof(path), "%s/" OP_CHAINS_IMAGES, dir);
-	f = fopen(path, "re");
+	f = op_sd_fopen(sd, path, "re");
 	if (!f)
 		return -errno;
 	while ((len = getline(&line, &cap, f)) > 0) {
@@ -254,7 +255,8 @@ void op_chain_tree_release(struct op_chain_tree *t)
 	memset(t, 0, sizeof(*t));
 }
 
-int op_chains_load(const char *dir, struct op_chain_tree *t, uint64_t *end)
+int op_chains_load(const struct op_sessdir *sd, const char *dir,
+		   struct op_chain_tree *t, uint64_t *end)
 {
 	const size_t magic = sizeof(OP_CHAINS_MAGIC) - 1;
 	char path[4096];
@@ -266,7 +268,7 @@ int op_chains_load(const char *dir, struct op_chain_tree *t, uint64_t *end)
 	if (end)
 		*end = 0;
 	snprintf(path, sizeof(path), "%s/" OP_CHAINS_LIST, dir);
-	ret = op_file_read(path, &buf, &len);
+	ret = op_file_read(sd, path, &buf, &len);
 	if (ret)
 		return ret;
 	if (len < magic || (memcmp(buf, OP_CHAINS_MAGIC, magic) &&

@@ -74,9 +74,11 @@ struct op_chain_images {
 	size_t nr;
 };
 
-/* Read dir/images: every complete line, up to the first bad one. 0 or
+/* dir (samples/current/callchains) is reached through sd (op_sessdir.h).
+ * Read dir/images: every complete line, up to the first bad one. 0 or
  * -errno (-ENOENT: no store). */
-int op_chains_read_images(const char *dir, struct op_chain_images *im);
+int op_chains_read_images(const struct op_sessdir *sd, const char *dir,
+			  struct op_chain_images *im);
 void op_chain_images_release(struct op_chain_images *im);
 
 struct op_chain_tree {
@@ -94,7 +96,8 @@ struct op_chain_tree {
  * number that does not fit). *end, when not NULL, gets the file offset
  * after the last complete record. 0 or -errno (-ENOENT: no store,
  * -EINVAL: not a chain file). */
-int op_chains_load(const char *dir, struct op_chain_tree *t, uint64_t *end);
+int op_chains_load(const struct op_sessdir *sd, const char *dir,
+		   struct op_chain_tree *t, uint64_t *end);
 void op_chain_tree_release(struct op_chain_tree *t);
 
 /* The node a counts file's key names: the key itself, or for a store of

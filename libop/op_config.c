@@ -561,7 +561,7 @@ static void apply(struct op_settings *s, struct rc_state *st,
 	}
 }
 
-int op_settings_load(struct op_settings *s, const char *path,
+int op_settings_load(struct op_settings *s, const struct op_sessdir *sd, const char *path,
 		     const struct op_logger *lg)
 {
 	struct rc_state st = { .nr_chosen = -1 };
@@ -574,7 +574,7 @@ int op_settings_load(struct op_settings *s, const char *path,
 	int ret = 0;
 
 	op_settings_default(s);
-	f = fopen(path, "re");
+	f = op_sd_fopen(sd, path, "re");
 	if (!f) {
 		if (errno == ENOENT)
 			return 0;
@@ -648,7 +648,8 @@ static bool has_newline(const char *s)
 	return strchr(s, '\n') || strchr(s, '\r');
 }
 
-int op_settings_save(const struct op_settings *s, const char *path)
+int op_settings_save(const struct op_settings *s, const struct op_sessdir *sd,
+		     const char *path)
 {
 	struct op_afile a;
 	unsigned int i;
@@ -666,7 +667,7 @@ int op_settings_save(const struct op_settings *s, const char *path)
 		    !memchr(s->events[i], '\0', sizeof(s->events[i])))
 			return -EINVAL;
 
-	ret = op_afile_open(&a, path);
+	ret = op_afile_open(&a, sd, path);
 	if (ret)
 		return ret;
 	f = a.f;

@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "op_log.h"
+#include "op_sessdir.h"
 
 #define OP_DEFAULT_SESSION_DIR "/var/lib/oprofile"
 /* operf's session directory, under the directory it runs in; opreport and
@@ -214,14 +215,16 @@ int op_cpu_list_parse(const char *text, cpu_set_t *set, const char **bad);
  * vmlinux. */
 void op_settings_default(struct op_settings *s);
 
-/* Read daemonrc ("KEY=VALUE" lines, '#' comments, OProfile's key names: see
+/* daemonrc is reached through sd (op_sessdir.h).
+ * Read daemonrc ("KEY=VALUE" lines, '#' comments, OProfile's key names: see
  * op_config.c). s is first reset to op_settings_default(), so a missing file
  * leaves the defaults and returns 0. Unknown keys and bad values are reported through
  * lg with the file name and line, and skipped. Returns 0 or -errno. */
-int op_settings_load(struct op_settings *s, const char *path,
+int op_settings_load(struct op_settings *s, const struct op_sessdir *sd, const char *path,
 		     const struct op_logger *lg);
 
 /* Write daemonrc atomically (temporary file + rename). 0 or -errno. */
-int op_settings_save(const struct op_settings *s, const char *path);
+int op_settings_save(const struct op_settings *s, const struct op_sessdir *sd,
+		     const char *path);
 
 #endif /* OP_CONFIG_H */

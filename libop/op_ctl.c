@@ -76,10 +76,9 @@ static int send_all(int fd, const char *buf, size_t len, int64_t deadline)
  * generous multiple of the line limit. */
 #define OP_CTL_REPLY_MAX (64 * OP_CTL_LINE_MAX)
 
-int op_ctl_request(const char *socket_path, const char *cmd, int timeout_ms,
-		   char **reply)
+int op_ctl_request(const struct op_sessdir *sd, const char *socket_path,
+		   const char *cmd, int timeout_ms, char **reply)
 {
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	int64_t deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
 	size_t cmd_len = strlen(cmd);
 	char *buf = NULL;
@@ -87,17 +86,13 @@ int op_ctl_request(const char *socket_path, const char *cmd, int timeout_ms,
 	int fd, ret;
 
 	*reply = NULL;
-	if (strlen(socket_path) >= sizeof(addr.sun_path))
-		return -ENAMETOOLONG;
 	if (cmd_len == 0 || cmd_len >= OP_CTL_LINE_MAX || strchr(cmd, '\n'))
 		return -EINVAL;
-	memcpy(addr.sun_path, socket_path, strlen(socket_path) + 1);
-
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
-	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
-		ret = -errno;
+	ret = op_sd_connect(sd, socket_path, fd);
+	if (ret < 0) {
 		if (ret == -EAGAIN || ret == -EINPROGRESS) {
 			/* listen backlog full: wait for the daemon to accept */
 			ret = wait_fd(fd, POLLOUT, deadline);

@@ -19,13 +19,18 @@
 
 #include <stddef.h>
 
+#include "op_sessdir.h"
+
 /* Longest request or reply line. */
 #define OP_CTL_LINE_MAX 4096
 
 /* Send cmd, wait up to timeout_ms for the whole reply (which is stored
  * malloc'd and NUL-terminated in *reply). Returns 0, -ECONNREFUSED/-ENOENT
- * when no daemon listens, -ETIMEDOUT, -EPROTO for a reply too long. */
-int op_ctl_request(const char *socket_path, const char *cmd, int timeout_ms,
+ * when no daemon listens, -ETIMEDOUT, -EPROTO for a reply too long,
+ * -ELOOP when a link stands at the socket's name (op_sd_connect(): the
+ * socket is reached through sd and connected only when it is one). */
+int op_ctl_request(const struct op_sessdir *sd, const char *socket_path,
+		   const char *cmd, int timeout_ms,
 		   char **reply);
 
 #endif /* OP_CTL_H */

@@ -105,11 +105,11 @@ bool op_ksym_range_start(const struct op_ksym_range *r, uint64_t *start)
 	return r->have_text || r->have_stext;
 }
 
-int op_kallsyms_each(const char *path, op_ksym_fn fn, void *ctx,
-		     unsigned long *nr_bad)
+int op_kallsyms_each(const struct op_sessdir *sd, const char *path, op_ksym_fn fn,
+		     void *ctx, unsigned long *nr_bad)
 {
 	char line[1024];
-	FILE *f = fopen(path, "re");
+	FILE *f = sd ? op_sd_fopen(sd, path, "re") : fopen(path, "re");
 	int ret = 0;
 
 	if (!f)
@@ -152,7 +152,7 @@ static int read_kallsyms(struct op_kernel_map *km, const char *proc_root,
 	    sizeof(path))
 		ret = -ENAMETOOLONG;
 	else
-		ret = op_kallsyms_each(path, note_range, &r, &nr_bad);
+		ret = op_kallsyms_each(NULL, path, note_range, &r, &nr_bad);
 	if (ret) {
 		op_log(lg, OP_LOG_ERR, "kernel: cannot read %s/kallsyms: %s",
 		       proc_root, strerror(-ret));
@@ -344,7 +344,8 @@ uint64_t op_kname_hash(const char *name, size_t len)
 
 #define KORDER_REC 9
 
-int op_korder_write(const char *dir, const struct op_korder *k)
+int op_korder_write(const struct op_sessdir *sd, const char *dir,
+		    const struct op_korder *k)
 {
 	char path[4096];
 	unsigned char rec[KORDER_REC];
@@ -355,7 +356,7 @@ int op_korder_write(const char *dir, const struct op_korder *k)
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, OP_KORDER_FILE) >=
 	    sizeof(path))
 		return -ENAMETOOLONG;
-	ret = op_afile_open(&a, path);
+	ret = op_afile_open(&a, sd, path);
 	if (ret)
 		return ret;
 	fwrite(OP_KORDER_MAGIC, 1, 8, a.f);
@@ -369,7 +370,7 @@ int op_korder_write(const char *dir, const struct op_korder *k)
 	return op_afile_commit(&a, false);
 }
 
-int op_korder_read(const char *dir, struct op_korder *k)
+int op_korder_read(const struct op_sessdir *sd, const char *dir, struct op_korder *k)
 {
 	char path[4096], magic[8];
 	unsigned char rec[KORDER_REC];
@@ -382,7 +383,7 @@ int op_korder_read(const char *dir, struct op_korder *k)
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, OP_KORDER_FILE) >=
 	    sizeof(path))
 		return -ENAMETOOLONG;
-	f = fopen(path, "re");
+	f = op_sd_fopen(sd, path, "re");
 	if (!f)
 		return -errno;
 	if (fstat(fileno(f), &st) || fread(magic, 1, 8, f) != 8 ||

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "op_log.h"
+#include "op_sessdir.h"
 
 struct op_kmodule {
 	char name[64];
@@ -66,10 +67,12 @@ struct op_ksym_line {
 /* Read the kallsyms-format file at path, calling fn(line, ctx) for every
  * line that parses (a line longer than the reader's buffer is skipped
  * whole); malformed lines are counted in *nr_bad (may be NULL). A non-zero
- * return from fn stops the read and is returned. Returns 0, -errno when
- * the file does not open, -EIO on a read error. */
+ * return from fn stops the read and is returned. A session's copy is read
+ * through its sd (op_sessdir.h); sd NULL: path as given (/proc/kallsyms,
+ * --kallsyms). Returns 0, -errno when the file does not open, -EIO on a
+ * read error. */
 typedef int (*op_ksym_fn)(const struct op_ksym_line *l, void *ctx);
-int op_kallsyms_each(const char *path, op_ksym_fn fn, void *ctx,
+int op_kallsyms_each(const struct op_sessdir *sd, const char *path, op_ksym_fn fn, void *ctx,
 		     unsigned long *nr_bad);
 
 /* True for the kernel's own symbol (no [module]) of that name. */
@@ -132,11 +135,13 @@ struct op_korder {
 	size_t n;
 };
 
-/* Write dir/stats/kallsyms.order (temporary + rename). 0 or -errno. */
-int op_korder_write(const char *dir, const struct op_korder *k);
+/* Write dir/stats/kallsyms.order (temporary + rename), dir reached
+ * through sd (op_sessdir.h). 0 or -errno. */
+int op_korder_write(const struct op_sessdir *sd, const char *dir,
+		    const struct op_korder *k);
 
 /* Read dir/stats/kallsyms.order: 0, -ENOENT, -EINVAL (not one), -errno. */
-int op_korder_read(const char *dir, struct op_korder *k);
+int op_korder_read(const struct op_sessdir *sd, const char *dir, struct op_korder *k);
 
 void op_korder_release(struct op_korder *k);
 

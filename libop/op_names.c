@@ -35,6 +35,7 @@
 #include "op_names.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -692,8 +693,8 @@ int op_img_is_kernel(const struct op_img *img)
 		!strcmp(img->path, "no-vmlinux"));
 }
 
-static int walk(const char *root, const char *rel, int depth,
-		op_sfname_walk_fn fn, void *ctx)
+static int walk(const struct op_sessdir *sd, const char *root, const char *rel,
+		int depth, op_sfname_walk_fn fn, void *ctx)
 {
 	char path[PATH_MAX * 2];
 	DIR *d;
@@ -703,7 +704,7 @@ static int walk(const char *root, const char *rel, int depth,
 	if (depth > 64)
 		return 0;
 	snprintf(path, sizeof(path), "%s%s%s", root, *rel ? "/" : "", rel);
-	d = opendir(path);
+	d = op_sd_opendir(sd, path);
 	if (!d)
 		return depth ? 0 : -errno;
 	while (!ret && (de = readdir(d))) {
@@ -717,20 +718,22 @@ static int walk(const char *root, const char *rel, int depth,
 		snprintf(sub, sizeof(sub), "%s%s%s", rel, *rel ? "/" : "",
 			 de->d_name);
 		snprintf(full, sizeof(full), "%s/%s", root, sub);
-		if (lstat(full, &st))
+		/* of the directory read, not by the path: a link is a link */
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW))
 			continue;
 		if (S_ISDIR(st.st_mode))
-			ret = walk(root, sub, depth + 1, fn, ctx);
-		else if (S_ISREG(st.st_mode))
+			ret = walk(sd, root, sub, depth + 1, fn, ctx);
+		else if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))
 			ret = fn(sub, full, ctx);
 	}
 	closedir(d);
 	return ret;
 }
 
-int op_sfname_walk(const char *dir, op_sfname_walk_fn fn, void *ctx)
+int op_sfname_walk(const struct op_sessdir *sd, const char *dir,
+		   op_sfname_walk_fn fn, void *ctx)
 {
-	return walk(dir, "", 0, fn, ctx);
+	return walk(sd, dir, "", 0, fn, ctx);
 }
 
 char *op_img_name(const struct op_img *img)

@@ -31,6 +31,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "op_sessdir.h"
+
 /* The kernel's image name when its symbols come from kallsyms (ours and
  * operf's default). */
 #define OP_KALLSYMS_IMAGE "/proc/kallsyms"
@@ -78,10 +80,14 @@ void op_sfname_release(struct op_sfname *n);
  * samples directory), depth first: rel relative to dir, full the whole
  * path. The top-level stats/ directory is skipped and symbolic links are
  * not followed (a sample tree holds none; following one could leave the
- * session). A non-zero return from fn stops the walk and is returned.
+ * session): a link is handed to fn as a file, which refuses it when it
+ * opens it through sd (-ELOOP), and so can say so; a link to a directory
+ * is not entered. A non-zero return from fn stops the walk and is
+ * returned. dir is reached through sd (op_sessdir.h).
  * Returns 0, or -errno when dir itself cannot be opened. */
 typedef int (*op_sfname_walk_fn)(const char *rel, const char *full, void *ctx);
-int op_sfname_walk(const char *dir, op_sfname_walk_fn fn, void *ctx);
+int op_sfname_walk(const struct op_sessdir *sd, const char *dir,
+		   op_sfname_walk_fn fn, void *ctx);
 
 /* True for the kernel itself among OP_IMG_KERN images: our sessions name it
  * "/proc/kallsyms" or by its vmlinux path, OProfile's "vmlinux" or

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/openat2.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -165,6 +166,8 @@ static int locate(const struct op_sessdir *sd, const char *path, struct where *w
 	w->dirfd = sd ? sd->fd : AT_FDCWD;
 	if (!rel || (sd && climbs(rel)))
 		return -EXDEV;
+	if (sd && sd->fd < 0)
+		return -ENOENT;		/* a session directory that is not there */
 	len = strlen(rel);
 	if (!len)
 		return -ENOENT;
@@ -318,6 +321,8 @@ int op_sd_mkdirs(const struct op_sessdir *sd, const char *path, mode_t mode)
 	rel = op_sd_rel(sd, path);
 	if (!rel || climbs(rel))
 		return -EXDEV;
+	if (sd->fd < 0)
+		return -ENOENT;
 	cur = sd->fd;
 	for (p = rel; *p; ) {
 		const char *end = strchrnul(p, '/');

@@ -34,23 +34,27 @@
  * used as it is, and only its last component is not followed.
  *
  * Functions returning int return 0 (or a descriptor) or -errno. An
- * op_sessdir is read-only once opened, so threads may share it.
+ * op_sessdir is read-only once opened, so threads may share it. One that
+ * is not open (fd -1: a session directory that does not exist) holds
+ * nothing: every function returns -ENOENT.
  */
 #ifndef OP_SESSDIR_H
 #define OP_SESSDIR_H
 
 #include <dirent.h>
-#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
+/* PATH_MAX, without <limits.h> in every file that includes this one */
+#define OP_SD_PATH_MAX 4096
+
 struct op_sessdir {
 	int fd;			/* the session directory (O_DIRECTORY) */
 	bool walk;		/* resolve by openat() per component */
 	size_t len;
-	char path[PATH_MAX];	/* as given, without trailing '/' */
+	char path[OP_SD_PATH_MAX];	/* as given, without trailing '/' */
 };
 
 enum {
@@ -149,8 +153,8 @@ int op_sd_connect(const struct op_sessdir *sd, const char *path, int sock);
 
 /* Why an operation on path failed with err (negative): for -ELOOP, which
  * component is a link ("DIR/samples is a symbolic link: refused, not
- * followed"); for -EXDEV, that it lies outside the session; else path and
- * strerror. Into buf; returns buf. */
+ * followed"); for -EXDEV, that path lies outside the session; else
+ * strerror(-err) alone, for "cannot open PATH: %s". Into buf; returns buf. */
 const char *op_sd_explain(const struct op_sessdir *sd, const char *path, int err,
 			  char *buf, size_t len);
 

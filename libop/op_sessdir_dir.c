@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,8 +80,7 @@ const char *op_sd_explain(const struct op_sessdir *sd, const char *path, int err
 			 shown);
 		return buf;
 	}
-	show(sd, rel, strlen(rel), shown, sizeof(shown));
-	snprintf(buf, len, "%s: %s", shown, strerror(-err));
+	snprintf(buf, len, "%s", strerror(-err));
 	return buf;
 }
 
@@ -113,13 +113,74 @@ static void up(char *name)
 		*slash = '\0';
 }
 
+/* A directory above a session (name, st): owned by root or by me, and
+ * writable by nobody else unless sticky, as /tmp is: there nobody else
+ * can rename what is ours. */
+static int check_parent(const struct stat *st, const char *name, const char *path,
+			char *err, size_t errlen)
+{
+	uid_t me = geteuid();
+
+	if (st->st_uid != 0 && st->st_uid != me)
+		return fail(err, errlen, -EPERM,
+			    "%s (a parent of %s): owned by uid %u, neither root nor uid %u who runs this",
+			    name, path, (unsigned)st->st_uid, (unsigned)me);
+	if ((st->st_mode & (S_IWGRP | S_IWOTH)) && !(st->st_mode & S_ISVTX))
+		return fail(err, errlen, -EPERM,
+			    "%s (a parent of %s): writable by group or others and not sticky (mode %04o)",
+			    name, path, (unsigned)(st->st_mode & 07777));
+	return 0;
+}
+
+/* The parents of the directory fd (st, whose real path is name: changed
+ * in place), up to "/", through "..": the real ones, whatever path said. */
+static int check_parents(int fd, struct stat st, char *name, const char *path,
+			 char *err, size_t errlen)
+{
+	struct stat pst;
+	int cur = fd, parent, ret;
+
+	for (;;) {
+		parent = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (cur != fd)
+			close(cur);
+		if (parent < 0)
+			return fail(err, errlen, -errno, "%s: cannot open its parent: %s",
+				    path, strerror(errno));
+		if (fstat(parent, &pst)) {
+			ret = -errno;
+			close(parent);
+			return fail(err, errlen, ret, "%s: %s", path, strerror(-ret));
+		}
+		if (pst.st_dev == st.st_dev && pst.st_ino == st.st_ino)
+			break;		/* "/" is its own parent */
+		up(name);
+		ret = check_parent(&pst, name, path, err, errlen);
+		if (ret) {
+			close(parent);
+			return ret;
+		}
+		st = pst;
+		cur = parent;
+	}
+	close(parent);
+	return 0;
+}
+
+/* realpath of path, or path, into name */
+static void real_name(const char *path, char *name, size_t len)
+{
+	char *real = realpath(path, NULL);
+
+	snprintf(name, len, "%s", real ? real : path);
+	free(real);
+}
+
 int op_sessdir_check(int fd, const char *path, char *err, size_t errlen)
 {
 	uid_t me = geteuid();
 	char name[PATH_MAX];
-	struct stat st, pst;
-	int cur, parent;
-	char *real;
+	struct stat st;
 
 	if (fstat(fd, &st))
 		return fail(err, errlen, -errno, "%s: %s", path, strerror(errno));
@@ -133,44 +194,37 @@ int op_sessdir_check(int fd, const char *path, char *err, size_t errlen)
 		return fail(err, errlen, -EPERM,
 			    "%s: writable by group or others (mode %04o)",
 			    path, (unsigned)(st.st_mode & 07777));
-	/* the parents: the real ones, through "..", named from realpath */
-	real = realpath(path, NULL);
-	snprintf(name, sizeof(name), "%s", real ? real : path);
-	free(real);
-	cur = fd;
-	for (;;) {
-		parent = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (cur != fd)
-			close(cur);
-		if (parent < 0)
-			return fail(err, errlen, -errno, "%s: cannot open its parent: %s",
-				    path, strerror(errno));
-		if (fstat(parent, &pst)) {
-			int e = errno;
+	real_name(path, name, sizeof(name));
+	return check_parents(fd, st, name, path, err, errlen);
+}
 
-			close(parent);
-			return fail(err, errlen, -e, "%s: %s", path, strerror(e));
-		}
-		if (pst.st_dev == st.st_dev && pst.st_ino == st.st_ino)
-			break;		/* "/" is its own parent */
-		up(name);
-		if (pst.st_uid != 0 && pst.st_uid != me) {
-			close(parent);
-			return fail(err, errlen, -EPERM,
-				    "%s (a parent of %s): owned by uid %u, neither root nor uid %u who runs this",
-				    name, path, (unsigned)pst.st_uid, (unsigned)me);
-		}
-		if ((pst.st_mode & (S_IWGRP | S_IWOTH)) && !(pst.st_mode & S_ISVTX)) {
-			close(parent);
-			return fail(err, errlen, -EPERM,
-				    "%s (a parent of %s): writable by group or others and not sticky (mode %04o)",
-				    name, path, (unsigned)(pst.st_mode & 07777));
-		}
-		st = pst;
-		cur = parent;
+/* Before path is created: its nearest existing ancestor, and that one's
+ * parents, must be safe parents, so that nothing is made where another
+ * user could move it. */
+static int check_before_create(const char *path, char *err, size_t errlen)
+{
+	char anc[PATH_MAX], name[PATH_MAX];
+	struct stat st;
+	int fd, ret;
+
+	snprintf(anc, sizeof(anc), "%s", path);
+	while (lstat(anc, &st) && errno == ENOENT && strcmp(anc, "/") && strcmp(anc, "."))
+		up(anc);
+	fd = open(anc, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return fail(err, errlen, -errno, "cannot create %s: %s: %s", path, anc,
+			    strerror(errno));
+	if (fstat(fd, &st)) {
+		ret = -errno;
+		close(fd);
+		return fail(err, errlen, ret, "%s: %s", anc, strerror(-ret));
 	}
-	close(parent);
-	return 0;
+	real_name(anc, name, sizeof(name));
+	ret = check_parent(&st, name, path, err, errlen);
+	if (!ret)
+		ret = check_parents(fd, st, name, path, err, errlen);
+	close(fd);
+	return ret;
 }
 
 int op_sessdir_open(struct op_sessdir *sd, const char *path, unsigned int flags,
@@ -192,7 +246,10 @@ int op_sessdir_open(struct op_sessdir *sd, const char *path, unsigned int flags,
 	while (len > 1 && sd->path[len - 1] == '/')
 		sd->path[--len] = '\0';
 	sd->len = len;
-	if (writer && (flags & OP_SD_CREATE)) {
+	if (writer && (flags & OP_SD_CREATE) && lstat(sd->path, &st) && errno == ENOENT) {
+		ret = check_before_create(sd->path, err, errlen);
+		if (ret)
+			return ret;
 		ret = op_sd_mkdirs(NULL, sd->path, 0755);
 		if (ret)
 			return fail(err, errlen, ret, "cannot create %s: %s",

@@ -57,6 +57,7 @@ struct write_ctx {
 	FILE *f;
 	size_t nr;
 	int err;
+	const struct op_sessdir *sd;
 };
 
 /* Checksum of a plain file's bytes (the call-chain store's lists). */
@@ -66,10 +67,11 @@ static uint64_t op_sum_bytes(const void *p, size_t len)
 }
 
 /* The sum and length of the plain file at path. 0 or -errno. */
-static int sum_file(const char *path, uint64_t *sum, size_t *len)
+static int sum_file(const struct op_sessdir *sd, const char *path, uint64_t *sum,
+		    size_t *len)
 {
 	unsigned char *buf = NULL;
-	int ret = op_file_read(path, &buf, len);
+	int ret = op_file_read(sd, path, &buf, len);
 
 	if (!ret)
 		*sum = op_sum_bytes(buf, *len);
@@ -77,11 +79,12 @@ static int sum_file(const char *path, uint64_t *sum, size_t *len)
 	return ret;
 }
 
-int op_sum_check_file(const struct op_sum *e, const char *path)
+int op_sum_check_file(const struct op_sum *e, const struct op_sessdir *sd,
+		      const char *path)
 {
 	uint64_t sum = 0;
 	size_t len = 0;
-	int ret = sum_file(path, &sum, &len);
+	int ret = sum_file(sd, path, &sum, &len);
 
 	if (!ret && (len != e->len || sum != e->sum))
 		ret = -EBADMSG;
@@ -113,14 +116,14 @@ static int add_file(const char *rel, const char *full, void *arg)
 		uint64_t sum;
 		size_t len;
 
-		if (sum_file(full, &sum, &len))
+		if (sum_file(w->sd, full, &sum, &len))
 			return 0;	/* not recorded: not checked */
 		if (fprintf(w->f, "%016" PRIx64 " 0 %zu %s\n", sum, len, rel) < 0)
 			w->err = -EIO;
 		w->nr++;
 		return w->err;
 	}
-	if (odb_open(&db, full, ODB_RDONLY))
+	if (odb_open(&db, w->sd, full, ODB_RDONLY))
 		return 0;	/* not a sample file (names, a stray file) */
 	if (fprintf(w->f, "%016" PRIx64 " %" PRIu32 " %zu %s\n", op_sum_odb(&db),
 		    odb_nr_nodes(&db), db.map_len, rel) < 0)
@@ -130,10 +133,11 @@ static int add_file(const char *rel, const char *full, void *arg)
 	return w->err;
 }
 
-int op_sums_write(const char *session_dir, size_t *nr_files)
+int op_sums_write(const struct op_sessdir *sd, const char *session_dir,
+		  size_t *nr_files)
 {
 	char path[PATH_MAX], dir[PATH_MAX];
-	struct write_ctx w = { 0 };
+	struct write_ctx w = { .sd = sd };
 	struct op_afile a;
 	int ret;
 
@@ -141,15 +145,16 @@ int op_sums_write(const char *session_dir, size_t *nr_files)
 			     OP_SUMS_FILE) >= sizeof(path))
 		return -ENAMETOOLONG;
 	snprintf(dir, sizeof(dir), "%s/stats", session_dir);
-	if (mkdir(dir, 0755) && errno != EEXIST)
-		return -errno;
-	ret = op_afile_open(&a, path);
+	ret = op_sd_mkdirs(sd, dir, 0755);
+	if (ret)
+		return ret;
+	ret = op_afile_open(&a, sd, path);
 	if (ret)
 		return ret;
 	w.f = a.f;
 	fprintf(w.f, "# opsampler integrity record: SUM NODES LEN FILE, for "
 		"each sample file as the daemon left it\n");
-	ret = op_sfname_walk(session_dir, add_file, &w);
+	ret = op_sfname_walk(sd, session_dir, add_file, &w);
 	if (!ret)
 		ret = w.err;
 	if (ret) {
@@ -162,16 +167,16 @@ int op_sums_write(const char *session_dir, size_t *nr_files)
 	return ret;
 }
 
-int op_sums_remove(const char *session_dir)
+int op_sums_remove(const struct op_sessdir *sd, const char *session_dir)
 {
 	char path[PATH_MAX];
+	int ret;
 
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", session_dir,
 			     OP_SUMS_FILE) >= sizeof(path))
 		return -ENAMETOOLONG;
-	if (unlink(path) && errno != ENOENT)
-		return -errno;
-	return 0;
+	ret = op_sd_unlink(sd, path);
+	return ret == -ENOENT ? 0 : ret;
 }
 
 static int sum_cmp(const void *a, const void *b)
@@ -207,7 +212,8 @@ static int parse_line(char *line, struct op_sum *e)
 	return e->rel ? 0 : -ENOMEM;
 }
 
-int op_sums_read(const char *session_dir, struct op_sums *s, size_t *bad_line)
+int op_sums_read(const struct op_sessdir *sd, const char *session_dir,
+		 struct op_sums *s, size_t *bad_line)
 {
 	char path[PATH_MAX];
 	char *line = NULL;
@@ -220,7 +226,7 @@ int op_sums_read(const char *session_dir, struct op_sums *s, size_t *bad_line)
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", session_dir,
 			     OP_SUMS_FILE) >= sizeof(path))
 		return -ENAMETOOLONG;
-	f = fopen(path, "re");
+	f = op_sd_fopen(sd, path, "re");
 	if (!f)
 		return -errno;
 	while ((len = getline(&line, &cap, f)) > 0) {

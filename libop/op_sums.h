@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "odb.h"
+#include "op_sessdir.h"
 
 #define OP_SUMS_FILE "stats/sums"
 
@@ -45,18 +46,22 @@ struct op_sums {
 	size_t nr;
 };
 
-/* Write session_dir/stats/sums for every sample file under session_dir
+/* Every session_dir below is reached through sd (op_sessdir.h).
+ *
+ * Write session_dir/stats/sums for every sample file under session_dir
  * (temporary file + rename). *nr_files, when not NULL, gets how many it
  * lists. Returns 0 or -errno. */
-int op_sums_write(const char *session_dir, size_t *nr_files);
+int op_sums_write(const struct op_sessdir *sd, const char *session_dir,
+		  size_t *nr_files);
 
 /* Remove session_dir/stats/sums; 0 when it is gone (or never was). */
-int op_sums_remove(const char *session_dir);
+int op_sums_remove(const struct op_sessdir *sd, const char *session_dir);
 
 /* Read session_dir/stats/sums. Returns 0, -ENOENT when there is none,
  * -EINVAL when a line is malformed (*bad_line, when not NULL, gets its
  * number; nothing is kept), or -errno. */
-int op_sums_read(const char *session_dir, struct op_sums *s, size_t *bad_line);
+int op_sums_read(const struct op_sessdir *sd, const char *session_dir,
+		 struct op_sums *s, size_t *bad_line);
 
 /* The entry for rel, or NULL. */
 const struct op_sum *op_sums_find(const struct op_sums *s, const char *rel);
@@ -66,7 +71,8 @@ int op_sum_check(const struct op_sum *e, const odb_t *db);
 
 /* 0 when the file at path matches e (its length and op_sum_bytes()),
  * -EBADMSG when not, or -errno when it cannot be read. */
-int op_sum_check_file(const struct op_sum *e, const char *path);
+int op_sum_check_file(const struct op_sum *e, const struct op_sessdir *sd,
+		      const char *path);
 
 void op_sums_release(struct op_sums *s);
 

@@ -153,7 +153,7 @@ static int put_image(struct pp_archive_writer *w, const struct op_img *img,
 		snprintf(dest, sizeof(dest), "/tmp/perf-%d.map", (int)img->anon_tgid);
 		if (asprintf(&src, "%s%s", o->root ? o->root : "", dest) < 0)
 			return -ENOMEM;
-		ret = pp_archive_put(w, src, dest);
+		ret = pp_archive_put(w, NULL, src, dest);
 		free(src);
 		/* most anonymous regions have no map: nothing to say */
 		return ret == -EIO ? -EIO : 0;
@@ -184,18 +184,18 @@ static int put_sessions(struct pp_archive_writer *w, const struct pp_fileset *fs
 		snprintf(src, sizeof(src), "%s/" OP_STATS_DIR, fs->sessions[i]);
 		snprintf(dest, sizeof(dest), PP_ARCHIVE_SESSION_DIR "/samples/%s/" OP_STATS_DIR,
 			 name);
-		ret = pp_archive_put_tree(w, src, dest);
+		ret = pp_archive_put_tree(w, fs->sd, src, dest);
 		snprintf(src, sizeof(src), "%s/" OP_CHAINS_DIR, fs->sessions[i]);
 		snprintf(dest, sizeof(dest), PP_ARCHIVE_SESSION_DIR "/samples/%s/"
 			 OP_CHAINS_DIR, name);
 		if (!ret)
-			ret = pp_archive_put_tree(w, src, dest);
+			ret = pp_archive_put_tree(w, fs->sd, src, dest);
 	}
 	for (const char *const *log = (const char *const[]){ "oprofiled.log",
 		"operf.log", NULL }; !ret && *log; log++) {
 		snprintf(src, sizeof(src), "%s/samples/%s", session_dir, *log);
 		snprintf(dest, sizeof(dest), PP_ARCHIVE_SESSION_DIR "/samples/%s", *log);
-		ret = pp_archive_put(w, src, dest) == -EIO ? -EIO : 0;
+		ret = pp_archive_put(w, fs->sd, src, dest) == -EIO ? -EIO : 0;
 	}
 	return ret;
 }
@@ -207,6 +207,7 @@ static int archive(struct pp_archive_writer *w, const struct pp_fileset *fs,
 {
 	struct img_set imgs = { 0 };
 	char session[NAME_MAX + 1], dest[PATH_MAX], *saved = NULL;
+	struct stat sb;
 	bool kernel = false;
 	int ret = 0;
 
@@ -218,10 +219,10 @@ static int archive(struct pp_archive_writer *w, const struct pp_fileset *fs,
 		session_of(f, session, sizeof(session));
 		snprintf(dest, sizeof(dest), PP_ARCHIVE_SESSION_DIR "/samples/%s/%s",
 			 session, f->path + f->rel);
-		ret = pp_archive_put(w, f->path, dest);
+		ret = pp_archive_put(w, f->sd, f->path, dest);
 		if (ret && ret != -EIO) {
 			op_log(w->lg, OP_LOG_WARN, "cannot read %s: %s", f->path,
-			       strerror(-ret));
+			       pp_sfile_strerror(ret));
 			ret = 0;
 		}
 		if (!ret && (img_set_add(&imgs, &f->name.dep) ||
@@ -243,13 +244,13 @@ static int archive(struct pp_archive_writer *w, const struct pp_fileset *fs,
 		if (asprintf(&saved, "%s/stats/kallsyms", fs->sessions[i]) < 0) {
 			saved = NULL;
 			ret = -ENOMEM;
-		} else if (access(saved, R_OK)) {
+		} else if (op_sd_stat(fs->sd, saved, &sb) || !S_ISREG(sb.st_mode)) {
 			free(saved);
 			saved = NULL;
 		}
 	}
 	if (!ret && kernel) {
-		ret = pp_archive_put_kallsyms(w, saved, o->kallsyms ? o->kallsyms :
+		ret = pp_archive_put_kallsyms(w, fs->sd, saved, o->kallsyms ? o->kallsyms :
 					      "/proc/kallsyms");
 		if (ret && ret != -EIO)
 			op_log(w->lg, OP_LOG_WARN, "no kernel symbols to archive (%s): "

@@ -78,7 +78,7 @@ static bool opc_pid_alive(pid_t pid)
 
 pid_t opc_daemon_pid(const struct opc *c)
 {
-	pid_t pid = opd_lock_read(c->paths.lock_file);
+	pid_t pid = opd_lock_read(&c->sd, c->paths.lock_file);
 
 	/* a zombie is dead too: whoever inherited the daemon may reap late */
 	if (!pid || (kill(pid, 0) && errno == ESRCH) || !opc_pid_alive(pid))
@@ -91,10 +91,15 @@ int opc_request(const struct opc *c, const char *cmd, char **reply)
 	char *answer = NULL;
 	int ret;
 
-	ret = op_ctl_request(c->paths.ctl_socket, cmd, OPC_CTL_TIMEOUT_MS, &answer);
+	ret = op_ctl_request(&c->sd, c->paths.ctl_socket, cmd, OPC_CTL_TIMEOUT_MS, &answer);
 	if (ret == -ECONNREFUSED || ret == -ENOENT) {
 		free(answer);
 		return -ENOTCONN;
+	}
+	if (ret == -ELOOP || ret == -ENOTSOCK) {
+		opc_sd_err(c, "cannot reach oprofiled", c->paths.ctl_socket, ret);
+		free(answer);
+		return -EIO;
 	}
 	if (ret) {
 		opc_err("oprofiled did not answer \"%s\" on %s: %s", cmd,

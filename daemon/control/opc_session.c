@@ -20,7 +20,6 @@
 #include "op_events.h"
 #include "op_names.h"
 #include "op_stats.h"
-#include "opd_fs.h"
 #include "opd_stats.h"
 
 /* Waits up to OPC_LOCK_WAIT_MS (or $OPCONTROL_LOCK_WAIT_MS). The fd is close-on-exec so oprofiled does not
@@ -35,12 +34,13 @@ int opc_lock(struct opc *c)
 	if (env && *env)
 		wait_ms = strtol(env, NULL, 10);
 	snprintf(path, sizeof(path), "%s/opcontrol.lock", c->paths.session_dir);
-	c->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	c->lock_fd = op_sd_open(&c->sd, path, O_RDWR | O_CREAT | O_NONBLOCK, 0600);
 	if (c->lock_fd < 0) {
-		int err = errno;
+		int err = c->lock_fd;
 
-		opc_err("cannot open %s: %s", path, strerror(err));
-		return -err;
+		c->lock_fd = -1;
+		opc_sd_err(c, "cannot open", path, err);
+		return err;
 	}
 	deadline = opc_now_ms() + wait_ms;
 	while (flock(c->lock_fd, LOCK_EX | LOCK_NB)) {
@@ -66,25 +66,36 @@ int opc_lock(struct opc *c)
 
 int opc_reset(struct opc *c)
 {
+	char refused[PATH_MAX];
 	struct opc_pause pause;
-	int ret, fd;
+	struct stat st;
+	int ret;
 
+	ret = op_sd_stat(&c->sd, c->paths.current_dir, &st);
+	if (ret == -ENOENT) {
+		printf("nothing to reset: %s does not exist\n", c->paths.current_dir);
+		return 0;
+	}
+	if (!ret && S_ISLNK(st.st_mode))
+		ret = -ELOOP;
+	if (ret) {
+		opc_sd_err(c, "--reset: cannot clear", c->paths.current_dir, ret);
+		return ret;
+	}
 	ret = opc_daemon_pause(c, &pause);
 	if (ret)
 		return ret;
-	fd = open(c->paths.current_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		if (errno == ENOENT) {
-			printf("nothing to reset: %s does not exist\n", c->paths.current_dir);
-			return opc_daemon_resume(c, &pause);
-		}
-		ret = -errno;
-		opc_err("cannot open %s: %s", c->paths.current_dir, strerror(-ret));
+	/* a link inside is left where it is, and said: never followed,
+	 * never removed, and what it points at is not ours to clear */
+	ret = op_sd_empty_dir(&c->sd, c->paths.current_dir, refused, sizeof(refused));
+	if (ret == -ELOOP && *refused) {
+		opc_err("--reset: %s/%s is a symbolic link: refused, not followed "
+			"nor removed; the rest of %s is cleared", c->sd.path, refused,
+			c->paths.current_dir);
 		goto err_resume;
 	}
-	ret = opd_rm_dir_contents(fd);
 	if (ret) {
-		opc_err("cannot clear %s: %s", c->paths.current_dir, strerror(-ret));
+		opc_sd_err(c, "--reset: cannot clear", c->paths.current_dir, ret);
 		goto err_resume;
 	}
 	printf("samples in %s cleared\n", c->paths.current_dir);
@@ -107,29 +118,44 @@ int opc_save(struct opc *c, const char *name)
 		opc_err("--save=%s: path too long", name);
 		return -ENAMETOOLONG;
 	}
-	if (!lstat(target, &st)) {
+	ret = op_sd_stat(&c->sd, target, &st);
+	if (!ret && S_ISLNK(st.st_mode)) {
+		opc_sd_err(c, "--save", target, -ELOOP);
+		return -ELOOP;
+	}
+	if (!ret) {
 		opc_err("--save=%s: session %s already exists", name, target);
 		return -EEXIST;
 	}
-	if (lstat(c->paths.current_dir, &st) || !S_ISDIR(st.st_mode)) {
+	if (ret != -ENOENT) {
+		opc_sd_err(c, "--save: cannot look at", target, ret);
+		return ret;
+	}
+	ret = op_sd_stat(&c->sd, c->paths.current_dir, &st);
+	if (!ret && S_ISLNK(st.st_mode))
+		ret = -ELOOP;
+	if (ret == -ELOOP || ret == -EXDEV) {
+		opc_sd_err(c, "--save", c->paths.current_dir, ret);
+		return ret;
+	}
+	if (ret || !S_ISDIR(st.st_mode)) {
 		opc_err("--save=%s: no current session in %s", name, c->paths.samples_dir);
 		return -ENOENT;
 	}
 	ret = opc_daemon_pause(c, &pause);
 	if (ret)
 		return ret;
-	if (renameat2(AT_FDCWD, c->paths.current_dir, AT_FDCWD, target, RENAME_NOREPLACE)) {
-		ret = -errno;
+	ret = op_sd_rename(&c->sd, c->paths.current_dir, target, RENAME_NOREPLACE);
+	if (ret) {
 		if (ret == -EEXIST)
 			opc_err("--save=%s: session %s already exists", name, target);
 		else
-			opc_err("cannot move %s to %s: %s", c->paths.current_dir, target,
-				strerror(-ret));
+			opc_sd_err(c, "--save: cannot move", c->paths.current_dir, ret);
 		goto err_resume;
 	}
-	if (mkdir(c->paths.current_dir, 0755) && errno != EEXIST) {
-		ret = -errno;
-		opc_err("cannot create %s: %s", c->paths.current_dir, strerror(-ret));
+	ret = op_sd_mkdirs(&c->sd, c->paths.current_dir, 0755);
+	if (ret) {
+		opc_sd_err(c, "cannot create", c->paths.current_dir, ret);
 		goto err_resume;
 	}
 	printf("session saved as %s\n", target);
@@ -143,17 +169,22 @@ err_resume:
 /* Read a stats file of current/ (0 when absent). */
 /* The samples the session's files hold: what survives a daemon that died
  * without writing its stats (kill -9), whose last stats are older. */
+struct opc_count {
+	const struct op_sessdir *sd;
+	unsigned long long sum;
+};
+
 static int opc_add_file(const char *rel, const char *full, void *ctx)
 {
-	unsigned long long *sum = ctx;
+	struct opc_count *cnt = ctx;
 	struct op_sfname n;
 	odb_t db;
 
 	if (op_sfname_parse(rel, &n))
 		return 0;		/* not a sample file (the chain store...) */
-	if (!n.cg.path && !odb_open(&db, full, ODB_RDONLY)) {
+	if (!n.cg.path && !odb_open(&db, cnt->sd, full, ODB_RDONLY)) {
 		for (uint32_t i = 1; i <= odb_nr_nodes(&db); i++)
-			*sum += db.nodes[i].value;
+			cnt->sum += db.nodes[i].value;
 		odb_close(&db);
 	}
 	op_sfname_release(&n);
@@ -162,10 +193,10 @@ static int opc_add_file(const char *rel, const char *full, void *ctx)
 
 static unsigned long long opc_count_samples(const struct opc *c)
 {
-	unsigned long long sum = 0;
+	struct opc_count cnt = { &c->sd, 0 };
 
-	op_sfname_walk(c->paths.current_dir, opc_add_file, &sum);
-	return sum;
+	op_sfname_walk(&c->sd, c->paths.current_dir, opc_add_file, &cnt);
+	return cnt.sum;
 }
 
 static unsigned long long opc_read_stat(const struct opc *c, const char *name)
@@ -173,7 +204,7 @@ static unsigned long long opc_read_stat(const struct opc *c, const char *name)
 	char dir[PATH_MAX + 8];
 
 	snprintf(dir, sizeof(dir), "%s/" OP_STATS_DIR, c->paths.current_dir);
-	return opd_stats_value(dir, name);
+	return opd_stats_value(&c->sd, dir, name);
 }
 
 static void opc_print_events(const char *list)

@@ -4,6 +4,8 @@
 #include "config.h"
 #include "opcontrol.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <time.h>
@@ -17,6 +19,17 @@ void opc_err(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+void opc_sd_err(const struct opc *c, const char *what, const char *path, int err)
+{
+	char why[PATH_MAX + 128];
+
+	op_sd_explain(&c->sd, path, err, why, sizeof(why));
+	if (err == -ELOOP || err == -EXDEV)
+		opc_err("%s: %s", what, why);
+	else
+		opc_err("%s %s: %s", what, path, why);
 }
 
 long opc_now_ms(void)

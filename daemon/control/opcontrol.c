@@ -9,13 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <popt.h>
 
 #include "op_version.h"
-#include "opd_fs.h"
 
 /* --list-events: ophelp next to this binary, or on PATH. */
 static int opc_list_events(void)
@@ -63,16 +63,16 @@ static int opc_run(struct opc *c, const struct opc_opts *o)
 	int ret;
 
 	if (o->init || o->setup || o->start || o->start_daemon || opc_setup_opts_given(o)) {
-		ret = opd_mkdir_p(c->paths.samples_dir);
+		ret = op_sd_mkdirs(&c->sd, c->paths.samples_dir, 0755);
 		if (ret) {
-			opc_err("cannot create %s: %s", c->paths.samples_dir, strerror(-ret));
+			opc_sd_err(c, "cannot create", c->paths.samples_dir, ret);
 			return OPC_EXIT_FAIL;
 		}
 	}
 	if (o->setup || opc_setup_opts_given(o)) {
-		ret = op_settings_save(&c->settings, c->paths.daemonrc);
+		ret = op_settings_save(&c->settings, &c->sd, c->paths.daemonrc);
 		if (ret) {
-			opc_err("cannot write %s: %s", c->paths.daemonrc, strerror(-ret));
+			opc_sd_err(c, "cannot write", c->paths.daemonrc, ret);
 			return OPC_EXIT_FAIL;
 		}
 		if (c->verbose)
@@ -116,6 +116,7 @@ int main(int argc, const char **argv)
 {
 	struct opc_opts o;
 	struct opc c;
+	struct stat st;
 	char *event_arg = NULL;
 	enum { OPT_EVENT = 1, OPT_SNAPSHOT };
 	struct poptOption options[] = {
@@ -192,6 +193,7 @@ int main(int argc, const char **argv)
 	memset(&o, 0, sizeof(o));
 	memset(&c, 0, sizeof(c));
 	c.lock_fd = -1;
+	c.sd.fd = -1;
 	ctx = poptGetContext("opcontrol", argc, argv, options, 0);
 	while ((rc = poptGetNextOpt(ctx)) > 0) {
 		if (rc == OPT_SNAPSHOT) {
@@ -272,11 +274,25 @@ int main(int argc, const char **argv)
 	c.log.ctx = (void *)"opcontrol";
 	c.log.max = o.verbose ? OP_LOG_DEBUG : OP_LOG_WARN;
 
+	/* the session directory, when there is one, checked before a byte
+	 * of it is read: root reads and writes only a directory nobody else
+	 * can put a link in (op_sessdir.h) */
+	if (lstat(c.paths.session_dir, &st) == 0 || errno != ENOENT) {
+		char why[PATH_MAX + 256];
+
+		ret = op_sessdir_open(&c.sd, c.paths.session_dir, OP_SD_WRITE, why,
+				      sizeof(why));
+		if (ret) {
+			opc_err("session directory refused: %s", why);
+			ret = OPC_EXIT_FAIL;
+			goto out;
+		}
+	}
 	/* settings first: a bad value is a usage error before any action */
 	op_settings_default(&c.settings);
-	ret = op_settings_load(&c.settings, c.paths.daemonrc, &c.log);
+	ret = op_settings_load(&c.settings, &c.sd, c.paths.daemonrc, &c.log);
 	if (ret) {
-		opc_err("cannot read %s: %s", c.paths.daemonrc, strerror(-ret));
+		opc_sd_err(&c, "cannot read", c.paths.daemonrc, ret);
 		ret = OPC_EXIT_FAIL;
 		goto out;
 	}
@@ -288,17 +304,22 @@ int main(int argc, const char **argv)
 		ret = OPC_EXIT_FAIL;
 		goto out;
 	}
-	if (opc_observes_only(&o) && access(c.paths.session_dir, F_OK)) {
+	if (opc_observes_only(&o) && c.sd.fd < 0) {
 		/* no session there: nothing to look at or stop, and nothing
 		 * (no directory, no lock file) left behind for asking */
 		ret = opc_run(&c, &o);
 		goto out;
 	}
-	ret = opd_mkdir_p(c.paths.session_dir);
-	if (ret) {
-		opc_err("cannot create %s: %s", c.paths.session_dir, strerror(-ret));
-		ret = OPC_EXIT_FAIL;
-		goto out;
+	if (c.sd.fd < 0) {
+		char why[PATH_MAX + 256];
+
+		ret = op_sessdir_open(&c.sd, c.paths.session_dir,
+				      OP_SD_WRITE | OP_SD_CREATE, why, sizeof(why));
+		if (ret) {
+			opc_err("session directory refused: %s", why);
+			ret = OPC_EXIT_FAIL;
+			goto out;
+		}
 	}
 	if (opc_lock(&c)) {
 		ret = OPC_EXIT_FAIL;
@@ -309,6 +330,7 @@ int main(int argc, const char **argv)
 out:
 	if (c.lock_fd >= 0)
 		close(c.lock_fd);
+	op_sessdir_close(&c.sd);
 	for (unsigned int i = 0; i < o.nr_events; i++)
 		free(o.events[i]);
 	free(o.save);

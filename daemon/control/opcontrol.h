@@ -70,6 +70,9 @@ struct opc_opts {
 /* One run's context: the session and the lock held on it. */
 struct opc {
 	struct op_paths paths;
+	/* paths.session_dir, every path below it reached through this
+	 * (op_sessdir.h); fd -1 while there is no session directory */
+	struct op_sessdir sd;
 	struct op_settings settings;
 	struct op_logger log;
 	int lock_fd;
@@ -80,6 +83,8 @@ struct opc {
 
 /* "opcontrol: " and the message on stderr. */
 void opc_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "opcontrol: WHAT PATH: " and why err (op_sd_explain()) on stderr. */
+void opc_sd_err(const struct opc *c, const char *what, const char *path, int err);
 /* The monotonic clock in ms, and a sleep on it. */
 long opc_now_ms(void);
 void opc_sleep_ms(long ms);

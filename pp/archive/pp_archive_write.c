@@ -92,17 +92,19 @@ static int copy_fd(int in, int out)
 	}
 }
 
-int pp_archive_put(struct pp_archive_writer *w, const char *src,
-		   const char *dest)
+int pp_archive_put(struct pp_archive_writer *w, const struct op_sessdir *sd,
+		   const char *src, const char *dest)
 {
 	char path[PATH_MAX];
 	struct timespec times[2];
 	struct stat sb;
 	int in, out, ret;
 
-	in = open(src, O_RDONLY | O_CLOEXEC);
+	/* a session's file through its sd: no link followed out of it */
+	in = sd ? op_sd_open(sd, src, O_RDONLY | O_NONBLOCK, 0)
+		: open(src, O_RDONLY | O_CLOEXEC);
 	if (in < 0)
-		return -errno;
+		return sd ? in : -errno;
 	if (fstat(in, &sb) || !S_ISREG(sb.st_mode)) {
 		close(in);
 		return -EINVAL;
@@ -149,15 +151,22 @@ int pp_archive_put(struct pp_archive_writer *w, const char *src,
 	return 0;
 }
 
-int pp_archive_put_tree(struct pp_archive_writer *w, const char *src_dir,
-			const char *dest_dir)
+int pp_archive_put_tree(struct pp_archive_writer *w, const struct op_sessdir *sd,
+			const char *src_dir, const char *dest_dir)
 {
-	DIR *d = opendir(src_dir);
+	DIR *d = op_sd_opendir(sd, src_dir);
 	struct dirent *de;
 	int ret = 0;
 
-	if (!d)
+	if (!d) {
+		if (errno == ELOOP) {
+			char why[PATH_MAX + 64];
+
+			op_log(w->lg, OP_LOG_WARN, "%s: not archived",
+			       op_sd_explain(sd, src_dir, -ELOOP, why, sizeof(why)));
+		}
 		return 0;
+	}
 	while (!ret && (de = readdir(d))) {
 		char src[PATH_MAX], dest[PATH_MAX];
 
@@ -168,10 +177,19 @@ int pp_archive_put_tree(struct pp_archive_writer *w, const char *src_dir,
 			ret = write_error(w, "create", dest_dir, ENAMETOOLONG);
 			break;
 		}
-		if (de->d_type == DT_DIR)
-			ret = pp_archive_put_tree(w, src, dest);
-		else if (de->d_type == DT_REG || de->d_type == DT_UNKNOWN)
-			ret = pp_archive_put(w, src, dest) == -EIO ? -EIO : 0;
+		if (de->d_type == DT_DIR) {
+			ret = pp_archive_put_tree(w, sd, src, dest);
+		} else if (de->d_type == DT_REG || de->d_type == DT_UNKNOWN ||
+			   de->d_type == DT_LNK) {
+			ret = pp_archive_put(w, sd, src, dest);
+			if (ret == -ELOOP) {
+				char why[PATH_MAX + 64];
+
+				op_log(w->lg, OP_LOG_WARN, "%s: not archived",
+				       op_sd_explain(sd, src, ret, why, sizeof(why)));
+			}
+			ret = ret == -EIO ? -EIO : 0;
+		}
 	}
 	closedir(d);
 	return ret;
@@ -185,7 +203,7 @@ int pp_archive_put_binary(struct pp_archive_writer *w, const char *src,
 	char path[PATH_MAX], id[2 * 64 + 1];
 	int ret;
 
-	ret = pp_archive_put(w, src, dest);
+	ret = pp_archive_put(w, NULL, src, dest);
 	if (ret)
 		return ret;
 	if (pp_symtab_load_elf(&st, src, debug_dirs, w->lg))
@@ -195,11 +213,11 @@ int pp_archive_put_binary(struct pp_archive_writer *w, const char *src,
 	if (debug && link && !strchr(link, '/')) {
 		snprintf(path, sizeof(path), "%.*s/.debug/%s",
 			 (int)(slash - dest), dest, link);
-		ret = pp_archive_put(w, debug, path);
+		ret = pp_archive_put(w, NULL, debug, path);
 	} else if (debug && pp_symtab_build_id(&st, id, sizeof(id)) > 1) {
 		snprintf(path, sizeof(path), PP_DEBUG_ROOT_DIR "/.build-id/%.2s/%s.debug",
 			 id, id + 2);
-		ret = pp_archive_put(w, debug, path);
+		ret = pp_archive_put(w, NULL, debug, path);
 	}
 	pp_symtab_release(&st);
 	return ret == -EIO ? -EIO : 0;
@@ -214,26 +232,26 @@ static int note_text(const struct op_ksym_line *l, void *ctx)
 }
 
 /* The kernel's text start as a kallsyms file names it, or 0. */
-static uint64_t kallsyms_text(const char *path)
+static uint64_t kallsyms_text(const struct op_sessdir *sd, const char *path)
 {
 	struct op_ksym_range r = { 0 };
 	uint64_t start = 0;
 
-	if (op_kallsyms_each(path, note_text, &r, NULL))
+	if (op_kallsyms_each(sd, path, note_text, &r, NULL))
 		return 0;
 	return op_ksym_range_start(&r, &start) ? start : 0;
 }
 
-int pp_archive_put_kallsyms(struct pp_archive_writer *w, const char *saved,
-			    const char *live)
+int pp_archive_put_kallsyms(struct pp_archive_writer *w, const struct op_sessdir *sd,
+			    const char *saved, const char *live)
 {
-	uint64_t text = live ? kallsyms_text(live) : 0;
+	uint64_t text = live ? kallsyms_text(NULL, live) : 0;
 
 	/* an unprivileged reader sees every address as 0 */
-	if (text && (!saved || kallsyms_text(saved) == text))
-		return pp_archive_put(w, live, "/proc/kallsyms");
+	if (text && (!saved || kallsyms_text(sd, saved) == text))
+		return pp_archive_put(w, NULL, live, "/proc/kallsyms");
 	if (saved)
-		return pp_archive_put(w, saved, "/proc/kallsyms");
+		return pp_archive_put(w, sd, saved, "/proc/kallsyms");
 	return -ENOENT;
 }
 

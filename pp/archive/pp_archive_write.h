@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "op_log.h"
+#include "op_sessdir.h"
 
 /* Copies files into an archive directory, or lists them. Destinations are
  * absolute-looking paths below the archive ("/usr/bin/ls" lands in
@@ -24,17 +25,19 @@ struct pp_archive_writer {
 	size_t nr_seen;
 };
 
-/* Copy src to the archive's dest. Returns 0, -ENOENT (or another -errno)
- * when src cannot be read (the caller decides whether to warn), or -EIO
- * when the archive cannot be written (the error logged, w->err set). */
-int pp_archive_put(struct pp_archive_writer *w, const char *src,
-		   const char *dest);
+/* Copy src to the archive's dest; src a session's file read through sd
+ * (op_sessdir.h: -ELOOP for a link), or with sd NULL a binary, read as
+ * its path says. Returns 0, -ENOENT (or another -errno) when src cannot
+ * be read (the caller decides whether to warn), or -EIO when the archive
+ * cannot be written (the error logged, w->err set). */
+int pp_archive_put(struct pp_archive_writer *w, const struct op_sessdir *sd,
+		   const char *src, const char *dest);
 
 /* Copy the regular files under src_dir to dest_dir, recursively (a
  * session's stats/ and callchains/). A missing src_dir is not an error.
  * 0 or -EIO (w->err). */
-int pp_archive_put_tree(struct pp_archive_writer *w, const char *src_dir,
-			const char *dest_dir);
+int pp_archive_put_tree(struct pp_archive_writer *w, const struct op_sessdir *sd,
+			const char *src_dir, const char *dest_dir);
 
 /* Copy a binary (src, read as opreport reads it) to dest, and its
  * separate debug file where both OProfile's opreport and ours look for it
@@ -50,8 +53,8 @@ int pp_archive_put_binary(struct pp_archive_writer *w, const char *src,
  * it names the same kernel as saved (a session's stats/kallsyms, the
  * symbols it sampled; NULL when the session has none) by its _text
  * address, else saved. Returns as pp_archive_put(). */
-int pp_archive_put_kallsyms(struct pp_archive_writer *w, const char *saved,
-			    const char *live);
+int pp_archive_put_kallsyms(struct pp_archive_writer *w, const struct op_sessdir *sd,
+			    const char *saved, const char *live);
 
 void pp_archive_writer_release(struct pp_archive_writer *w);
 

@@ -301,7 +301,7 @@ static struct klines *kernel_lines(struct cg_ctx *c)
 		return NULL;
 	if (c->v->korder)	/* the session's saved order */
 		return lines_of_order(c);
-	if (op_kallsyms_each(path, pp_klines_add, c->klines, NULL) < 0 && !c->klines->err)
+	if (op_kallsyms_each(NULL, path, pp_klines_add, c->klines, NULL) < 0 && !c->klines->err)
 		c->klines->err = -EIO;
 	return c->klines->err ? NULL : c->klines;
 }

@@ -161,7 +161,7 @@ int pp_select_files(const char *name, const char *session_dir,
 	ret = with_cg ? pp_fileset_select_cg(fs, session_dir, spec, lg)
 		      : pp_fileset_select(fs, session_dir, spec, lg);
 	for (size_t i = 0; !ret && warn_dir && i < fs->nr_sessions; i++)
-		pp_session_warnings(stderr, fs->sessions[i], warn_dir);
+		pp_session_warnings(stderr, fs->sd, fs->sessions[i], warn_dir);
 	if (ret == -ENOENT) {
 		pp_say_no_session(name, session_dir, spec);
 		return PP_EXIT_NO_SESSION;

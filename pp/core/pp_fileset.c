@@ -47,6 +47,7 @@ static int fileset_add(struct pp_fileset *fs, struct op_sfname *n,
 		return -ENOMEM;
 	v->name = *n;
 	v->rel = rel;
+	v->sd = fs->sd;
 	fs->nr_files++;
 	return 0;
 }
@@ -102,19 +103,23 @@ static void attach_sums(struct pp_fileset *fs, size_t first, const char *dir,
 {
 	struct op_sums sums;
 	size_t bad_line = 0;
-	int ret = op_sums_read(dir, &sums, &bad_line);
+	int ret = op_sums_read(fs->sd, dir, &sums, &bad_line);
 
 	if (ret == -ENOENT)
 		return;		/* a running session's, or OProfile's */
 	if (ret) {
-		if (ret == -EINVAL)
+		if (ret == -EINVAL) {
 			op_log(lg, OP_LOG_WARN, "%s/%s: line %zu is not \"SUM NODES "
 			       "LEN FILE\": the sample files are not checked",
 			       dir, OP_SUMS_FILE, bad_line);
-		else
-			op_log(lg, OP_LOG_WARN, "cannot read %s/%s: %s: the sample "
-			       "files are not checked", dir, OP_SUMS_FILE,
-			       strerror(-ret));
+		} else {
+			char path[PATH_MAX * 2 + 16], why[PATH_MAX * 2 + 64];
+
+			snprintf(path, sizeof(path), "%s/%s", dir, OP_SUMS_FILE);
+			op_log(lg, OP_LOG_WARN, "cannot read %s: %s: the sample "
+			       "files are not checked", path,
+			       op_sd_explain(fs->sd, path, ret, why, sizeof(why)));
+		}
 		return;
 	}
 	for (size_t i = first; i < fs->nr_files; i++) {
@@ -139,7 +144,7 @@ int pp_sfile_open(const struct pp_sfile *f, odb_t *db)
 
 	if (f->verdict < 0)
 		return f->verdict;
-	err = odb_open(db, f->path, ODB_RDONLY);
+	err = odb_open(db, f->sd, f->path, ODB_RDONLY);
 	if (!err && f->has_sum && f->verdict != 1 && op_sum_check(&f->sum, db)) {
 		odb_close(db);
 		err = -EBADMSG;
@@ -160,6 +165,9 @@ bool pp_sfile_first_bad(const struct pp_sfile *f)
 
 const char *pp_sfile_strerror(int err)
 {
+	/* the walk enters no link, so the link is the file itself */
+	if (err == -ELOOP)
+		return "it is a symbolic link: refused, not followed";
 	if (err == -EBADMSG)
 		return "it does not match the session's integrity record "
 		       "(" OP_SUMS_FILE "): it changed after the daemon wrote it";
@@ -170,7 +178,7 @@ static int fileset_select(struct pp_fileset *fs, const char *session_dir,
 			  const struct pp_spec *spec, bool with_cg,
 			  const struct op_logger *lg)
 {
-	char samples[PATH_MAX];
+	char samples[PATH_MAX], why[PATH_MAX + 256];
 	DIR *d;
 	struct dirent *de;
 	size_t first;
@@ -178,9 +186,27 @@ static int fileset_select(struct pp_fileset *fs, const char *session_dir,
 
 	memset(fs, 0, sizeof(*fs));
 	snprintf(samples, sizeof(samples), "%s/samples", session_dir);
-	d = opendir(samples);
-	if (!d)
+	/* a reader: no check of who owns the session (someone else's, a
+	 * copied archive, OProfile's own are all read), but nothing in it
+	 * is followed out of it */
+	fs->sd = malloc(sizeof(*fs->sd));
+	if (!fs->sd)
+		return -ENOMEM;
+	ret = op_sessdir_open(fs->sd, session_dir, OP_SD_READ, why, sizeof(why));
+	if (ret) {
+		free(fs->sd);
+		fs->sd = NULL;
 		return -ENOENT;
+	}
+	d = op_sd_opendir(fs->sd, samples);
+	if (!d) {
+		ret = -errno;
+		if (ret == -ELOOP)
+			op_log(lg, OP_LOG_ERR, "%s", op_sd_explain(fs->sd, samples, ret,
+								  why, sizeof(why)));
+		pp_fileset_release(fs);
+		return ret == -ELOOP ? ret : -ENOENT;
+	}
 	while ((de = readdir(d))) {
 		char dir[PATH_MAX * 2];
 		struct stat st;
@@ -191,7 +217,14 @@ static int fileset_select(struct pp_fileset *fs, const char *session_dir,
 		if (!pp_spec_match_session(spec, de->d_name))
 			continue;
 		snprintf(dir, sizeof(dir), "%s/%s", samples, de->d_name);
-		if (lstat(dir, &st) || !S_ISDIR(st.st_mode))
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW))
+			continue;
+		if (S_ISLNK(st.st_mode)) {
+			op_log(lg, OP_LOG_WARN, "%s", op_sd_explain(fs->sd, dir, -ELOOP,
+								   why, sizeof(why)));
+			continue;
+		}
+		if (!S_ISDIR(st.st_mode))
 			continue;
 		v = realloc(fs->sessions, (fs->nr_sessions + 1) * sizeof(*v));
 		if (!v) {
@@ -206,7 +239,7 @@ static int fileset_select(struct pp_fileset *fs, const char *session_dir,
 		}
 		fs->nr_sessions++;
 		first = fs->nr_files;
-		ret = op_sfname_walk(dir, walk_file,
+		ret = op_sfname_walk(fs->sd, dir, walk_file,
 				     &(struct walk_ctx){ .fs = fs, .spec = spec,
 							 .with_cg = with_cg });
 		if (ret)
@@ -257,5 +290,9 @@ void pp_fileset_release(struct pp_fileset *fs)
 	free(fs->sessions);
 	free(fs->first_unnamed);
 	free(fs->classes);
+	if (fs->sd) {
+		op_sessdir_close(fs->sd);
+		free(fs->sd);
+	}
 	memset(fs, 0, sizeof(*fs));
 }

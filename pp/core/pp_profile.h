@@ -60,6 +60,8 @@ struct pp_class {
 struct pp_sfile {
 	struct op_sfname name;
 	char *path;		/* absolute */
+	const struct op_sessdir *sd;	/* path is read through it: its
+					 * fileset's */
 	size_t rel;		/* path + rel: the name under the session,
 				 * "{root}/..." or "{kern}/..." */
 	unsigned int cls;	/* class index, set by pp_classify */
@@ -84,6 +86,10 @@ struct pp_fileset {
 				 * nor {kern}: not read, as in OProfile */
 	char **sessions;	/* session directories read */
 	size_t nr_sessions;
+	/* the session directory they lie in, opened for reading: every file
+	 * of it is read through this (op_sessdir.h), no link followed out;
+	 * malloc'd so that the files may point at it wherever fs moves */
+	struct op_sessdir *sd;
 	enum pp_axis axis;
 	struct pp_class *classes;
 	size_t nr_classes;

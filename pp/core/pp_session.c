@@ -5,6 +5,7 @@
 #include "pp_session.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -35,14 +36,15 @@ static const char *const operf_lost_stats[] = {
 
 /* A stats number as OProfile reads it: -1 (all ones) when the file is
  * missing or holds no number. */
-static unsigned long read_op_stat(const char *stats, const char *name)
+static unsigned long read_op_stat(const struct op_sessdir *sd, const char *stats,
+				  const char *name)
 {
 	char path[PATH_MAX * 2];
 	unsigned long v;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s", stats, name);
-	f = fopen(path, "re");
+	f = op_sd_fopen(sd, path, "re");
 	if (!f)
 		return (unsigned long)-1;
 	if (fscanf(f, "%lu", &v) != 1)
@@ -51,11 +53,11 @@ static unsigned long read_op_stat(const char *stats, const char *name)
 	return v;
 }
 
-static bool overflowed(const char *stats)
+static bool overflowed(const struct op_sessdir *sd, const char *stats)
 {
-	int ret = (int)(uint32_t)read_op_stat(stats, OP_STAT_EVENT_LOST_OVERFLOW);
+	int ret = (int)(uint32_t)read_op_stat(sd, stats, OP_STAT_EVENT_LOST_OVERFLOW);
 	struct dirent *de;
-	DIR *d = opendir(stats);
+	DIR *d = op_sd_opendir(sd, stats);
 
 	if (!d)
 		return false;
@@ -66,7 +68,7 @@ static bool overflowed(const char *stats)
 		if (sscanf(de->d_name, "cpu%d", &cpu) != 1)
 			continue;
 		snprintf(name, sizeof(name), "%s/" OP_STAT_CPU_LOST_OVERFLOW, de->d_name);
-		ret = (int)(uint32_t)read_op_stat(stats, name);
+		ret = (int)(uint32_t)read_op_stat(sd, stats, name);
 	}
 	closedir(d);
 	return ret > 0;
@@ -88,7 +90,7 @@ static void list_counter(FILE *err, const char **sep, const char *name,
  * its share of every sample the kernel took (those lost before the
  * daemon's total_samples are added to it). Only for sessions our daemon
  * wrote: it alone writes lost_no_task. */
-static void our_losses(FILE *err, const char *stats)
+static void our_losses(FILE *err, const struct op_sessdir *sd, const char *stats)
 {
 	static const struct {
 		const char *name;
@@ -102,16 +104,16 @@ static void our_losses(FILE *err, const char *stats)
 		{ OP_STAT_BAD_ESCAPE, true },	/* a sequence the decoder dropped */
 	};
 	unsigned long v[sizeof(ctrs) / sizeof(ctrs[0])];
-	unsigned long total = read_op_stat(stats, OP_STAT_TOTAL_SAMPLES);
+	unsigned long total = read_op_stat(sd, stats, OP_STAT_TOTAL_SAMPLES);
 	unsigned long lost = 0, all;
 	const char *sep = "";
 
 	if (total == (unsigned long)-1 ||
-	    read_op_stat(stats, OP_STAT_LOST_NO_TASK) == (unsigned long)-1)
+	    read_op_stat(sd, stats, OP_STAT_LOST_NO_TASK) == (unsigned long)-1)
 		return;
 	all = total;
 	for (size_t i = 0; i < sizeof(ctrs) / sizeof(ctrs[0]); i++) {
-		v[i] = read_op_stat(stats, ctrs[i].name);
+		v[i] = read_op_stat(sd, stats, ctrs[i].name);
 		if (v[i] == (unsigned long)-1)
 			v[i] = 0;
 		lost += v[i];
@@ -130,7 +132,7 @@ static void our_losses(FILE *err, const char *stats)
 /* Binaries of processes that saw another root (containers) that the
  * session could not open as mapped, or keep a copy of: their samples are
  * counted, their symbols may be missing. */
-static void other_roots(FILE *err, const char *stats)
+static void other_roots(FILE *err, const struct op_sessdir *sd, const char *stats)
 {
 	static const char *const ctrs[] = {
 		OP_STAT_IMAGES_UNRESOLVED, OP_STAT_IMAGES_NOT_KEPT_SPACE,
@@ -141,7 +143,7 @@ static void other_roots(FILE *err, const char *stats)
 	bool any = false;
 
 	for (size_t i = 0; i < sizeof(ctrs) / sizeof(ctrs[0]); i++) {
-		v[i] = read_op_stat(stats, ctrs[i]);
+		v[i] = read_op_stat(sd, stats, ctrs[i]);
 		if (v[i] == (unsigned long)-1)
 			v[i] = 0;
 		any |= v[i] != 0;
@@ -160,7 +162,7 @@ static void other_roots(FILE *err, const char *stats)
  * samples are counted and kept, flat or with a shorter chain) and the
  * kernel's side-band records (a lost mmap or exec can file later samples
  * under a stale image). Each counter as the daemon wrote it, once. */
-static void other_losses(FILE *err, const char *stats)
+static void other_losses(FILE *err, const struct op_sessdir *sd, const char *stats)
 {
 	static const char *const chains[] = {
 		OP_STAT_LOST_BT_NO_MAPPING, OP_STAT_BACKTRACE_TRUNCATED,
@@ -175,7 +177,7 @@ static void other_losses(FILE *err, const char *stats)
 	bool any = false;
 
 	for (size_t i = 0; i < sizeof(chains) / sizeof(chains[0]); i++) {
-		cv[i] = read_op_stat(stats, chains[i]);
+		cv[i] = read_op_stat(sd, stats, chains[i]);
 		if (cv[i] == (unsigned long)-1)
 			cv[i] = 0;
 		any |= cv[i] != 0;
@@ -188,44 +190,45 @@ static void other_losses(FILE *err, const char *stats)
 			list_counter(err, &sep, chains[i], cv[i]);
 		fputc('\n', err);
 	}
-	v = read_op_stat(stats, OP_STAT_LOST_SIDEBAND);
+	v = read_op_stat(sd, stats, OP_STAT_LOST_SIDEBAND);
 	if (v != (unsigned long)-1 && v)
 		fprintf(err, "\nWARNING: the kernel lost %lu side-band records "
 			"(mmaps, execs, exits): samples after them may be filed "
 			"under a stale image (lost_sideband_records)\n", v);
-	other_roots(err, stats);
+	other_roots(err, sd, stats);
 }
 
-void pp_session_warnings(FILE *err, const char *samples_dir,
-			 const char *session_dir)
+void pp_session_warnings(FILE *err, const struct op_sessdir *sd,
+			 const char *samples_dir, const char *session_dir)
 {
-	char *real = realpath(samples_dir, NULL);
-	char stats[PATH_MAX * 2], throttled[PATH_MAX * 2];
+	char stats[PATH_MAX * 2], throttled[PATH_MAX * 2], why[PATH_MAX * 2 + 64];
 	unsigned long total, lost = 0;
 	struct dirent *de;
+	struct stat st;
 	bool any = false;
 	DIR *d;
 
-	if (!real)
-		return;
-	d = opendir(real);
+	d = op_sd_opendir(sd, samples_dir);
 	while (d && !any && (de = readdir(d)))
 		any = strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
 	if (d)
 		closedir(d);
-	snprintf(stats, sizeof(stats), "%s/" OP_STATS_DIR, real);
-	snprintf(throttled, sizeof(throttled), "%s/" OP_STATS_DIR "/" OP_STAT_THROTTLED, real);
-	free(real);
+	snprintf(stats, sizeof(stats), "%s/" OP_STATS_DIR, samples_dir);
+	snprintf(throttled, sizeof(throttled), "%s/" OP_STATS_DIR "/" OP_STAT_THROTTLED, samples_dir);
 	if (!any)
 		return;
-	if (overflowed(stats))
+	/* a link where the stats are: not read through, said */
+	if (!op_sd_stat(sd, stats, &st) && S_ISLNK(st.st_mode))
+		fprintf(err, "WARNING: %s\n", op_sd_explain(sd, stats, -ELOOP, why,
+							   sizeof(why)));
+	if (overflowed(sd, stats))
 		fputs("WARNING! The OProfile kernel driver reports sample buffer "
 		      "overflows.\nSuch overflows can result in incorrect sample "
 		      "attribution, invalid sample\nfiles and other symptoms.  "
 		      "See the oprofiled.log for details.\nYou should adjust your "
 		      "sampling frequency to eliminate (or at least minimize)\n"
 		      "these overflows.\n", err);
-	d = opendir(throttled);
+	d = op_sd_opendir(sd, throttled);
 	if (d) {
 		fprintf(err, "\nWARNING! Some of the events were throttled. "
 			"Throttling occurs when\nthe initial sample rate is too "
@@ -234,10 +237,10 @@ void pp_session_warnings(FILE *err, const char *samples_dir,
 			"%s\nfor the throttled event names.\n\n", throttled);
 		closedir(d);
 	}
-	total = read_op_stat(stats, OP_STAT_TOTAL_SAMPLES);
+	total = read_op_stat(sd, stats, OP_STAT_TOTAL_SAMPLES);
 	if (total != (unsigned long)-1) {
 		for (size_t i = 0; i < sizeof(operf_lost_stats) / sizeof(operf_lost_stats[0]); i++) {
-			unsigned long v = read_op_stat(stats, operf_lost_stats[i]);
+			unsigned long v = read_op_stat(sd, stats, operf_lost_stats[i]);
 
 			if (v != (unsigned long)-1)
 				lost += v;
@@ -247,13 +250,13 @@ void pp_session_warnings(FILE *err, const char *samples_dir,
 				"operf.log for details.\n", session_dir);
 	}
 	/* ours last, so that OProfile's text comes first and whole */
-	our_losses(err, stats);
-	other_losses(err, stats);
+	our_losses(err, sd, stats);
+	other_losses(err, sd, stats);
 	{
 		/* a session with call chains: say so, as --status does; OProfile's
 		 * opreport has no word for it */
-		unsigned long depth = read_op_stat(stats, OP_STAT_CALLGRAPH_DEPTH);
-		unsigned long stack = read_op_stat(stats, OP_STAT_UNWIND_STACK);
+		unsigned long depth = read_op_stat(sd, stats, OP_STAT_CALLGRAPH_DEPTH);
+		unsigned long stack = read_op_stat(sd, stats, OP_STAT_UNWIND_STACK);
 
 		if (depth && depth != (unsigned long)-1 && stack &&
 		    stack != (unsigned long)-1)

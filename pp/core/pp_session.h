@@ -15,9 +15,10 @@
  * (each loss once, with its share of all samples), which OProfile's
  * warnings do not give. samples_dir is the session (samples/NAME),
  * session_dir the session directory as OProfile would name it in the
- * lost-samples warning. */
-void pp_session_warnings(FILE *err, const char *samples_dir,
-			 const char *session_dir);
+ * lost-samples warning; both read through sd (op_sessdir.h), the
+ * fileset's. */
+void pp_session_warnings(FILE *err, const struct op_sessdir *sd,
+			 const char *samples_dir, const char *session_dir);
 
 /* On err, after the warnings: a note when the profile holds several
  * hardware events sampled at once, whose columns a virtual machine's PMU

@@ -108,7 +108,7 @@ void pp_symtab_load_kallsyms_set(const char *path, size_t n,
  * every line of the file, in order (its return value is ignored): a
  * second reader of the same lines need not make the kernel format the
  * file again. */
-void pp_symtab_load_kallsyms_each(const char *path, size_t n,
+void pp_symtab_load_kallsyms_each(const struct op_sessdir *sd, const char *path, size_t n,
 				  const char *const *modules,
 				  struct pp_symtab *tabs, int *status,
 				  op_ksym_fn each, void *each_ctx);

@@ -128,10 +128,10 @@ void pp_symtab_load_kallsyms_set(const char *path, size_t n,
 				 const char *const *modules,
 				 struct pp_symtab *tabs, int *status)
 {
-	pp_symtab_load_kallsyms_each(path, n, modules, tabs, status, NULL, NULL);
+	pp_symtab_load_kallsyms_each(NULL, path, n, modules, tabs, status, NULL, NULL);
 }
 
-void pp_symtab_load_kallsyms_each(const char *path, size_t n,
+void pp_symtab_load_kallsyms_each(const struct op_sessdir *sd, const char *path, size_t n,
 				  const char *const *modules,
 				  struct pp_symtab *tabs, int *status,
 				  op_ksym_fn each, void *each_ctx)
@@ -157,7 +157,7 @@ void pp_symtab_load_kallsyms_each(const char *path, size_t n,
 		if (!modules[i] && ks.kernel == n)
 			ks.kernel = i;
 	}
-	err = op_kallsyms_each(path, ksym_set_line, &ks, NULL);
+	err = op_kallsyms_each(sd, path, ksym_set_line, &ks, NULL);
 	have_text = op_ksym_range_start(&ks.range, &text);
 	for (size_t i = 0; i < n; i++) {
 		if (err) {

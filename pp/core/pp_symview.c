@@ -120,6 +120,7 @@ static bool from_kallsyms(const struct op_img *img, const struct pp_report_opts 
  * read, about half of a system-wide opreport -l, which the ELF tables'
  * loading on the main thread now overlaps. */
 struct kallsyms_job {
+	const struct op_sessdir *sd;	/* a session's saved copy: through it */
 	const char *path;
 	size_t n;
 	const char **modules;	/* NULL: the kernel */
@@ -132,7 +133,7 @@ static void *kallsyms_job_run(void *arg)
 {
 	struct kallsyms_job *j = arg;
 
-	pp_symtab_load_kallsyms_each(j->path, j->n, j->modules, j->tabs,
+	pp_symtab_load_kallsyms_each(j->sd, j->path, j->n, j->modules, j->tabs,
 				     j->status, j->klines ? pp_klines_add : NULL,
 				     j->klines);
 	return NULL;
@@ -382,14 +383,14 @@ static char *session_ksyms(struct pp_symview *v, const struct pp_profile *p,
 		return NULL;
 	if (asprintf(&path, "%s/stats/kallsyms", p->fs.sessions[0]) < 0)
 		return NULL;
-	f = fopen(path, "re");
+	f = op_sd_fopen(p->fs.sd, path, "re");
 	ok = f && (!o->callgraph || (fgets(line, sizeof(line), f) &&
 				     !strcmp(line, OP_KSYMS_SAVED_HEADER "\n")));
 	if (f)
 		fclose(f);
 	if (ok && o->callgraph) {
 		v->korder = calloc(1, sizeof(*v->korder));
-		ok = v->korder && !op_korder_read(p->fs.sessions[0], v->korder);
+		ok = v->korder && !op_korder_read(p->fs.sd, p->fs.sessions[0], v->korder);
 		if (!ok) {
 			free(v->korder);
 			v->korder = NULL;
@@ -433,7 +434,8 @@ static int load_tabs(struct pp_symview *v, const struct pp_profile *p,
 {
 	const char *kallsyms = o->kallsyms ? o->kallsyms : "/proc/kallsyms";
 	char *saved = session_ksyms(v, p, o);
-	struct kallsyms_job job = { .path = saved ? saved : kallsyms };
+	struct kallsyms_job job = { .sd = saved ? p->fs.sd : NULL,
+				    .path = saved ? saved : kallsyms };
 	size_t nt = v->nr_tabs ? v->nr_tabs : 1;
 	size_t *tab_of_job = malloc(nt * sizeof(*tab_of_job));
 	pthread_t thread;
@@ -484,6 +486,7 @@ static int load_tabs(struct pp_symview *v, const struct pp_profile *p,
 			pp_symtab_release(&job.tabs[i]);
 		korder_free(v);
 		gather_klines(v, &job, o);
+		job.sd = NULL;
 		job.path = kallsyms;
 		kallsyms_job_run(&job);
 		break;

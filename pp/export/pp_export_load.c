@@ -111,6 +111,7 @@ out:
 /* ---- the call-chain store ---- */
 
 struct chains {
+	const struct op_sessdir *sd;	/* the session's, dir read through it */
 	const char *dir;
 	const struct op_chain_images *ims;
 	uint32_t *img_map;		/* store image ID - 1 -> model image */
@@ -259,7 +260,7 @@ static int load_counts_file(struct pp_export *x, struct chains *c,
 	}
 	if (ret)
 		goto out;
-	ret = odb_open(&db, path, ODB_RDONLY);
+	ret = odb_open(&db, c->sd, path, ODB_RDONLY);
 	if (!ret) {
 		char rel[PATH_MAX];
 		const struct op_sum *e;
@@ -307,12 +308,13 @@ out:
 	return ret;
 }
 
-static int load_store(struct pp_export *x, const char *session,
+static int load_store(struct pp_export *x, const struct op_sessdir *sd,
+		      const char *session,
 		      const struct pp_spec *spec, const struct pp_merge *merge,
 		      const struct op_logger *lg)
 {
 	struct op_chain_images ims;
-	struct chains c = { .ims = &ims };
+	struct chains c = { .sd = sd, .ims = &ims };
 	char *dir;
 	DIR *d = NULL;
 	struct dirent *de;
@@ -324,7 +326,7 @@ static int load_store(struct pp_export *x, const char *session,
 		return -ENOMEM;
 	c.dir = dir;
 	/* a bad or missing record was said by the sample files' selection */
-	if (op_sums_read(session, &c.sums, NULL) == -ENOMEM) {
+	if (op_sums_read(sd, session, &c.sums, NULL) == -ENOMEM) {
 		free(dir);
 		return -ENOMEM;
 	}
@@ -337,7 +339,7 @@ static int load_store(struct pp_export *x, const char *session,
 		char path[PATH_MAX];
 
 		snprintf(path, sizeof(path), "%s/%s", session, rel);
-		if (e && (ret = op_sum_check_file(e, path))) {
+		if (e && (ret = op_sum_check_file(e, sd, path))) {
 			op_log(lg, OP_LOG_ERR, "cannot read the chain store's list %s: %s",
 			       path, pp_sfile_strerror(ret));
 			x->nr_bad_files++;
@@ -346,10 +348,13 @@ static int load_store(struct pp_export *x, const char *session,
 			return ret == -ENOMEM ? ret : -EINVAL;
 		}
 	}
-	ret = op_chains_read_images(dir, &ims);
+	ret = op_chains_read_images(sd, dir, &ims);
 	if (ret) {
-		op_log(lg, OP_LOG_ERR, "cannot read the chain store's images %s/" OP_CHAINS_IMAGES ": %s",
-		       dir, strerror(-ret));
+		char path[PATH_MAX], why[PATH_MAX + 64];
+
+		snprintf(path, sizeof(path), "%s/" OP_CHAINS_IMAGES, dir);
+		op_log(lg, OP_LOG_ERR, "cannot read the chain store's images %s: %s",
+		       path, op_sd_explain(sd, path, ret, why, sizeof(why)));
 		op_sums_release(&c.sums);
 		free(dir);
 		return ret == -ENOMEM ? ret : -EINVAL;
@@ -366,7 +371,7 @@ static int load_store(struct pp_export *x, const char *session,
 			goto out;
 		}
 	}
-	ret = op_chains_load(dir, &c.tree, &end);
+	ret = op_chains_load(sd, dir, &c.tree, &end);
 	if (!ret)
 		ret = mark_bad(&c);
 	if (ret) {
@@ -381,7 +386,7 @@ static int load_store(struct pp_export *x, const char *session,
 
 		snprintf(path, sizeof(path), "%s/" OP_CHAINS_LIST, dir);
 		/* a torn last record is what a crash leaves: said, not fatal */
-		if (!stat(path, &sb) && (uint64_t)sb.st_size > end)
+		if (!op_sd_stat(sd, path, &sb) && (uint64_t)sb.st_size > end)
 			op_log(lg, OP_LOG_WARN, "%s: %llu byte(s) after the last "
 			       "complete record left out", path,
 			       (unsigned long long)(sb.st_size - end));
@@ -393,10 +398,13 @@ static int load_store(struct pp_export *x, const char *session,
 		       c.nr_bad, dir, dir);
 		x->nr_bad_files++;
 	}
-	d = opendir(dir);
+	d = op_sd_opendir(sd, dir);
 	if (!d) {
+		char why[PATH_MAX + 64];
+
 		ret = -errno;
-		op_log(lg, OP_LOG_ERR, "cannot read %s: %s", dir, strerror(-ret));
+		op_log(lg, OP_LOG_ERR, "cannot read %s: %s", dir,
+		       op_sd_explain(sd, dir, ret, why, sizeof(why)));
 		ret = ret == -ENOMEM ? ret : -EINVAL;
 		goto out;
 	}
@@ -420,12 +428,13 @@ out:
 	return ret;
 }
 
-static bool has_store(const char *session)
+static bool has_store(const struct op_sessdir *sd, const char *session)
 {
 	char path[PATH_MAX];
+	struct stat st;
 
 	snprintf(path, sizeof(path), "%s/" OP_CHAINS_DIR "/" OP_CHAINS_LIST, session);
-	return !access(path, F_OK);
+	return !op_sd_stat(sd, path, &st);
 }
 
 /* ---- when ---- */
@@ -454,7 +463,8 @@ static int64_t log_time(const char *line)
  * from the daemon's log beside it: its last "profiling started", to the
  * last dump or stop after that. Saved sessions keep no log of their own:
  * both stay 0. */
-static void session_times(struct pp_export *x, const char *session)
+static void session_times(struct pp_export *x, const struct op_sessdir *sd,
+			  const char *session)
 {
 	const char *base = strrchr(session, '/');
 	char path[PATH_MAX], *line = NULL;
@@ -466,7 +476,7 @@ static void session_times(struct pp_export *x, const char *session)
 		return;
 	snprintf(path, sizeof(path), "%.*s/oprofiled.log", (int)(base - session),
 		 session);
-	f = fopen(path, "re");
+	f = op_sd_fopen(sd, path, "re");
 	if (!f)
 		return;
 	while (getline(&line, &cap, f) > 0) {
@@ -493,7 +503,7 @@ int pp_export_load(struct pp_export *x, struct pp_fileset *fs,
 	int ret = 0;
 
 	for (size_t i = 0; i < fs->nr_sessions; i++) {
-		if (has_store(fs->sessions[i]))
+		if (has_store(fs->sd, fs->sessions[i]))
 			continue;
 		op_log(lg, OP_LOG_WARN, "%s has no call chains (not recorded with "
 		       "--callgraph): exporting flat profiles, one frame a sample",
@@ -502,12 +512,12 @@ int pp_export_load(struct pp_export *x, struct pp_fileset *fs,
 		break;
 	}
 	if (fs->nr_sessions)
-		session_times(x, fs->sessions[0]);
+		session_times(x, fs->sd, fs->sessions[0]);
 	if (!chains)
 		return load_flat(x, fs, merge, lg);
 	x->has_chains = true;
 	for (size_t i = 0; i < fs->nr_sessions && !ret; i++)
-		ret = load_store(x, fs->sessions[i], spec, merge, lg);
+		ret = load_store(x, fs->sd, fs->sessions[i], spec, merge, lg);
 	/* the flat files' headers say which kind of event the chains count */
 	for (size_t i = 0; !ret && !x->cpu_type && i < fs->nr_files; i++) {
 		odb_t db;

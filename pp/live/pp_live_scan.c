@@ -195,7 +195,7 @@ static int file_map(struct pp_live_file *f, const char *full, bool *reopened)
 		return -errno;
 	if (f->db.base && st.st_ino == f->ino && st.st_dev == f->dev)
 		return 0;
-	ret = odb_open(&db, full, ODB_RDONLY);
+	ret = odb_open(&db, NULL, full, ODB_RDONLY);
 	if (ret)
 		return ret;
 	/* what was mapped, not what was stat'ed: the name may have moved on */
@@ -369,7 +369,7 @@ int pp_live_scan_refresh(struct pp_live_scan *s, pp_live_delta_fn fn,
 	int ret;
 
 	s->gen++;
-	ret = op_sfname_walk(s->current_dir, refresh_file, &r);
+	ret = op_sfname_walk(NULL, s->current_dir, refresh_file, &r);
 	if (ret && ret != -ENOENT && ret != -ENOTDIR)
 		op_log(&s->lg, OP_LOG_WARN, "cannot read %s: %s", s->current_dir,
 		       strerror(-ret));

@@ -19,7 +19,7 @@
 #include "op_ctl.h"
 #include "op_perf.h"
 #include "op_stats.h"
-#include "opd_fs.h"
+#include "op_sessdir.h"
 #include "opd_lock.h"
 #include "opd_session.h"
 
@@ -31,7 +31,7 @@ static const char *const loss_names[] = { OP_STATS_SAMPLE_LOSSES };
 /* The profiler holding dir's lock, or 0. */
 static pid_t holder(const char *lock_file)
 {
-	pid_t pid = opd_lock_read(lock_file);
+	pid_t pid = opd_lock_read(NULL, lock_file);
 
 	return pid > 0 && opd_lock_holder_alive(pid) ? pid : 0;
 }
@@ -193,7 +193,7 @@ static void self_free(struct pp_live_self *s)
 		opd_session_finish(&s->session);
 	opd_session_close(&s->session);
 	if (s->dir[0])
-		opd_rm_rf_at(AT_FDCWD, s->dir);
+		op_sd_remove_tree(NULL, s->dir, NULL, 0);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 }
@@ -238,7 +238,7 @@ int pp_live_source_self(struct pp_live_source *src, const char *events,
 		snprintf(err, errlen, "%s: path too long", s->dir);
 		goto err_self;
 	}
-	ret = opd_mkdir_p(src->current_dir);
+	ret = op_sd_mkdirs(NULL, src->current_dir, 0755);
 	if (ret) {
 		snprintf(err, errlen, "cannot create %s: %s", src->current_dir,
 			 strerror(-ret));
@@ -323,7 +323,7 @@ int pp_live_source_poll(struct pp_live_source *src, struct pp_live_status *st)
 		else
 			return 0;
 	}
-	ret = op_ctl_request(src->ctl_socket, "status", 1000, &reply);
+	ret = op_ctl_request(NULL, src->ctl_socket, "status", 1000, &reply);
 	if (ret)
 		return ret;
 	if (!strncmp(reply, "ok\n", 3))

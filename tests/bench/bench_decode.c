@@ -179,7 +179,7 @@ static double run(const struct stream *s, unsigned int separate, const char *dir
 	int passes = 5;
 
 	if (!dec || opd_images_init(&images, lookup, NULL, NULL, NULL, NULL) ||
-	    opd_sfiles_init(&sfiles, dir, &ev, 1, 0, 0, NULL)) {
+	    opd_sfiles_init(&sfiles, NULL, dir, &ev, 1, 0, 0, NULL)) {
 		fprintf(stderr, "bench_decode: out of memory\n");
 		exit(1);
 	}

@@ -83,7 +83,7 @@ static int add_all(struct bench *b, unsigned int step)
 {
 	for (size_t f = 0; f < NR_APPS * NR_CPUS; f++) {
 		odb_t db;
-		int ret = odb_open(&db, b->paths[f], ODB_RDWR);
+		int ret = odb_open(&db, NULL, b->paths[f], ODB_RDWR);
 
 		if (ret)
 			return ret;

@@ -50,7 +50,7 @@ int main(int argc, char **argv)
 	if (!nr_chains || !depth || depth > 256)
 		return 2;
 	snprintf(current, sizeof(current), "%s/samples/current", argv[1]);
-	if (opd_chains_init(&c, current, &lg))
+	if (opd_chains_init(&c, NULL, current, &lg))
 		return 1;
 	for (int i = 0; i < nr_bins; i++) {
 		struct op_img img = { .kind = OP_IMG_FILE, .path = argv[6 + i] };

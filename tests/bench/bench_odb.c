@@ -53,7 +53,7 @@ static int open_fresh(odb_t *db, const char *path)
 	int ret;
 
 	unlink(path);
-	ret = odb_open(db, path, ODB_RDWR);
+	ret = odb_open(db, NULL, path, ODB_RDWR);
 	if (ret)
 		fprintf(stderr, "bench_odb: cannot create %s: %s\n", path, odb_strerror(ret));
 	return ret;

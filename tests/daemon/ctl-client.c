@@ -22,7 +22,7 @@ int main(int argc, char **argv)
 	}
 	if (argc == 4)
 		timeout = atoi(argv[3]);
-	ret = op_ctl_request(argv[1], argv[2], timeout, &reply);
+	ret = op_ctl_request(NULL, argv[1], argv[2], timeout, &reply);
 	if (ret) {
 		fprintf(stderr, "ctl-client: %s: %s\n", argv[2], strerror(-ret));
 		return 1;

@@ -61,7 +61,7 @@ static int walk(const char *root, const char *rel, int *nr_bad, int *nr_files)
 				continue;
 			}
 			op_sfname_release(&n);
-			ret = odb_open(&db, full, ODB_RDONLY);
+			ret = odb_open(&db, NULL, full, ODB_RDONLY);
 			(*nr_files)++;
 			if (ret) {
 				fprintf(stderr, "sfcheck: %s: %s\n", sub, odb_strerror(ret));

@@ -41,7 +41,7 @@ static uint32_t chain_of(const char *dir, uint32_t id, struct op_chain_frame *f,
 	struct op_chain_tree t;
 	uint32_t nr;
 
-	assert_int_equal(op_chains_load(dir, &t, NULL), 0);
+	assert_int_equal(op_chains_load(NULL, dir, &t, NULL), 0);
 	assert_true(t.max_depth <= 8);
 	nr = op_chain_frames(&t, op_chain_key_node(&t, id), f, app_id);
 	if (nr_nodes)
@@ -56,7 +56,7 @@ static uint64_t count_of(const char *dir, const char *file, uint64_t id)
 	odb_t db;
 	uint64_t n;
 
-	assert_int_equal(odb_open(&db, path, ODB_RDONLY), 0);
+	assert_int_equal(odb_open(&db, NULL, path, ODB_RDONLY), 0);
 	n = odb_get(&db, id);
 	odb_close(&db);
 	free(path);
@@ -80,7 +80,7 @@ static void test_store(void **state)
 	assert_non_null(top);
 	dir = tu_path(top, OP_CHAINS_DIR);
 	chains = tu_path(dir, "chains");
-	assert_int_equal(opd_chains_init(&c, top, NULL), 0);
+	assert_int_equal(opd_chains_init(&c, NULL, top, NULL), 0);
 	k = opd_chains_image(&c, &kern, true);
 	l = opd_chains_image(&c, &libc, false);
 	a = opd_chains_image(&c, &app, false);
@@ -111,7 +111,7 @@ static void test_store(void **state)
 	assert_int_equal(count_of(dir, "TIMER.1000000.0.all.all.all", 3), 1);
 	assert_int_equal(count_of(dir, "TIMER.1000000.0.all.all.all", 6), 1);
 	assert_int_equal(count_of(dir, "TIMER.1000000.0.all.all.1", 4), 1);
-	assert_int_equal(op_chains_read_images(dir, &im), 0);
+	assert_int_equal(op_chains_read_images(NULL, dir, &im), 0);
 	assert_int_equal(im.nr, 3);
 	assert_int_equal(im.img[0].kind, OP_IMG_KERN);
 	assert_true(im.is_kernel[0]);
@@ -132,7 +132,7 @@ static void test_store(void **state)
 
 	/* a restarted writer: the same chain ends at the same node, a new
 	 * image and new nodes come after the old ones */
-	assert_int_equal(opd_chains_init(&c, top, NULL), 0);
+	assert_int_equal(opd_chains_init(&c, NULL, top, NULL), 0);
 	v = opd_chains_image(&c, &vdso, false);
 	assert_int_equal(v, 4);
 	assert_int_equal(opd_chains_image(&c, &app, false), a);
@@ -163,15 +163,15 @@ static void test_store(void **state)
 		assert_non_null(fp);
 		fputs("5 0 {root}/bin/hal", fp);
 		fclose(fp);
-		assert_int_equal(op_chains_load(dir, &t, &end), 0);
+		assert_int_equal(op_chains_load(NULL, dir, &t, &end), 0);
 		assert_int_equal(t.nr, 7);
 		assert_int_equal(end, 8 + 7 * 3);
 		op_chain_tree_release(&t);
-		assert_int_equal(op_chains_read_images(dir, &im), 0);
+		assert_int_equal(op_chains_read_images(NULL, dir, &im), 0);
 		assert_int_equal(im.nr, 4);
 		op_chain_images_release(&im);
 
-		assert_int_equal(opd_chains_init(&c, top, NULL), 0);
+		assert_int_equal(opd_chains_init(&c, NULL, top, NULL), 0);
 		assert_int_equal(opd_chains_image(&c, &libc, false), 2);
 		assert_int_equal(opd_chains_image(&c, &(struct op_img){
 			.kind = OP_IMG_FILE, .path = (char *)"/bin/half" }, false), 5);
@@ -183,7 +183,7 @@ static void test_store(void **state)
 		assert_int_equal(nodes, 8);
 		assert_int_equal(app_id, 0);
 		assert_int_equal(g[0].offset, UINT64_MAX);
-		assert_int_equal(op_chains_read_images(dir, &im), 0);
+		assert_int_equal(op_chains_read_images(NULL, dir, &im), 0);
 		assert_int_equal(im.nr, 5);
 		assert_string_equal(im.img[4].path, "/bin/half");
 		op_chain_images_release(&im);
@@ -228,7 +228,7 @@ static void test_first_format(void **state)
 	len += 8 + sizeof(*f);
 	path = tu_path(dir, "chains");
 	assert_int_equal(tu_write_file(path, buf, len), 0);
-	assert_int_equal(op_chains_load(dir, &t, NULL), 0);
+	assert_int_equal(op_chains_load(NULL, dir, &t, NULL), 0);
 	assert_true(t.v1);
 	assert_int_equal(t.nr_keys, 2);
 	assert_int_equal(op_chain_frames(&t, op_chain_key_node(&t, 1), g, &app_id), 2);
@@ -247,7 +247,7 @@ static void test_first_format(void **state)
 		free(images);
 	}
 
-	assert_int_equal(opd_chains_init(&c, top, NULL), 0);
+	assert_int_equal(opd_chains_init(&c, NULL, top, NULL), 0);
 	opd_chains_add(&c, &all, 2, f, 2);
 	assert_int_equal(c.nr_lost, 1);
 	assert_int_equal(c.nr_added, 0);
@@ -281,7 +281,7 @@ static void test_frozen(void **state)
 	assert_int_equal(mkdir(dir, 0755), 0);
 	/* nodes, no images */
 	assert_int_equal(tu_write_file(chains, "OPCHAIN2\x01\x01\x00\x01\x01\x10", 14), 0);
-	assert_int_equal(opd_chains_init(&c, top, NULL), 0);
+	assert_int_equal(opd_chains_init(&c, NULL, top, NULL), 0);
 	assert_int_equal(opd_chains_image(&c, &app, false), 0);
 	opd_chains_add(&c, &all, 0, &f, 1);
 	opd_chains_add(&c, &all, 0, &f, 1);
@@ -295,7 +295,7 @@ static void test_frozen(void **state)
 	/* not a chain list at all */
 	assert_int_equal(tu_write_file(images, "1 0 {root}/bin/app\n", 19), 0);
 	assert_int_equal(tu_write_file(chains, "NOTACHAINLIST", 13), 0);
-	assert_int_equal(opd_chains_init(&c, top, NULL), 0);
+	assert_int_equal(opd_chains_init(&c, NULL, top, NULL), 0);
 	opd_chains_add(&c, &all, 0, &f, 1);
 	assert_int_equal(c.nr_lost, 1);
 	opd_chains_release(&c);
@@ -304,7 +304,7 @@ static void test_frozen(void **state)
 
 	/* a torn header: a new list */
 	assert_int_equal(tu_write_file(chains, "OPCH", 4), 0);
-	assert_int_equal(opd_chains_init(&c, top, NULL), 0);
+	assert_int_equal(opd_chains_init(&c, NULL, top, NULL), 0);
 	opd_chains_add(&c, &all, 0, &f, 1);
 	assert_int_equal(c.nr_lost, 0);
 	assert_int_equal(c.nr_added, 1);
@@ -327,15 +327,15 @@ static void test_bad_files(void **state)
 
 	(void)state;
 	dir = tu_path(top, OP_CHAINS_DIR);
-	assert_int_equal(op_chains_load(dir, &t, NULL), -ENOENT);
-	assert_int_equal(op_chains_read_images(dir, &im), -ENOENT);
+	assert_int_equal(op_chains_load(NULL, dir, &t, NULL), -ENOENT);
+	assert_int_equal(op_chains_read_images(NULL, dir, &im), -ENOENT);
 	assert_int_equal(mkdir(dir, 0755), 0);
 	path = tu_path(dir, "chains");
 	assert_int_equal(tu_write_file(path, "NOTACHAINFILE", 13), 0);
-	assert_int_equal(op_chains_load(dir, &t, NULL), -EINVAL);
+	assert_int_equal(op_chains_load(NULL, dir, &t, NULL), -EINVAL);
 	/* a first-format record claiming more frames than any chain has */
 	assert_int_equal(tu_write_file(path, "OPCHAIN1\xff\xff\xff\xff\0\0\0\0", 16), 0);
-	assert_int_equal(op_chains_load(dir, &t, NULL), 0);
+	assert_int_equal(op_chains_load(NULL, dir, &t, NULL), 0);
 	assert_int_equal(t.nr, 0);
 	op_chain_tree_release(&t);
 	/* a root and a frame under it, then a record that cannot be: no
@@ -354,7 +354,7 @@ static void test_bad_files(void **state)
 			memcpy(buf, "OPCHAIN2\x01\x02\x00\x01\x02\x07", 14);
 			memcpy(buf + 14, tails[i].b, tails[i].n);
 			assert_int_equal(tu_write_file(path, buf, 14 + tails[i].n), 0);
-			assert_int_equal(op_chains_load(dir, &t, &end), 0);
+			assert_int_equal(op_chains_load(NULL, dir, &t, &end), 0);
 			assert_int_equal(t.nr, 2);
 			assert_int_equal(end, 14);
 			assert_int_equal(t.node[1].parent, 1);
@@ -365,7 +365,7 @@ static void test_bad_files(void **state)
 	free(path);
 	path = tu_path(dir, "images");
 	assert_int_equal(tu_write_file(path, "1 0 {root}/a\n3 0 {root}/b\n", 26), 0);
-	assert_int_equal(op_chains_read_images(dir, &im), 0);
+	assert_int_equal(op_chains_read_images(NULL, dir, &im), 0);
 	assert_int_equal(im.nr, 1);	/* IDs must follow each other */
 	op_chain_images_release(&im);
 	free(path);
@@ -392,7 +392,7 @@ static void test_depth_bound(void **state)
 		buf[len++] = 1, buf[len++] = 1, buf[len++] = 4;
 	path = tu_path(dir, "chains");
 	assert_int_equal(tu_write_file(path, buf, len), 0);
-	assert_int_equal(op_chains_load(dir, &t, NULL), 0);
+	assert_int_equal(op_chains_load(NULL, dir, &t, NULL), 0);
 	assert_int_equal(t.nr, OP_CHAINS_MAX_FRAMES + 1);
 	assert_int_equal(t.max_depth, OP_CHAINS_MAX_FRAMES);
 	op_chain_tree_release(&t);

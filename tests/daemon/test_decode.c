@@ -586,7 +586,7 @@ static void chain_init(struct chain *c, const char *dir, unsigned int separate,
 	c->images.km.modules[0].end = KMOD + 0x10000;
 	c->images.km.nr_modules = 1;
 	c->images.have_km = true;
-	assert_int_equal(opd_sfiles_init(&c->sfiles, dir, c->ev, 2, 2400.5, max_open,
+	assert_int_equal(opd_sfiles_init(&c->sfiles, NULL, dir, c->ev, 2, 2400.5, max_open,
 					 &c->lg), 0);
 	opd_sampler_init(&c->sampler, &c->images, &c->sfiles, separate, "/nonexistent");
 	c->dec = malloc(sizeof(*c->dec));
@@ -621,7 +621,7 @@ static void walk(const char *dir, uint64_t *total, size_t *nr_files)
 		} else {
 			odb_t db;
 
-			assert_int_equal(odb_open(&db, p, ODB_RDONLY), 0);
+			assert_int_equal(odb_open(&db, NULL, p, ODB_RDONLY), 0);
 			for (uint32_t i = 1; i < db.descr->current_size; i++)
 				*total += db.nodes[i].value;
 			odb_close(&db);
@@ -660,7 +660,7 @@ static void check_expect(const char *dir, const struct expect *e, const char *la
 	rel = op_sfname_build(&n);
 	assert_non_null(rel);
 	path = tu_path(dir, rel);
-	ret = odb_open(&db, path, ODB_RDONLY);
+	ret = odb_open(&db, NULL, path, ODB_RDONLY);
 	if (ret)
 		fail_msg("%s: %s: %s", label, rel, odb_strerror(ret));
 	if (odb_get(&db, e->offset) != e->count)
@@ -925,7 +925,7 @@ static void test_chain_arcs(void **state)
 	(void)state;
 	assert_non_null(dir);
 	chain_init(&c, dir, OP_SEP_LIB | OP_SEP_KERNEL, 0, NULL);
-	assert_int_equal(opd_chains_init(&store, dir, NULL), 0);
+	assert_int_equal(opd_chains_init(&store, NULL, dir, NULL), 0);
 	c.sampler.chains = &store;
 	opd_decode(c.dec, stream, sizeof(stream) / sizeof(stream[0]));
 	assert_int_equal(c.dec->nr_bad, 0);
@@ -961,7 +961,7 @@ static void test_chain_arcs(void **state)
 
 		assert_non_null(rel);
 		path = tu_path(dir, rel);
-		if (odb_open(&db, path, ODB_RDONLY))
+		if (odb_open(&db, NULL, path, ODB_RDONLY))
 			fail_msg("no arc file %s", rel);
 		assert_int_equal(odb_nr_nodes(&db), 1);
 		assert_int_equal(odb_get(&db, want[i].key), want[i].count);

@@ -94,7 +94,7 @@ static void open_sfile(const struct fx *f, const struct op_sfname *sn, odb_t *db
 		mkdir(path, 0755);
 		*slash = '/';
 	}
-	assert_int_equal(odb_open(db, path, ODB_RDWR), 0);
+	assert_int_equal(odb_open(db, NULL, path, ODB_RDWR), 0);
 	db->header->is_kernel = sn->image.kind == OP_IMG_KERN;
 	db->header->cg_to_is_kernel = sn->cg.path && sn->cg.kind == OP_IMG_KERN;
 	free(path);
@@ -183,7 +183,7 @@ static void test_saved_symbols(void **state)
 	/* the kernel named by a vmlinux path: a file's name, the header's
 	 * is_kernel flag */
 	add_samples(f, OP_IMG_KERN, "/boot/vmlinux-6.1", 0, v, 1);
-	assert_int_equal(opd_ksyms_save(f->samples, f->proc), 0);
+	assert_int_equal(opd_ksyms_save(NULL, f->samples, f->proc), 0);
 	out = read_out(f);
 	assert_non_null(out);
 	assert_string_equal(out,
@@ -206,7 +206,7 @@ static void test_saved_symbols(void **state)
 	{
 		struct op_korder ko;
 
-		assert_int_equal(op_korder_read(f->samples, &ko), -ENOENT);
+		assert_int_equal(op_korder_read(NULL, f->samples, &ko), -ENOENT);
 	}
 }
 
@@ -226,7 +226,7 @@ static void test_arc_ends(void **state)
 	add_arcs(f, OP_IMG_KERN, "/proc/kallsyms", OP_IMG_KERN, "/proc/kallsyms", kk, 1);
 	add_arcs(f, OP_IMG_KERN, "/proc/kallsyms", OP_IMG_KERN, "ext4", km, 1);
 	add_arcs(f, OP_IMG_FILE, "/bin/app", OP_IMG_KERN, "/proc/kallsyms", uk, 1);
-	assert_int_equal(opd_ksyms_save(f->samples, f->proc), 0);
+	assert_int_equal(opd_ksyms_save(NULL, f->samples, f->proc), 0);
 	out = read_out(f);
 	assert_non_null(out);
 	assert_string_equal(out,
@@ -258,7 +258,7 @@ static void test_arc_ends(void **state)
 		};
 		struct op_korder ko;
 
-		assert_int_equal(op_korder_read(f->samples, &ko), 0);
+		assert_int_equal(op_korder_read(NULL, f->samples, &ko), 0);
 		assert_int_equal(ko.n, 9);
 		for (size_t i = 0; i < ko.n; i++) {
 			assert_int_equal(ko.hash[i], op_kname_hash(names[i], strlen(names[i])));
@@ -286,26 +286,26 @@ static void test_bad_order(void **state)
 	n = 2;
 	memcpy(buf + 8, &n, 8);
 	assert_int_equal(tu_write_file(path, buf, sizeof(buf)), 0);
-	assert_int_equal(op_korder_read(f->samples, &ko), 0);
+	assert_int_equal(op_korder_read(NULL, f->samples, &ko), 0);
 	assert_int_equal(ko.n, 2);
 	assert_int_equal(ko.off[1], 0x11111111);
 	op_korder_release(&ko);
 	assert_int_equal(tu_write_file(path, buf, sizeof(buf) - 1), 0);	/* torn */
-	assert_int_equal(op_korder_read(f->samples, &ko), -EINVAL);
+	assert_int_equal(op_korder_read(NULL, f->samples, &ko), -EINVAL);
 	assert_null(ko.hash);
 	n = 3;
 	memcpy(buf + 8, &n, 8);
 	assert_int_equal(tu_write_file(path, buf, sizeof(buf)), 0);	/* short */
-	assert_int_equal(op_korder_read(f->samples, &ko), -EINVAL);
+	assert_int_equal(op_korder_read(NULL, f->samples, &ko), -EINVAL);
 	n = (uint64_t)OP_KORDER_MAX + 1;
 	memcpy(buf + 8, &n, 8);
 	assert_int_equal(tu_write_file(path, buf, sizeof(buf)), 0);
-	assert_int_equal(op_korder_read(f->samples, &ko), -EINVAL);
+	assert_int_equal(op_korder_read(NULL, f->samples, &ko), -EINVAL);
 	n = 2;
 	memcpy(buf + 8, &n, 8);
 	buf[0] = 'X';
 	assert_int_equal(tu_write_file(path, buf, sizeof(buf)), 0);
-	assert_int_equal(op_korder_read(f->samples, &ko), -EINVAL);
+	assert_int_equal(op_korder_read(NULL, f->samples, &ko), -EINVAL);
 	free(stats);
 	free(path);
 }
@@ -317,12 +317,12 @@ static void test_no_kernel_samples(void **state)
 	char *p;
 
 	add_samples(f, OP_IMG_FILE, "/bin/app", 0, o, 1);
-	assert_int_equal(opd_ksyms_save(f->samples, f->proc), 0);
+	assert_int_equal(opd_ksyms_save(NULL, f->samples, f->proc), 0);
 	assert_null(read_out(f));
 	/* nor for a session without any sample file */
 	p = tu_path(f->dir, "empty");
 	assert_int_equal(mkdir(p, 0755), 0);
-	assert_int_equal(opd_ksyms_save(p, f->proc), 0);
+	assert_int_equal(opd_ksyms_save(NULL, p, f->proc), 0);
 	free(p);
 }
 
@@ -339,10 +339,10 @@ static void test_bad_kallsyms(void **state)
 	add_samples(f, OP_IMG_KERN, "/proc/kallsyms", 0, o, 1);
 	/* kptr_restrict: every address reads 0 */
 	assert_int_equal(tu_write_file(p, hidden, strlen(hidden)), 0);
-	assert_int_equal(opd_ksyms_save(f->samples, f->proc), -ENODATA);
+	assert_int_equal(opd_ksyms_save(NULL, f->samples, f->proc), -ENODATA);
 	assert_null(read_out(f));
 	unlink(p);
-	assert_int_equal(opd_ksyms_save(f->samples, f->proc), -ENOENT);
+	assert_int_equal(opd_ksyms_save(NULL, f->samples, f->proc), -ENOENT);
 	assert_null(read_out(f));
 	free(p);
 }

@@ -1,6 +1,6 @@
-/* fuzz-sources: libop/op_chains.c libop/op_afile.c libop/op_names.c */
+/* fuzz-sources: libop/op_chains.c libop/op_afile.c libop/op_names.c libop/op_sessdir.c libop/op_sessdir_dir.c */
 /* The call-chain store's readers on arbitrary bytes: whatever the images
- * and chains lists hold, op_chains_read_images() and op_chains_load()
+ * and chains lists hold, op_chains_read_images(NULL, ) and op_chains_load(NULL, )
  * return an error or what they read, with every image parsed back to a
  * name that builds again to the same line, and a tree whose every node
  * comes after its parent, with the depth its path back to its root has.
@@ -98,7 +98,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		put("chains", OP_CHAINS_MAGIC_V1, 8, data + 1, size - 1);
 	else
 		put("chains", OP_CHAINS_MAGIC, 8, data, size);
-	if (op_chains_read_images(dir, &im) == 0) {
+	if (op_chains_read_images(NULL, dir, &im) == 0) {
 		for (size_t i = 0; i < im.nr; i++) {
 			char *again = op_img_name(&im.img[i]);
 
@@ -108,7 +108,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		op_chain_images_release(&im);
 	}
-	if (op_chains_load(dir, &t, NULL) == 0) {
+	if (op_chains_load(NULL, dir, &t, NULL) == 0) {
 		walk(&t);
 		op_chain_tree_release(&t);
 	}

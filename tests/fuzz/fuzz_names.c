@@ -1,4 +1,4 @@
-/* fuzz-sources: libop/op_names.c */
+/* fuzz-sources: libop/op_names.c libop/op_sessdir.c libop/op_sessdir_dir.c */
 /* The sample-file name parser and builder on arbitrary bytes.
  *  - parse(x): refused, or build(parse(x)) == x, and x is safe (no empty,
  *    ".", ".." or over-long component, relative);

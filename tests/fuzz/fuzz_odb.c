@@ -1,4 +1,4 @@
-/* fuzz-sources: libop/odb.c libop/op_afile.c */
+/* fuzz-sources: libop/odb.c libop/op_afile.c libop/op_sessdir.c libop/op_sessdir_dir.c */
 /* The sample-file reader on arbitrary bytes. Whatever the file holds,
  * odb_open() must refuse it with an error or accept a table that reads
  * consistently: for_each's total equals the sum of the used nodes, odb_get
@@ -57,7 +57,7 @@ static void check(int grow)
 	uint64_t nodes_sum = 0;
 	uint32_t i, cur;
 	odb_t db;
-	int ret = odb_open(&db, path, ODB_RDONLY);
+	int ret = odb_open(&db, NULL, path, ODB_RDONLY);
 
 	if (ret) {
 		if (db.base || !odb_strerror(ret))
@@ -75,7 +75,7 @@ static void check(int grow)
 				abort();
 		odb_close(&db);
 	}
-	ret = odb_open(&db, path, ODB_RDWR);
+	ret = odb_open(&db, NULL, path, ODB_RDWR);
 	if (!ret) {
 		uint64_t before = odb_get(&db, 0x1234);
 		int r = odb_add(&db, 0x1234, 3);

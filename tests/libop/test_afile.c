@@ -54,7 +54,7 @@ static void test_commit(void **state)
 
 	(void)state;
 	assert_int_equal(tu_write_file(path, "old\n", 4), 0);
-	assert_int_equal(op_afile_open(&a, path), 0);
+	assert_int_equal(op_afile_open(&a, NULL, path), 0);
 	fprintf(a.f, "new %d\n", 42);
 	/* the target holds the old text until the commit */
 	assert_text(path, "old\n");
@@ -78,7 +78,7 @@ static void test_abort_and_failure(void **state)
 
 	(void)state;
 	assert_int_equal(tu_write_file(path, "old\n", 4), 0);
-	assert_int_equal(op_afile_open(&a, path), 0);
+	assert_int_equal(op_afile_open(&a, NULL, path), 0);
 	fprintf(a.f, "half");
 	op_afile_abort(&a);
 	assert_text(path, "old\n");
@@ -87,13 +87,13 @@ static void test_abort_and_failure(void **state)
 	/* a target that is a directory: the rename fails, nothing is left */
 	assert_int_equal(mkdir(sub, 0755), 0);
 	assert_int_equal(tu_write_file(path, "x", 1), 0);
-	assert_int_equal(op_afile_open(&a, sub), 0);
+	assert_int_equal(op_afile_open(&a, NULL, sub), 0);
 	fprintf(a.f, "text\n");
 	assert_int_equal(op_afile_commit(&a, false), -EISDIR);
 	assert_int_equal(nr_entries(dir), 2);
 
 	/* no directory for it: said at once */
-	assert_int_equal(op_afile_open(&a, missing), -ENOENT);
+	assert_int_equal(op_afile_open(&a, NULL, missing), -ENOENT);
 	assert_null(a.f);
 	tu_rm_rf(dir);
 	free(missing);

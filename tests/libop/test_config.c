@@ -193,7 +193,7 @@ static void test_defaults(void **state)
 	struct op_settings s;
 
 	memset(&s, 0x5a, sizeof(s));
-	assert_int_equal(op_settings_load(&s, f->rc, &lg), 0);	/* missing file */
+	assert_int_equal(op_settings_load(&s, NULL, f->rc, &lg), 0);	/* missing file */
 	assert_int_equal(lb.nr, 0);
 	assert_int_equal(s.nr_events, 1);
 	assert_string_equal(s.events[0], "default");
@@ -233,11 +233,11 @@ static void test_save_load(void **state)
 	s.pid = 4242;
 	strcpy(s.cpus, "0,2-3");
 	s.flight_seconds = 30;
-	assert_int_equal(op_settings_save(&s, f->rc), 0);
+	assert_int_equal(op_settings_save(&s, NULL, f->rc), 0);
 	assert_int_equal(stat(f->rc, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0644);
 
-	assert_int_equal(op_settings_load(&back, f->rc, &lg), 0);
+	assert_int_equal(op_settings_load(&back, NULL, f->rc, &lg), 0);
 	assert_int_equal(lb.nr, 0);
 	assert_memory_equal(&s, &back, sizeof(s));
 
@@ -245,22 +245,22 @@ static void test_save_load(void **state)
 	s.no_vmlinux = true;
 	memset(s.vmlinux, 0, sizeof(s.vmlinux));
 	s.separate = OP_SEP_ALL;
-	assert_int_equal(op_settings_save(&s, f->rc), 0);
-	assert_int_equal(op_settings_load(&back, f->rc, &lg), 0);
+	assert_int_equal(op_settings_save(&s, NULL, f->rc), 0);
+	assert_int_equal(op_settings_load(&back, NULL, f->rc, &lg), 0);
 	assert_memory_equal(&s, &back, sizeof(s));
 	assert_int_equal(lb.nr, 0);
 
 	/* values that cannot be written are refused, the file kept */
 	strcpy(s.image, "a\nNR_CHOSEN=0");
-	assert_int_equal(op_settings_save(&s, f->rc), -EINVAL);
+	assert_int_equal(op_settings_save(&s, NULL, f->rc), -EINVAL);
 	s.image[0] = '\0';
 	s.nr_events = 0;
-	assert_int_equal(op_settings_save(&s, f->rc), -EINVAL);
+	assert_int_equal(op_settings_save(&s, NULL, f->rc), -EINVAL);
 	s.nr_events = 1;
 	s.no_vmlinux = false;
 	strcpy(s.vmlinux, "none");
-	assert_int_equal(op_settings_save(&s, f->rc), -EINVAL);
-	assert_int_equal(op_settings_load(&back, f->rc, &lg), 0);
+	assert_int_equal(op_settings_save(&s, NULL, f->rc), -EINVAL);
+	assert_int_equal(op_settings_load(&back, NULL, f->rc, &lg), 0);
 	assert_true(back.no_vmlinux);
 	/* no temporary file left behind */
 	{
@@ -274,7 +274,7 @@ static void test_save_load(void **state)
 		char *p = tu_path(f->dir, "nodir/daemonrc");
 
 		s.vmlinux[0] = '\0';
-		assert_int_equal(op_settings_save(&s, p), -ENOENT);
+		assert_int_equal(op_settings_save(&s, NULL, p), -ENOENT);
 		free(p);
 	}
 }
@@ -384,7 +384,7 @@ static void test_oprofile_file(void **state)
 	struct op_settings s;
 
 	assert_int_equal(tu_write_file(f->rc, rc, strlen(rc)), 0);
-	assert_int_equal(op_settings_load(&s, f->rc, &lg), 0);
+	assert_int_equal(op_settings_load(&s, NULL, f->rc, &lg), 0);
 	assert_int_equal(s.nr_events, 1);
 	assert_string_equal(s.events[0], "CPU_CLK_UNHALTED:100000:0:1:1");
 	assert_int_equal(s.separate, OP_SEP_LIB | OP_SEP_CPU);
@@ -425,7 +425,7 @@ static void test_bad_lines(void **state)
 	struct op_settings s;
 
 	assert_int_equal(tu_write_file(f->rc, rc, strlen(rc)), 0);
-	assert_int_equal(op_settings_load(&s, f->rc, &lg), 0);
+	assert_int_equal(op_settings_load(&s, NULL, f->rc, &lg), 0);
 	assert_int_equal(s.separate, OP_SEP_CPU);
 	assert_int_equal(s.buffer_size, 0);
 	assert_int_equal(s.buffer_watershed, 100);
@@ -448,7 +448,7 @@ static void test_bad_lines(void **state)
 	assert_non_null(strstr(lb.text, ":18: unknown key lowercase"));
 
 	/* a NULL logger is fine too */
-	assert_int_equal(op_settings_load(&s, f->rc, NULL), 0);
+	assert_int_equal(op_settings_load(&s, NULL, f->rc, NULL), 0);
 }
 
 static void test_event_count_mismatch(void **state)
@@ -467,14 +467,14 @@ static void test_event_count_mismatch(void **state)
 	struct op_settings s;
 
 	assert_int_equal(tu_write_file(f->rc, gap, strlen(gap)), 0);
-	assert_int_equal(op_settings_load(&s, f->rc, &lg), 0);
+	assert_int_equal(op_settings_load(&s, NULL, f->rc, &lg), 0);
 	assert_int_equal(s.nr_events, 1);
 	assert_non_null(strstr(lb.text, "CHOSEN_EVENTS_1 missing"));
 
 	lb.nr = 0;
 	lb.text[0] = '\0';
 	assert_int_equal(tu_write_file(f->rc, fewer, strlen(fewer)), 0);
-	assert_int_equal(op_settings_load(&s, f->rc, &lg), 0);
+	assert_int_equal(op_settings_load(&s, NULL, f->rc, &lg), 0);
 	assert_int_equal(s.nr_events, 1);
 	assert_string_equal(s.events[0], "A:1:0:1:1");
 	assert_int_equal(lb.nr, 1);
@@ -482,7 +482,7 @@ static void test_event_count_mismatch(void **state)
 
 	lb.nr = 0;
 	assert_int_equal(tu_write_file(f->rc, none, strlen(none)), 0);
-	assert_int_equal(op_settings_load(&s, f->rc, &lg), 0);
+	assert_int_equal(op_settings_load(&s, NULL, f->rc, &lg), 0);
 	assert_int_equal(s.nr_events, 1);
 	assert_string_equal(s.events[0], "default");
 	assert_int_equal(lb.nr, 1);
@@ -497,12 +497,12 @@ static void test_unreadable(void **state)
 	static const char junk[] = "BUF_SIZE=7\n\0\0binary\nBUF_WATERSHED=3";
 
 	/* a directory where the file should be: an error, reported */
-	assert_int_equal(op_settings_load(&s, f->dir, &lg), -EISDIR);
+	assert_int_equal(op_settings_load(&s, NULL, f->dir, &lg), -EISDIR);
 	(void)junk;
 	assert_int_equal(tu_write_file(f->rc, junk, sizeof(junk) - 1), 0);
 	lb.nr = 0;
 	lb.text[0] = '\0';
-	assert_int_equal(op_settings_load(&s, f->rc, &lg), 0);
+	assert_int_equal(op_settings_load(&s, NULL, f->rc, &lg), 0);
 	assert_int_equal(s.buffer_size, 7);
 	assert_int_equal(s.buffer_watershed, 3);	/* no final newline */
 	assert_int_equal(lb.nr, 1);

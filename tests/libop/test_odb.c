@@ -103,8 +103,8 @@ static void test_new_file(void **state)
 	struct fixture *f = *state;
 	odb_t db;
 
-	assert_int_equal(odb_open(&db, f->file, ODB_RDONLY), -ENOENT);
-	assert_int_equal(odb_open(&db, f->file, ODB_RDWR), 0);
+	assert_int_equal(odb_open(&db, NULL, f->file, ODB_RDONLY), -ENOENT);
+	assert_int_equal(odb_open(&db, NULL, f->file, ODB_RDWR), 0);
 	assert_memory_equal(db.header->magic, "DAE\n", 4);
 	assert_int_equal(db.header->version, 0x13);
 	assert_int_equal(db.descr->size, ODB_DEFAULT_NODES);
@@ -115,7 +115,7 @@ static void test_new_file(void **state)
 	odb_close(&db);	/* closing twice is safe */
 	assert_int_equal(file_size(f->file), 72 + 32 + 128 * 20);
 
-	assert_int_equal(odb_open(&db, f->file, ODB_RDONLY), 0);
+	assert_int_equal(odb_open(&db, NULL, f->file, ODB_RDONLY), 0);
 	assert_int_equal(odb_nr_nodes(&db), 0);
 	assert_int_equal(odb_get(&db, 0), 0);
 	odb_close(&db);
@@ -128,7 +128,7 @@ static void test_one_key(void **state)
 	odb_t db;
 	int i;
 
-	assert_int_equal(odb_open(&db, f->file, ODB_RDWR), 0);
+	assert_int_equal(odb_open(&db, NULL, f->file, ODB_RDWR), 0);
 	db.header->cpu_type = ODB_CPU_TIMER_INT;
 	db.header->ctr_count = 100000;
 	for (i = 0; i < 1000; i++)
@@ -137,7 +137,7 @@ static void test_one_key(void **state)
 	assert_int_equal(odb_add(&db, 0x999, 0), 0);	/* n=0 creates nothing */
 	odb_close(&db);
 
-	assert_int_equal(odb_open(&db, f->file, ODB_RDONLY), 0);
+	assert_int_equal(odb_open(&db, NULL, f->file, ODB_RDONLY), 0);
 	assert_int_equal(db.header->cpu_type, 4);
 	assert_int_equal(db.header->ctr_count, 100000);
 	assert_int_equal(odb_nr_nodes(&db), 1);
@@ -185,7 +185,7 @@ static void fill_keys(const char *file, uint64_t nr, uint32_t per_key)
 	odb_t db;
 	uint64_t i;
 
-	assert_int_equal(odb_open(&db, file, ODB_RDWR), 0);
+	assert_int_equal(odb_open(&db, NULL, file, ODB_RDWR), 0);
 	for (i = 0; i < nr; i++)
 		assert_int_equal(odb_add(&db, key_of(i), per_key), 0);
 	odb_close(&db);
@@ -201,13 +201,13 @@ static void test_million_keys(void **state)
 
 	fill_keys(f->file, nr, 1);
 	/* a second pass over the same keys adds to them, creates nothing */
-	assert_int_equal(odb_open(&db, f->file, ODB_RDWR), 0);
+	assert_int_equal(odb_open(&db, NULL, f->file, ODB_RDWR), 0);
 	for (i = 0; i < nr; i++)
 		assert_int_equal(odb_add(&db, key_of(i), 2), 0);
 	assert_int_equal(odb_nr_nodes(&db), nr);
 	odb_close(&db);
 
-	assert_int_equal(odb_open(&db, f->file, ODB_RDONLY), 0);
+	assert_int_equal(odb_open(&db, NULL, f->file, ODB_RDONLY), 0);
 	assert_int_equal(db.descr->size, 1u << 20);
 	assert_int_equal(file_size(f->file), 104 + (1 << 20) * 20);
 	assert_int_equal(odb_nr_nodes(&db), nr);
@@ -226,7 +226,7 @@ static void test_growth(void **state)
 	odb_t db, old;
 	uint64_t i;
 
-	assert_int_equal(odb_open(&db, f->file, ODB_RDWR), 0);
+	assert_int_equal(odb_open(&db, NULL, f->file, ODB_RDWR), 0);
 	db.header->ctr_event = 77;
 	/* 127 nodes fit in 128 (node 0 is unused) */
 	for (i = 1; i <= 127; i++)
@@ -235,7 +235,7 @@ static void test_growth(void **state)
 	assert_int_equal(db.descr->current_size, 128);
 
 	/* a reader of the old table keeps a consistent view after growth */
-	assert_int_equal(odb_open(&old, f->file, ODB_RDONLY), 0);
+	assert_int_equal(odb_open(&old, NULL, f->file, ODB_RDONLY), 0);
 
 	assert_int_equal(odb_add(&db, 128 << 12, 128), 0);
 	assert_int_equal(db.descr->size, 256);
@@ -254,11 +254,11 @@ static void test_growth(void **state)
 	odb_close(&db);
 
 	/* reopen read-write and keep adding */
-	assert_int_equal(odb_open(&db, f->file, ODB_RDWR), 0);
+	assert_int_equal(odb_open(&db, NULL, f->file, ODB_RDWR), 0);
 	assert_int_equal(odb_add(&db, 5 << 12, 10), 0);
 	assert_int_equal(odb_add(&db, 5000 << 12, 1), 0);
 	odb_close(&db);
-	assert_int_equal(odb_open(&db, f->file, ODB_RDONLY), 0);
+	assert_int_equal(odb_open(&db, NULL, f->file, ODB_RDONLY), 0);
 	assert_int_equal(odb_get(&db, 5 << 12), 15);
 	assert_int_equal(odb_get(&db, 5000 << 12), 1);
 	assert_int_equal(odb_nr_nodes(&db), 1001);
@@ -281,7 +281,7 @@ static void test_overflow(void **state)
 	struct walk w = { 0 };
 	odb_t db;
 
-	assert_int_equal(odb_open(&db, f->file, ODB_RDWR), 0);
+	assert_int_equal(odb_open(&db, NULL, f->file, ODB_RDWR), 0);
 	assert_int_equal(odb_add(&db, 0x1000, UINT32_MAX - 5), 0);
 	assert_int_equal(odb_add(&db, 0x2000, 1), 0);
 	assert_int_equal(odb_add(&db, 0x1000, 5), 0);	/* exactly full */
@@ -293,7 +293,7 @@ static void test_overflow(void **state)
 	assert_int_equal(odb_get(&db, 0x1000), (uint64_t)UINT32_MAX + 10);
 	odb_close(&db);
 
-	assert_int_equal(odb_open(&db, f->file, ODB_RDONLY), 0);
+	assert_int_equal(odb_open(&db, NULL, f->file, ODB_RDONLY), 0);
 	assert_int_equal(odb_get(&db, 0x1000), (uint64_t)UINT32_MAX + 10);
 	assert_int_equal(odb_for_each(&db, walk_fn, &w), 0);
 	assert_int_equal(w.nr_keys, 2);
@@ -301,7 +301,7 @@ static void test_overflow(void **state)
 	odb_close(&db);
 
 	/* the duplicates survive growth */
-	assert_int_equal(odb_open(&db, f->file, ODB_RDWR), 0);
+	assert_int_equal(odb_open(&db, NULL, f->file, ODB_RDWR), 0);
 	for (uint64_t i = 1; i < 300; i++)
 		assert_int_equal(odb_add(&db, i << 20, 1), 0);
 	assert_true(db.descr->size > 128);
@@ -324,7 +324,7 @@ static void test_for_each_stops(void **state)
 	odb_t db;
 
 	fill_keys(f->file, 10, 1);
-	assert_int_equal(odb_open(&db, f->file, ODB_RDONLY), 0);
+	assert_int_equal(odb_open(&db, NULL, f->file, ODB_RDONLY), 0);
 	assert_int_equal(odb_for_each(&db, walk_fn, &w), 42);
 	assert_int_equal(w.nr_keys, 3);
 	odb_close(&db);
@@ -454,7 +454,7 @@ static void test_corrupt_table(void **state)
 		}
 		assert_int_equal(tu_write_file(bad, raw, n), 0);
 		for (rw = 0; rw < 2; rw++) {
-			int ret = odb_open(&db, bad, rw ? ODB_RDWR : ODB_RDONLY);
+			int ret = odb_open(&db, NULL, bad, rw ? ODB_RDWR : ODB_RDONLY);
 
 			if (ret != corruptions[k].err)
 				fail_msg("%s (%s): got %d (%s), want %d", corruptions[k].what,
@@ -466,11 +466,11 @@ static void test_corrupt_table(void **state)
 		}
 		free(raw);
 	}
-	assert_int_equal(odb_open(&(odb_t){ 0 }, f->dir, ODB_RDONLY), -EINVAL);
+	assert_int_equal(odb_open(&(odb_t){ 0 }, NULL, f->dir, ODB_RDONLY), -EINVAL);
 	/* a FIFO is refused at once, not waited on */
 	assert_int_equal(mkfifo(bad, 0600) == 0 || (unlink(bad) == 0 && mkfifo(bad, 0600) == 0), 1);
-	assert_int_equal(odb_open(&(odb_t){ 0 }, bad, ODB_RDONLY), -EINVAL);
-	assert_int_equal(odb_open(&(odb_t){ 0 }, bad, ODB_RDWR), -EINVAL);
+	assert_int_equal(odb_open(&(odb_t){ 0 }, NULL, bad, ODB_RDONLY), -EINVAL);
+	assert_int_equal(odb_open(&(odb_t){ 0 }, NULL, bad, ODB_RDWR), -EINVAL);
 	free(bad);
 	free(good);
 }
@@ -499,19 +499,19 @@ static void test_orphan_node(void **state)
 	put32(raw, OFF_BUCKET(b), get32(raw, OFF_NEXT(head)));
 	assert_int_equal(tu_write_file(f->file, raw, len), 0);
 
-	assert_int_equal(odb_open(&db, f->file, ODB_RDONLY), 0);
+	assert_int_equal(odb_open(&db, NULL, f->file, ODB_RDONLY), 0);
 	assert_int_equal(odb_for_each(&db, sum_counts, &total), 0);
 	assert_int_equal(total, 50 * 3);
 	assert_int_equal(odb_get(&db, key), 0);
 	odb_close(&db);
 
-	assert_int_equal(odb_open(&db, f->file, ODB_RDWR), 0);
+	assert_int_equal(odb_open(&db, NULL, f->file, ODB_RDWR), 0);
 	assert_int_equal(odb_get(&db, key), 3);
 	assert_int_equal(odb_add(&db, key, 2), 0);
 	assert_int_equal(odb_get(&db, key), 5);
 	assert_int_equal(odb_nr_nodes(&db), 50);	/* no second node */
 	odb_close(&db);
-	assert_int_equal(odb_open(&db, f->file, ODB_RDONLY), 0);
+	assert_int_equal(odb_open(&db, NULL, f->file, ODB_RDONLY), 0);
 	assert_int_equal(odb_get(&db, key), 5);
 	odb_close(&db);
 	free(raw);
@@ -531,7 +531,7 @@ static void test_old_headers(void **state)
 	odb_t db;
 
 	fill_keys(f->file, 50, 3);
-	assert_int_equal(odb_open(&db, f->file, ODB_RDWR), 0);
+	assert_int_equal(odb_open(&db, NULL, f->file, ODB_RDWR), 0);
 	db.header->cpu_type = 4;
 	db.header->is_kernel = 1;
 	db.header->mtime = 1234567;
@@ -551,7 +551,7 @@ static void test_old_headers(void **state)
 
 		put32(old, 4, versions[k]);
 		assert_int_equal(tu_write_file(path, old, len + 16), 0);
-		assert_int_equal(odb_open(&db, path, ODB_RDONLY), 0);
+		assert_int_equal(odb_open(&db, NULL, path, ODB_RDONLY), 0);
 		assert_int_equal(db.header_len, 88);
 		assert_int_equal(db.header->version, versions[k]);
 		assert_int_equal(db.header->cpu_type, 4);
@@ -560,7 +560,7 @@ static void test_old_headers(void **state)
 		assert_int_equal(db.header->cg_to_is_kernel, 1);
 		assert_int_equal(db.header->anon_start, 0x7f0000001000ULL);
 		assert_int_equal(db.header->cg_to_anon_start, 0x7f0000002000ULL);
-		assert_int_equal(odb_open(&ref, f->file, ODB_RDONLY), 0);
+		assert_int_equal(odb_open(&ref, NULL, f->file, ODB_RDONLY), 0);
 		assert_int_equal(ref.header_len, 72);
 		assert_int_equal(odb_nr_nodes(&db), odb_nr_nodes(&ref));
 		assert_int_equal(odb_for_each(&db, walk_fn, &w), 0);
@@ -569,13 +569,13 @@ static void test_old_headers(void **state)
 		assert_int_equal(w.nr_keys, w0.nr_keys);
 		odb_close(&ref);
 		odb_close(&db);
-		assert_int_equal(odb_open(&db, path, ODB_RDWR), -ODB_EOLDFMT);
+		assert_int_equal(odb_open(&db, NULL, path, ODB_RDWR), -ODB_EOLDFMT);
 		assert_null(db.base);
 	}
 	/* a 0x12 header in front of a 72-byte layout is neither */
 	put32(good, 4, 0x12);
 	assert_int_equal(tu_write_file(path, good, len), 0);
-	assert_true(odb_open(&db, path, ODB_RDONLY) < 0);
+	assert_true(odb_open(&db, NULL, path, ODB_RDONLY) < 0);
 	assert_null(db.base);
 	free(old);
 	free(good);
@@ -595,7 +595,7 @@ static void test_strerror(void **state)
 static void check_damaged(const char *path)
 {
 	odb_t db;
-	int ret = odb_open(&db, path, ODB_RDONLY);
+	int ret = odb_open(&db, NULL, path, ODB_RDONLY);
 
 	if (ret) {
 		assert_true(ret <= -ODB_EMAGIC && ret >= -ODB_EOLDFMT);
@@ -615,7 +615,7 @@ static void check_damaged(const char *path)
 			assert_true(odb_get(&db, db.nodes[i].key) <= sum);
 		odb_close(&db);
 	}
-	ret = odb_open(&db, path, ODB_RDWR);
+	ret = odb_open(&db, NULL, path, ODB_RDWR);
 	if (ret) {
 		assert_true(ret <= -ODB_EMAGIC && ret >= -ODB_EOLDFMT);
 	} else {
@@ -637,8 +637,8 @@ static void test_truncations(void **state)
 
 	for (n = 0; n < len; n++) {
 		assert_int_equal(tu_write_file(bad, good, n), 0);
-		assert_int_equal(odb_open(&db, bad, ODB_RDONLY), -ODB_ETRUNC);
-		assert_int_equal(odb_open(&db, bad, ODB_RDWR), -ODB_ETRUNC);
+		assert_int_equal(odb_open(&db, NULL, bad, ODB_RDONLY), -ODB_ETRUNC);
+		assert_int_equal(odb_open(&db, NULL, bad, ODB_RDWR), -ODB_ETRUNC);
 	}
 	free(bad);
 	free(good);
@@ -658,7 +658,7 @@ static void test_bit_flips(void **state)
 		good[bit / 8] ^= 1u << (bit % 8);
 		assert_int_equal(tu_write_file(bad, good, len), 0);
 		good[bit / 8] ^= 1u << (bit % 8);
-		if (odb_open(&db, bad, ODB_RDONLY))
+		if (odb_open(&db, NULL, bad, ODB_RDONLY))
 			nr_refused++;
 		else
 			odb_close(&db);
@@ -722,7 +722,7 @@ static void test_kill_writer(void **state)
 			odb_t c;
 			uint64_t i;
 
-			if (odb_open(&c, f->file, ODB_RDWR))
+			if (odb_open(&c, NULL, f->file, ODB_RDWR))
 				_exit(2);
 			for (i = 0;; i++)
 				if (odb_add(&c, key_of(i % 300000), 1))
@@ -734,12 +734,12 @@ static void test_kill_writer(void **state)
 		assert_true(WIFSIGNALED(status));
 		if (access(f->file, F_OK))
 			continue;	/* killed before the file was created */
-		assert_int_equal(odb_open(&db, f->file, ODB_RDONLY), 0);
+		assert_int_equal(odb_open(&db, NULL, f->file, ODB_RDONLY), 0);
 		assert_int_equal(odb_for_each(&db, walk_fn, &w), 0);
 		assert_true(w.nr_keys <= 300000);
 		odb_close(&db);
 		/* and the writer can carry on */
-		assert_int_equal(odb_open(&db, f->file, ODB_RDWR), 0);
+		assert_int_equal(odb_open(&db, NULL, f->file, ODB_RDWR), 0);
 		assert_int_equal(odb_add(&db, key_of(1), 1), 0);
 		odb_close(&db);
 	}
@@ -757,21 +757,21 @@ static void test_live_reader(void **state)
 	odb_t db;
 	pid_t pid;
 
-	assert_int_equal(odb_open(&db, f->file, ODB_RDWR), 0);
+	assert_int_equal(odb_open(&db, NULL, f->file, ODB_RDWR), 0);
 	odb_close(&db);
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		odb_t c;
 
-		if (odb_open(&c, f->file, ODB_RDWR))
+		if (odb_open(&c, NULL, f->file, ODB_RDWR))
 			_exit(2);
 		for (uint64_t i = 0;; i++)
 			if (odb_add(&c, key_of(i % 2000000), 1))
 				_exit(3);
 	}
 	for (int i = 0; i < 3000; i++) {
-		int ret = odb_open(&db, f->file, ODB_RDONLY);
+		int ret = odb_open(&db, NULL, f->file, ODB_RDONLY);
 
 		if (ret) {
 			if (!failures++)

@@ -43,7 +43,7 @@ static char *write_sf(const char *dir, const char *rel, unsigned int n)
 	odb_t db;
 
 	mkdirs(dir, rel);
-	assert_int_equal(odb_open(&db, path, ODB_RDWR), 0);
+	assert_int_equal(odb_open(&db, NULL, path, ODB_RDWR), 0);
 	for (unsigned int i = 0; i < n; i++)
 		assert_int_equal(odb_add(&db, 0x1000 + 16 * i, i + 1), 0);
 	odb_close(&db);
@@ -67,7 +67,7 @@ static int check_path(const struct op_sums *s, const char *dir, const char *rel)
 	int ret;
 
 	assert_non_null(e);
-	ret = odb_open(&db, path, ODB_RDONLY);
+	ret = odb_open(&db, NULL, path, ODB_RDONLY);
 	if (!ret) {
 		ret = op_sum_check(e, &db);
 		odb_close(&db);
@@ -91,28 +91,28 @@ static void test_lists_sample_files_only(void **state)
 	(void)state;
 	write_text(other, "1 0 {root}/bin/x\n");
 	write_text(stray, "not a sample file\n");
-	assert_int_equal(op_sums_write(dir, &n), 0);
+	assert_int_equal(op_sums_write(NULL, dir, &n), 0);
 	assert_int_equal(n, 3);
-	assert_int_equal(op_sums_read(dir, &s, NULL), 0);
+	assert_int_equal(op_sums_read(NULL, dir, &s, NULL), 0);
 	assert_int_equal(s.nr, 3);
 	assert_null(op_sums_find(&s, "callchains/notes"));
 	assert_non_null(op_sums_find(&s, "callchains/images"));
 	assert_int_equal(op_sums_find(&s, "callchains/images")->nodes, 0);
 	assert_int_equal(op_sums_find(&s, "callchains/images")->len, 17);
-	assert_int_equal(op_sum_check_file(op_sums_find(&s, "callchains/images"), other), 0);
+	assert_int_equal(op_sum_check_file(op_sums_find(&s, "callchains/images"), NULL, other), 0);
 	write_text(other, "1 0 {root}/bin/y\n");	/* same length */
-	assert_int_equal(op_sum_check_file(op_sums_find(&s, "callchains/images"), other),
+	assert_int_equal(op_sum_check_file(op_sums_find(&s, "callchains/images"), NULL, other),
 			 -EBADMSG);
 	write_text(other, "1 0 {root}/bin/x\n2 0 {root}/bin/z\n");
-	assert_int_equal(op_sum_check_file(op_sums_find(&s, "callchains/images"), other),
+	assert_int_equal(op_sum_check_file(op_sums_find(&s, "callchains/images"), NULL, other),
 			 -EBADMSG);
 	assert_int_equal(check_path(&s, dir, SF), 0);
 	assert_int_equal(check_path(&s, dir, "callchains/TIMER.100000.0.all.all.all"), 0);
 	assert_int_equal(op_sums_find(&s, SF)->nodes, 300);
 	op_sums_release(&s);
-	assert_int_equal(op_sums_remove(dir), 0);
-	assert_int_equal(op_sums_read(dir, &s, NULL), -ENOENT);
-	assert_int_equal(op_sums_remove(dir), 0);
+	assert_int_equal(op_sums_remove(NULL, dir), 0);
+	assert_int_equal(op_sums_read(NULL, dir, &s, NULL), -ENOENT);
+	assert_int_equal(op_sums_remove(NULL, dir), 0);
 	free(p1);
 	free(p2);
 	free(other);
@@ -136,9 +136,9 @@ static void test_hidden_directories(void **state)
 	size_t n = 0;
 
 	(void)state;
-	assert_int_equal(op_sums_write(dir, &n), 0);
+	assert_int_equal(op_sums_write(NULL, dir, &n), 0);
 	assert_int_equal(n, 1);
-	assert_int_equal(op_sums_read(dir, &s, NULL), 0);
+	assert_int_equal(op_sums_read(NULL, dir, &s, NULL), 0);
 	assert_non_null(op_sums_find(&s, hidden));
 	assert_null(op_sums_find(&s, tmp));
 	op_sums_release(&s);
@@ -161,9 +161,9 @@ static void test_every_read_byte_counts(void **state)
 	int fd, caught = 0, tried = 0;
 
 	(void)state;
-	assert_int_equal(op_sums_write(dir, NULL), 0);
-	assert_int_equal(op_sums_read(dir, &s, NULL), 0);
-	assert_int_equal(odb_open(&db, path, ODB_RDONLY), 0);
+	assert_int_equal(op_sums_write(NULL, dir, NULL), 0);
+	assert_int_equal(op_sums_read(NULL, dir, &s, NULL), 0);
+	assert_int_equal(odb_open(&db, NULL, path, ODB_RDONLY), 0);
 	used_end = db.header_len + sizeof(struct odb_descr) +
 		   (size_t)db.descr->current_size * sizeof(struct odb_node);
 	buckets = (size_t)((char *)db.buckets - (char *)db.base);
@@ -218,12 +218,12 @@ static void test_malformed_record(void **state)
 
 		snprintf(text, sizeof(text), "# comment\nabcdef 3 1000 ok name\n%s", bad[i]);
 		write_text(rec, text);
-		assert_int_equal(op_sums_read(dir, &s, &line), -EINVAL);
+		assert_int_equal(op_sums_read(NULL, dir, &s, &line), -EINVAL);
 		assert_int_equal(line, 3);
 		assert_null(s.v);
 	}
 	write_text(rec, "abcdef 3 1000 a name with spaces\n");
-	assert_int_equal(op_sums_read(dir, &s, NULL), 0);
+	assert_int_equal(op_sums_read(NULL, dir, &s, NULL), 0);
 	assert_non_null(op_sums_find(&s, "a name with spaces"));
 	assert_int_equal(op_sums_find(&s, "a name with spaces")->sum, 0xabcdef);
 	op_sums_release(&s);

@@ -70,7 +70,7 @@ static void open_sample_file(odb_t *db, int lineno, const char *path,
 			     unsigned int unit_mask, bool is_kernel)
 {
 	mkdirs(path);
-	if (odb_open(db, path, ODB_RDWR))
+	if (odb_open(db, NULL, path, ODB_RDWR))
 		die(lineno, "cannot open", path);
 	db->header->cpu_type = cpu_type;
 	db->header->cpu_speed = mhz;
@@ -467,7 +467,7 @@ int main(int argc, char **argv)
 				odb_close(&db);
 			open_db = false;
 			dir[strlen(dir) - 1] = '\0';
-			if (op_sums_write(dir, NULL))
+			if (op_sums_write(NULL, dir, NULL))
 				die(lineno, "cannot write the integrity record in", dir);
 			strcat(dir, "/");
 		} else {

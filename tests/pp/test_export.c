@@ -262,7 +262,7 @@ static void write_flat(const struct session *s, uint64_t off, uint32_t n)
 	assert_non_null(rel);
 	assert_true(asprintf(&path, "%s/%s", s->current, rel) > 0);
 	assert_int_equal(mkdirs(path), 0);
-	assert_int_equal(odb_open(&db, path, ODB_RDWR), 0);
+	assert_int_equal(odb_open(&db, NULL, path, ODB_RDWR), 0);
 	db.header->cpu_type = ODB_CPU_TIMER_INT;
 	db.header->ctr_count = 100000;
 	assert_int_equal(odb_add(&db, off, n), 0);
@@ -310,7 +310,7 @@ static void write_tree(const struct session *s, struct opd_chains *c)
 	uint32_t id;
 	struct op_chain_frame f[3] = { { 0 } };
 
-	assert_int_equal(opd_chains_init(c, s->current, &quiet), 0);
+	assert_int_equal(opd_chains_init(c, NULL, s->current, &quiet), 0);
 	id = opd_chains_image(c, &img, false);
 	assert_int_not_equal(id, 0);
 	for (int i = 0; i < 3; i++)
@@ -435,8 +435,8 @@ static void test_session_changed_list(void **state)
 	write_flat(s, sym_off(s->target, "func_a50"), 5);
 	write_tree(s, &c);
 	opd_chains_release(&c);
-	assert_int_equal(op_sums_write(s->current, &nr), 0);
-	assert_int_equal(op_sums_read(s->current, &sums, NULL), 0);
+	assert_int_equal(op_sums_write(NULL, s->current, &nr), 0);
+	assert_int_equal(op_sums_read(NULL, s->current, &sums, NULL), 0);
 	assert_non_null(op_sums_find(&sums, OP_CHAINS_DIR "/chains"));
 	assert_int_equal(op_sums_find(&sums, OP_CHAINS_DIR "/images")->nodes, 0);
 	op_sums_release(&sums);

@@ -95,7 +95,7 @@ static void add(const char *path, uint64_t key, uint32_t n)
 {
 	odb_t db;
 
-	assert_int_equal(odb_open(&db, path, ODB_RDWR), 0);
+	assert_int_equal(odb_open(&db, NULL, path, ODB_RDWR), 0);
 	assert_int_equal(odb_add(&db, key, n), 0);
 	odb_close(&db);
 }
@@ -228,14 +228,14 @@ static void test_growth(void **state)
 	struct seen s;
 	odb_t db;
 
-	assert_int_equal(odb_open(&db, path, ODB_RDWR), 0);
+	assert_int_equal(odb_open(&db, NULL, path, ODB_RDWR), 0);
 	for (uint64_t k = 1; k <= 100; k++)
 		assert_int_equal(odb_add(&db, k * 16, (uint32_t)k), 0);
 	odb_close(&db);
 	assert_int_equal(pp_live_scan_init(&scan, f->current, NULL), 0);
 	refresh(&scan, &s, &news);
 	assert_int_equal(stat(path, &before), 0);
-	assert_int_equal(odb_open(&db, path, ODB_RDWR), 0);
+	assert_int_equal(odb_open(&db, NULL, path, ODB_RDWR), 0);
 	for (uint64_t k = 1; k <= 400; k++)	/* past 128 nodes, twice */
 		assert_int_equal(odb_add(&db, k * 16, 1), 0);
 	odb_close(&db);

@@ -460,7 +460,7 @@ static void write_sf(const char *session, struct op_sfname *n,
 	free(rel);
 	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", path);
 	assert_int_equal(system(cmd), 0);
-	assert_int_equal(odb_open(&db, path, ODB_RDWR), 0);
+	assert_int_equal(odb_open(&db, NULL, path, ODB_RDWR), 0);
 	db.header->cpu_type = ODB_CPU_TIMER_INT;
 	for (size_t i = 0; i < nr; i++)
 		assert_int_equal(odb_add(&db, keys[i], counts[i]), 0);

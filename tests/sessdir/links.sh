@@ -1,0 +1,299 @@
+#!/usr/bin/env bash
+# A symlink planted in a session directory (CWE-59): for each thing a
+# session holds, a link to a target directory outside it, against the
+# commands that write sessions (opcontrol --setup/--start/--dump/--save/
+# --reset/--shutdown/--snapshot, operf) and those that read them (opreport,
+# opexport). Each time: the command says what it refused, nothing in the
+# target is created, renamed or deleted, and its file is intact. A session
+# directory others may write in is refused; one someone else owns is still
+# read by the report tools.
+. "$top_srcdir/tests/e2e/lib.sh"
+. "$top_srcdir/tests/opcontrol/common.sh"
+e2e_need_perf
+
+OPERF=$top_builddir/daemon/operf
+OPEXPORT=$top_builddir/pp/opexport
+TARGET=$E2E_TMP/target
+EV=cpu-clock:1000000
+
+# the target: a file, and current/important as the issue's --reset had it
+mkdir -p "$TARGET/current"
+echo precious >"$TARGET/keep"
+echo important >"$TARGET/current/important"
+snapshot_target() { (cd "$TARGET" && find . -printf '%p %y %s %m\n' | sort); }
+TARGET_WAS=$(snapshot_target)
+
+# intact WHAT: the target holds what it held, nothing more, nothing less
+intact() {
+	local now
+	now=$(snapshot_target)
+	if [ "$now" != "$TARGET_WAS" ]; then
+		diff <(echo "$TARGET_WAS") <(echo "$now") >&2 || true
+		fail "$1: the target directory changed"
+	fi
+	[ "$(cat "$TARGET/keep")" = precious ] || fail "$1: the target's file changed"
+	[ "$(cat "$TARGET/current/important")" = important ] ||
+		fail "$1: the target's current/important changed"
+}
+
+# a fresh session directory for each case
+n=0
+fresh() {
+	n=$((n + 1))
+	SESSION_DIR=$E2E_TMP/s$n
+	mkdir -m 0755 "$SESSION_DIR"
+}
+
+# stop whatever daemon runs on $SESSION_DIR, whatever its control socket
+stop_daemon() {
+	local pid
+	pid=$(cat "$SESSION_DIR/lock" 2>/dev/null) || return 0
+	[ -n "$pid" ] || return 0
+	kill -TERM "$pid" 2>/dev/null || return 0
+	for _ in $(seq 100); do alive "$pid" || return 0; sleep 0.05; done
+	kill -KILL "$pid" 2>/dev/null || true
+}
+
+spin() { "$WORKLOADS/burn" -t 0.3 1 >/dev/null; }
+
+# ---- opcontrol ----
+
+# samples/ a link: --setup, --start and --reset refuse it; the issue's
+# --reset deleted target/current/important through it
+fresh
+ln -s "$TARGET" "$SESSION_DIR/samples"
+expect 1 "$SESSION_DIR/samples is a symbolic link: refused, not followed" \
+	opc --setup --event=$EV
+intact "--setup with samples a link"
+expect 1 "$SESSION_DIR/samples is a symbolic link: refused, not followed" opc --reset
+intact "--reset with samples a link"
+expect 1 "samples is a symbolic link" opc --start
+intact "--start with samples a link"
+stop_daemon
+
+# samples/current a link: --reset and --save refuse it
+fresh
+mkdir "$SESSION_DIR/samples"
+ln -s "$TARGET/current" "$SESSION_DIR/samples/current"
+expect 1 "$SESSION_DIR/samples/current is a symbolic link: refused, not followed" opc --reset
+intact "--reset with current a link"
+expect 1 "$SESSION_DIR/samples/current is a symbolic link: refused, not followed" opc --save=run1
+intact "--save with current a link"
+[ ! -e "$SESSION_DIR/samples/run1" ] || fail "--save moved a link to run1"
+
+# a saved session's name a link: --save refuses to move current onto it
+fresh
+mkdir -p "$SESSION_DIR/samples/current"
+ln -s "$TARGET" "$SESSION_DIR/samples/run1"
+expect 1 "$SESSION_DIR/samples/run1 is a symbolic link: refused, not followed" opc --save=run1
+intact "--save onto a link"
+[ -d "$SESSION_DIR/samples/current" ] && [ ! -L "$SESSION_DIR/samples/current" ] ||
+	fail "--save onto a link moved current"
+
+# a link inside current/: --reset clears the rest, leaves the link, says so
+fresh
+mkdir -p "$SESSION_DIR/samples/current/{root}/bin"
+echo x >"$SESSION_DIR/samples/current/{root}/bin/TIMER.1000000.0.all.all.all"
+ln -s "$TARGET/current" "$SESSION_DIR/samples/current/{root}/lib"
+expect 1 "$SESSION_DIR/samples/current/{root}/lib is a symbolic link: refused, not followed" \
+	opc --reset
+intact "--reset with a link inside current"
+[ ! -e "$SESSION_DIR/samples/current/{root}/bin" ] || fail "--reset left the rest of current"
+[ -L "$SESSION_DIR/samples/current/{root}/lib" ] || fail "--reset removed the link"
+
+# daemonrc a link: read and written through nothing
+fresh
+ln -s "$TARGET/keep" "$SESSION_DIR/daemonrc"
+expect 1 "$SESSION_DIR/daemonrc is a symbolic link: refused, not followed" opc --setup --event=$EV
+intact "--setup with daemonrc a link"
+
+# opcontrol's own lock a link
+fresh
+ln -s "$TARGET/keep" "$SESSION_DIR/opcontrol.lock"
+expect 1 "$SESSION_DIR/opcontrol.lock is a symbolic link: refused, not followed" opc --status
+intact "opcontrol.lock a link"
+
+# the daemon's lock, its control socket, its log: --start refuses each
+for planted in lock opd_ctl samples/oprofiled.log; do
+	fresh
+	mkdir -p "$SESSION_DIR/samples"
+	expect 0 "" opc --setup --event=$EV
+	ln -s "$TARGET/keep" "$SESSION_DIR/$planted"
+	expect 1 "$SESSION_DIR/$planted is a symbolic link: refused, not followed" opc --start
+	intact "--start with $planted a link"
+	[ -L "$SESSION_DIR/$planted" ] || fail "--start removed the link $planted"
+	stop_daemon
+done
+
+# links planted where the daemon writes while it runs: stats, a sample
+# file's directory, a sample file, the call-chain store; --dump, --stop,
+# --shutdown write through none of them, and the log names them
+fresh
+expect 0 "" opc --setup --event=$EV --callgraph=8 --separate=lib,kernel
+expect 0 "" opc --start
+spin
+expect 0 "" opc --dump
+cur=$SESSION_DIR/samples/current
+sample=$(find "$cur/{root}" -type f -path '*/burn/{dep}/{root}/*/burn/TIMER.*' | grep -v '{cg}' | head -1)
+[ -n "$sample" ] || fail "no sample file for burn after --dump"
+expect 0 "" opc --stop
+expect 0 "" opc --shutdown
+# the daemon is down: plant, and start again on the same current/
+rm -rf "$cur/stats" "$cur/callchains/chains"
+ln -s "$TARGET" "$cur/stats"
+ln -s "$TARGET/keep" "$cur/callchains/chains"
+rm -f "$sample"
+ln -s "$TARGET/keep" "$sample"
+expect 0 "" opc --start
+spin
+opc --dump >/dev/null 2>&1 || true
+opc --stop >/dev/null 2>&1 || true
+opc --shutdown >/dev/null 2>&1 || true
+stop_daemon
+intact "the daemon writing stats, a sample file and the chain store"
+log=$SESSION_DIR/samples/oprofiled.log
+for what in "$cur/stats" "$sample" "$cur/callchains/chains"; do
+	grep -qF "$what is a symbolic link: refused, not followed" "$log" ||
+		{ tail -n 30 "$log" >&2; fail "the daemon's log does not name the link $what"; }
+done
+
+# the flight recorder's snapshot: under a name that is a link, and over
+# a link where it writes its temporary copy
+fresh
+expect 0 "" opc --setup --event=$EV --flight-recorder=2
+expect 0 "" opc --start
+spin
+ln -s "$TARGET" "$SESSION_DIR/samples/snap1"
+expect 1 "$SESSION_DIR/samples/snap1 is a symbolic link: refused, not followed" opc --snapshot=snap1
+intact "--snapshot onto a link"
+pid=$(cat "$SESSION_DIR/lock")
+ln -s "$TARGET" "$SESSION_DIR/samples/.snap2.snapshot-$pid"
+expect 1 "$SESSION_DIR/samples/.snap2.snapshot-$pid is a symbolic link: refused, not followed" \
+	opc --snapshot=snap2
+intact "--snapshot over a link where it writes"
+expect 0 "" opc --snapshot=snap3
+[ -d "$SESSION_DIR/samples/snap3" ] || fail "no snapshot after the refused ones"
+expect 0 "" opc --shutdown
+stop_daemon
+intact "the flight recorder"
+
+# the control socket replaced by a link while the daemon runs: opcontrol
+# connects to no link; the daemon, stopped by signal, removes no link
+fresh
+expect 0 "" opc --setup --event=$EV
+expect 0 "" opc --start
+rm -f "$SESSION_DIR/opd_ctl"
+ln -s "$TARGET/keep" "$SESSION_DIR/opd_ctl"
+expect 1 "$SESSION_DIR/opd_ctl is a symbolic link: refused, not followed" opc --shutdown
+stop_daemon
+[ -L "$SESSION_DIR/opd_ctl" ] || fail "the daemon removed the link at opd_ctl"
+intact "the control socket a link"
+
+# the session directory itself: a link, writable by others, a parent
+# writable by others; refused, named, and nothing created in it
+ln -s "$TARGET" "$E2E_TMP/linked"
+expect 1 "$E2E_TMP/linked is a symbolic link: refused, not followed" \
+	"$OPCONTROL" --session-dir="$E2E_TMP/linked" --setup --event=$EV
+intact "the session directory a link"
+fresh
+chmod 0777 "$SESSION_DIR"
+expect 1 "$SESSION_DIR: writable by group or others (mode 0777)" opc --setup --event=$EV
+[ -z "$(ls -A "$SESSION_DIR")" ] || fail "a refused session directory was written in"
+expect 1 "writable by group or others" opc --status
+mkdir -m 0777 "$E2E_TMP/open"
+chmod 0777 "$E2E_TMP/open"
+expect 1 "$E2E_TMP/open (a parent of $E2E_TMP/open/s): writable by group or others and not sticky (mode 0777)" \
+	"$OPCONTROL" --session-dir="$E2E_TMP/open/s" --setup --event=$EV
+[ ! -e "$E2E_TMP/open/s/daemonrc" ] || fail "daemonrc written under an open parent"
+# a new one is made 0755 or tighter
+fresh
+rmdir "$SESSION_DIR"
+expect 0 "" opc --setup --event=$EV
+[ $((0$(stat -c %a "$SESSION_DIR") & 022)) -eq 0 ] || fail "a new session directory is open to others"
+
+# ---- operf: ./oprofile_data and what it holds ----
+work=$E2E_TMP/work
+mkdir "$work"
+cd "$work"
+operf_case() {	# PLANT TARGET MESSAGE
+	echo "operf, $1 a link"
+	rm -rf "$work/oprofile_data"
+	mkdir -p "$(dirname "$work/$1")"
+	ln -s "$2" "$work/$1"
+	expect 1 "$3" "$OPERF" -e $EV true
+	intact "operf with $1 a link"
+}
+operf_case oprofile_data "$TARGET" "$work/oprofile_data is a symbolic link: refused, not followed"
+operf_case oprofile_data/samples "$TARGET" \
+	"$work/oprofile_data/samples is a symbolic link: refused, not followed"
+operf_case oprofile_data/samples/current "$TARGET/current" \
+	"$work/oprofile_data/samples/current is a symbolic link: refused, not followed"
+operf_case oprofile_data/samples/previous "$TARGET" \
+	"$work/oprofile_data/samples/previous is a symbolic link: refused, not followed"
+operf_case oprofile_data/samples/operf.log "$TARGET/keep" \
+	"$work/oprofile_data/samples/operf.log is a symbolic link: refused, not followed"
+operf_case oprofile_data/lock "$TARGET/keep" \
+	"$work/oprofile_data/lock is a symbolic link: refused, not followed"
+rm -rf "$work/oprofile_data"
+mkdir -m 0777 "$work/oprofile_data"
+chmod 0777 "$work/oprofile_data"
+expect 1 "$work/oprofile_data: writable by group or others (mode 0777)" "$OPERF" -e $EV true
+chmod 0755 "$work/oprofile_data"
+chmod 0777 "$work"
+expect 1 "$work (a parent of $work/oprofile_data): writable by group or others and not sticky" \
+	"$OPERF" -e $EV true
+chmod 0755 "$work"
+
+# ---- the report tools: read, never follow a link out, never write ----
+rm -rf "$work/oprofile_data"
+expect 0 "" "$OPERF" -g -e cpu-clock:100000 "$WORKLOADS/burn" -t 0.5 1
+good=$work/oprofile_data
+expect 0 "burn" "$OPREPORT" --session-dir="$good"
+# someone else's session, open to all: still read (a reader checks no
+# owner), and not written in
+other=$E2E_TMP/other
+cp -a "$good" "$other"
+chown -R 65534:65534 "$other"
+chmod -R a+rwX "$other"
+before=$(cd "$other" && find . -printf '%p %s %T@ %U\n' | sort)
+expect 0 "burn" "$OPREPORT" --session-dir="$other"
+expect 0 "" "$OPEXPORT" --session-dir="$other" --format=folded -o "$E2E_TMP/other.folded"
+grep -q burn "$E2E_TMP/other.folded" || fail "opexport did not read a session someone else owns"
+[ "$before" = "$(cd "$other" && find . -printf '%p %s %T@ %U\n' | sort)" ] ||
+	fail "the report tools wrote in the session they read"
+# the target holds a session of its own: a link to it must not be read
+cp -a "$good/samples/current" "$TARGET.session"
+report_case() {	# NAME PLANT (under the session) TARGET
+	local s=$E2E_TMP/r-$1
+	cp -a "$good" "$s"
+	rm -rf "${s:?}/$2"
+	ln -s "$3" "$s/$2"
+}
+report_case current samples/current "$TARGET.session"
+rc=0
+OUT=$("$OPREPORT" --session-dir="$E2E_TMP/r-current" 2>&1) || rc=$?
+grep -qF "$E2E_TMP/r-current/samples/current is a symbolic link: refused, not followed" <<<"$OUT" ||
+	{ echo "$OUT" >&2; fail "opreport did not name the link at current"; }
+! grep -q burn <<<"$OUT" || fail "opreport read a session through a link"
+# a sample file a link
+sfile=$(cd "$good/samples/current" && find '{root}' -type f -path '*/burn/{dep}/{root}/*/burn/TIMER.*' | grep -v '{cg}' | head -1)
+[ -n "$sfile" ] || fail "operf wrote no sample file for burn"
+report_case sfile "samples/current/$sfile" "$TARGET.session/$sfile"
+rc=0
+OUT=$("$OPREPORT" --session-dir="$E2E_TMP/r-sfile" 2>&1) || rc=$?
+grep -qF "cannot read sample file $E2E_TMP/r-sfile/samples/current/$sfile: it is a symbolic link: refused, not followed" <<<"$OUT" ||
+	{ echo "$OUT" >&2; fail "opreport did not name the sample file that is a link"; }
+# stats a link: neither the integrity record nor the loss summary read
+# through it
+report_case stats samples/current/stats "$TARGET.session/stats"
+expect 0 "burn" "$OPREPORT" --session-dir="$E2E_TMP/r-stats"
+grep -qF "$E2E_TMP/r-stats/samples/current/stats is a symbolic link: refused, not followed" <<<"$OUT" ||
+	{ echo "$OUT" >&2; fail "opreport did not name the stats link"; }
+# the call-chain store a link: opexport refuses it, names it
+report_case chains samples/current/callchains "$TARGET.session/callchains"
+rc=0
+OUT=$("$OPEXPORT" --session-dir="$E2E_TMP/r-chains" --format=folded -o "$E2E_TMP/chains.folded" 2>&1) || rc=$?
+grep -qF "$E2E_TMP/r-chains/samples/current/callchains is a symbolic link: refused, not followed" <<<"$OUT" ||
+	{ echo "$OUT" >&2; fail "opexport did not name the callchains link"; }
+intact "the report tools"
+echo "links.sh: $n session directories, every planted link refused and named"
