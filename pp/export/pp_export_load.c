@@ -428,13 +428,23 @@ out:
 	return ret;
 }
 
-static bool has_store(const struct op_sessdir *sd, const char *session)
+/* A store of whole chains in session; one behind a link is refused,
+ * said, and read as none. */
+static bool has_store(const struct op_sessdir *sd, const char *session,
+		      const struct op_logger *lg)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], why[PATH_MAX + 64];
 	struct stat st;
+	int ret;
 
 	snprintf(path, sizeof(path), "%s/" OP_CHAINS_DIR "/" OP_CHAINS_LIST, session);
-	return !op_sd_stat(sd, path, &st);
+	ret = op_sd_stat(sd, path, &st);
+	if (!ret && S_ISLNK(st.st_mode))
+		ret = -ELOOP;
+	if (ret == -ELOOP)
+		op_log(lg, OP_LOG_WARN, "the call-chain store is not read: %s",
+		       op_sd_explain(sd, path, ret, why, sizeof(why)));
+	return !ret;
 }
 
 /* ---- when ---- */
@@ -503,7 +513,7 @@ int pp_export_load(struct pp_export *x, struct pp_fileset *fs,
 	int ret = 0;
 
 	for (size_t i = 0; i < fs->nr_sessions; i++) {
-		if (has_store(fs->sd, fs->sessions[i]))
+		if (has_store(fs->sd, fs->sessions[i], lg))
 			continue;
 		op_log(lg, OP_LOG_WARN, "%s has no call chains (not recorded with "
 		       "--callgraph): exporting flat profiles, one frame a sample",
