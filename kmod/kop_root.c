@@ -53,6 +53,7 @@ struct kop_rootent {
 	char *rel;		/* unresolved: its name below the store, for
 				 * a copy if a later mapping opens it */
 	uint8_t tries;		/* unresolved: opens tried */
+	char *kept;		/* named after a copy: its path */
 	struct kop_rootent *next_bid, *next_ino;
 	struct kop_rootent *next_all;
 };
@@ -108,6 +109,7 @@ void kop_roots_release(struct kop_roots *r)
 	for (struct kop_rootent *e = r->all, *n; e; e = n) {
 		n = e->next_all;
 		free(e->rel);
+		free(e->kept);
 		free(e);
 	}
 	free(r->buckets);
@@ -160,21 +162,21 @@ static struct kop_rootent *find(struct kop_roots *r, dev_t dev, ino_t ino,
 	return NULL;
 }
 
-static void remember(struct kop_roots *r, uint64_t cookie, dev_t dev,
-		     ino_t ino, const uint8_t *bid, uint8_t bid_size,
-		     const char *unresolved_rel)
+static struct kop_rootent *remember(struct kop_roots *r, uint64_t cookie,
+				     dev_t dev, ino_t ino, const uint8_t *bid,
+				     uint8_t bid_size, const char *unresolved_rel)
 {
 	struct kop_rootent_heads *h = (void *)r->buckets;
 	struct kop_rootent *e = calloc(1, sizeof(*e));
 	size_t b;
 
 	if (!e)
-		return;		/* met again, it is looked at again */
+		return NULL;	/* met again, it is looked at again */
 	if (unresolved_rel) {
 		e->rel = strdup(unresolved_rel);
 		if (!e->rel) {
 			free(e);
-			return;
+			return NULL;
 		}
 		atomic_fetch_add_explicit(&r->nr_unresolved, 1, memory_order_relaxed);
 	}
@@ -197,6 +199,7 @@ static void remember(struct kop_roots *r, uint64_t cookie, dev_t dev,
 	e->next_all = r->all;
 	r->all = e;
 	r->nr++;
+	return e;
 }
 
 /* A path every component of which a sample-file name and OProfile's
@@ -303,7 +306,12 @@ uint64_t kop_root_host_cookie(struct kop_roots *r, dev_t dev, ino_t ino,
 	if (!r->nr)
 		return OP_NO_COOKIE;
 	e = find(r, dev, ino, bid, bid_size);
-	return e ? e->cookie : OP_NO_COOKIE;
+	/* not a name with no file behind it: an unresolved one's, or a copy
+	 * not written yet (the host's samples, and its unwinder, read the
+	 * file by the name) */
+	if (!e || e->rel || (e->kept && access(e->kept, R_OK)))
+		return OP_NO_COOKIE;
+	return e->cookie;
 }
 
 /* Hand fd (a regular file, st) to the keeper as rel; closes it. */
@@ -348,6 +356,8 @@ static void retry_unresolved(struct kop_roots *r, struct kop_dcookies *dc,
 	}
 	kop_dcookie_set_mtime(dc, e->cookie, (uint64_t)st.st_mtim.tv_sec);
 	keep(r, fd, &st, e->rel);
+	if (asprintf(&e->kept, "%s/%s", r->store, e->rel) < 0)
+		e->kept = NULL;
 	free(e->rel);
 	e->rel = NULL;
 	atomic_fetch_sub_explicit(&r->nr_unresolved, 1, memory_order_relaxed);
@@ -382,6 +392,8 @@ uint64_t kop_root_cookie(struct kop_roots *r, struct kop_dcookies *dc,
 				kop_dcookie_set_mtime(dc, e->cookie,
 						      (uint64_t)st.st_mtim.tv_sec);
 				keep(r, fd, &st, e->rel);
+				if (asprintf(&e->kept, "%s/%s", r->store, e->rel) < 0)
+					e->kept = NULL;
 				free(e->rel);
 				e->rel = NULL;
 				atomic_fetch_sub_explicit(&r->nr_unresolved, 1,
@@ -429,7 +441,9 @@ uint64_t kop_root_cookie(struct kop_roots *r, struct kop_dcookies *dc,
 		return cookie;
 	}
 	kop_dcookie_set_mtime(dc, cookie, (uint64_t)st.st_mtim.tv_sec);
-	remember(r, cookie, dev, ino, bid, bid_size, NULL);
+	e = remember(r, cookie, dev, ino, bid, bid_size, NULL);
+	if (e && asprintf(&e->kept, "%s/%s", r->store, rel) < 0)
+		e->kept = NULL;
 	keep(r, fd, &st, rel);
 	return cookie;
 }

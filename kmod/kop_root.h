@@ -69,7 +69,9 @@ bool kop_root_task_foreign(struct kop_roots *r, struct kop_task *k);
  * OP_NO_COOKIE when out of memory. */
 /* A host mapping's file met before from another root (by build-id or
  * (dev, ino)): its cookie, so that the same file is one image whoever
- * maps it first; OP_NO_COOKIE otherwise. */
+ * maps it first; OP_NO_COOKIE otherwise, and when that image's name has
+ * no file behind it (not opened, or its copy not written yet): the host
+ * mapping then keeps its own name. */
 uint64_t kop_root_host_cookie(struct kop_roots *r, dev_t dev, ino_t ino,
 			      const uint8_t *bid, uint8_t bid_size);
 
