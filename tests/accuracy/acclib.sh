@@ -95,14 +95,16 @@ app_count() {
 		END { print n + 0 }' "$1"
 }
 
-# cg_block FILE SYMBOL WHICH: the lines of SYMBOL's block in opreport -c,
+# cg_block FILE SYMBOL WHICH [APP]: the lines of SYMBOL's block in opreport -c
+# (of application APP when given),
 # WHICH "callers" (the indented lines above its own line) or "callees"
 # (those below it, [self] left out), as "COUNT IMAGE SYMBOL"
 cg_block() {
-	awk -v sym="$2" -v which="$3" '
+	awk -v sym="$2" -v which="$3" -v app="${4:-}" '
 		/^-+$/ { if (found) exit; n = 0; next }
 		/^ / { line[n++] = $0; next }
-		$1 ~ /^[0-9]+$/ && $NF == sym { found = 1; split_at = n; next }
+		$1 ~ /^[0-9]+$/ && $NF == sym && (app == "" || $(NF - 1) == app) {
+			found = 1; split_at = n; next }
 		END {
 			if (!found) exit
 			for (i = 0; i < n; i++) {
