@@ -264,13 +264,3 @@ void kop_dcookie_set_mtime(struct kop_dcookies *dc, uint64_t cookie,
 		dc->by_cookie[cookie - 1]->mtime = mtime;
 	pthread_mutex_unlock(&dc->lock);
 }
-
-size_t kop_dcookies_count(struct kop_dcookies *dc)
-{
-	size_t n;
-
-	pthread_mutex_lock(&dc->lock);
-	n = dc->nr;
-	pthread_mutex_unlock(&dc->lock);
-	return n;
-}

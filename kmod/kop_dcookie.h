@@ -44,6 +44,5 @@ void kop_dcookie_set_mtime(struct kop_dcookies *dc, uint64_t cookie,
 			   uint64_t mtime);
 int kop_dcookies_lookup(struct kop_dcookies *dc, uint64_t cookie,
 			struct kop_dcookie_info *info);
-size_t kop_dcookies_count(struct kop_dcookies *dc);
 
 #endif /* KOP_DCOOKIE_H */
