@@ -18,7 +18,11 @@ int op_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu,
 	return fd < 0 ? -errno : (int)fd;
 }
 
-int op_perf_probe(struct perf_event_attr *attr, pid_t pid, int cpu)
+/* Would the kernel open attr on (pid, cpu)? Opens it and closes it again.
+ * Returns 0, or the -errno of perf_event_open (-EACCES/-EPERM: refused by
+ * perf_event_paranoid or a missing capability, -ENOENT/-EOPNOTSUPP: no
+ * such event here, -ENOSYS: no perf events in this kernel). */
+static int op_perf_probe(struct perf_event_attr *attr, pid_t pid, int cpu)
 {
 	int fd = op_perf_open(attr, pid, cpu, 0);
 

@@ -14,14 +14,11 @@
 int op_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu,
 		 unsigned long flags);
 
-/* Would the kernel open attr on (pid, cpu)? Opens it and closes it again.
- * Returns 0, or the -errno of perf_event_open (-EACCES/-EPERM: refused by
- * perf_event_paranoid or a missing capability, -ENOENT/-EOPNOTSUPP: no
- * such event here, -ENOSYS: no perf events in this kernel). */
-int op_perf_probe(struct perf_event_attr *attr, pid_t pid, int cpu);
-
 /* The questions the programs ask before they sample, each answered by
- * op_perf_probe() with a disabled event; 0 or its -errno. */
+ * opening a disabled event and closing it again; 0 or the -errno of
+ * perf_event_open (-EACCES/-EPERM: refused by perf_event_paranoid or a
+ * missing capability, -ENOENT/-EOPNOTSUPP: no such event here, -ENOSYS:
+ * no perf events in this kernel). */
 
 /* May this process sample every task (pid -1) on CPU 0? cpu-clock, so the
  * answer is about privileges, not about the PMU (opcontrol --start). */
