@@ -1,8 +1,10 @@
-/* kop_sync.c: the sync thread, the one consumer of the rings and the one
- * writer of the event buffer (OProfile's buffer_sync.c). Everything it
- * keeps between records is in struct kop_sync; the session creates it,
- * starts and stops the thread, and reads the counters it publishes.
- * kop_emit.c is the thread's second half, the stream writer. */
+/* The sync thread, the one consumer of the rings and the one writer of
+ * the event buffer (OProfile's buffer_sync.c): kop_sync_thread.c its life,
+ * loop and requests; kop_sync.c one sync, record by record; kop_emit.c
+ * the stream writer; kop_flight.c a flight recorder's snapshot, which the
+ * thread asks for and which calls the sync. Everything it keeps between
+ * records is in struct kop_sync; the session creates it, starts and stops
+ * the thread, and reads the counters it publishes. */
 #ifndef KOP_SYNC_H
 #define KOP_SYNC_H
 
@@ -20,6 +22,7 @@
 #include "kop_root.h"
 #include "kop_task.h"
 #include "kop_unwind.h"
+#include "op_grow.h"
 #include "op_kernel.h"
 #include "op_log.h"
 
@@ -247,8 +250,21 @@ struct kop_chain_pos {
 	uint32_t first_frame;
 	uint16_t nr_frames;
 };
-/* A new frame at the end of o's; NULL when out of memory. */
-struct kop_frame *kop_frame_slot(struct kop_cpu_out *o);
+/* A new frame at the end of o's; NULL when out of memory. Inline: both
+ * kop_sync.c and kop_sync_unwind.c append frames, and neither file calls
+ * the other for it. */
+static inline struct kop_frame *kop_frame_slot(struct kop_cpu_out *o)
+{
+	if (o->nr_frames == o->cap_frames) {
+		struct kop_frame *v = op_grow(o->frames, o->nr_frames + 1,
+					      &o->cap_frames, 4096, sizeof(*v));
+
+		if (!v)
+			return NULL;
+		o->frames = v;
+	}
+	return &o->frames[o->nr_frames++];
+}
 
 /* --unwind=dwarf: set up and free the unwinder (kop_sync_start, _release) */
 int kop_sync_unwind_init(struct kop_sync *s);
