@@ -44,7 +44,7 @@ struct opd_session_config {
 	const char *current_dir;	/* samples/current, which must exist */
 	const char *keep_dir;		/* binaries kept from other roots
 					 * (op_paths.keep_dir); NULL: none */
-	uint64_t keep_max_bytes;	/* its bound; 0: OP_DEFAULT_KEEP_BYTES */
+	uint64_t keep_max_bytes;	/* its bound (0: nothing is kept) */
 	const char *events;		/* comma list of specs; NULL or "": "default" */
 	unsigned int separate;		/* OP_SEP_* */
 	const char *vmlinux;		/* NULL: the kernel from /proc/kallsyms */

@@ -494,6 +494,7 @@ static int open_session(struct operf *o)
 		.sd = &o->sd,
 		.current_dir = o->paths.current_dir,
 		.keep_dir = o->paths.keep_dir,
+		.keep_max_bytes = (uint64_t)OP_DEFAULT_KEEP_MB << 20,
 		.events = o->opt.events,
 		/* operf files every sample under its application */
 		.separate = OP_SEP_LIB | OP_SEP_KERNEL |

@@ -56,6 +56,7 @@ struct opd_options {
 	int pid;		/* 0: every process */
 	char *cpus;		/* NULL: every CPU */
 	int flight;		/* flight recorder's window, s; 0: off */
+	int keep_max;		/* kept/'s bound, MiB; -1: the default */
 	int verbose;
 	int foreground;
 	int version;
@@ -195,6 +196,9 @@ static int parse_options(struct opd_daemon *d, int argc, const char **argv)
 		{ "flight-recorder", 0, POPT_ARG_INT, &o->flight, 0,
 		  "keep only the last SECONDS of samples in the rings, written out "
 		  "by the snapshot command or SIGUSR2 (0: off)", "SECONDS" },
+		{ "keep-max", 0, POPT_ARG_INT, &o->keep_max, 0,
+		  "bound the binaries kept from containers in kept/ (0: keep none)",
+		  "MIB" },
 		{ "verbose", 0, POPT_ARG_NONE, &o->verbose, 0,
 		  "log debugging detail", NULL },
 		{ "foreground", 0, POPT_ARG_NONE, &o->foreground, 0,
@@ -208,6 +212,7 @@ static int parse_options(struct opd_daemon *d, int argc, const char **argv)
 	char err[256];
 	int rc;
 
+	o->keep_max = -1;	/* not given: OP_DEFAULT_KEEP_MB */
 	while ((rc = poptGetNextOpt(pc)) > 0)
 		;
 	if (rc < -1) {
@@ -281,6 +286,11 @@ static int parse_options(struct opd_daemon *d, int argc, const char **argv)
 			o->flight, OP_FLIGHT_MAX_SECONDS);
 		return -EINVAL;
 	}
+	if (o->keep_max < -1 || o->keep_max > (int)OP_MAX_KEEP_MB) {
+		fprintf(stderr, "oprofiled: --keep-max=%d: the bound is 0 to %u MiB\n",
+			o->keep_max, OP_MAX_KEEP_MB);
+		return -EINVAL;
+	}
 	if (o->cpus) {
 		const char *bad;
 
@@ -345,6 +355,8 @@ static int startup(struct opd_daemon *d)
 		.pid = d->opt.pid ? d->opt.pid : -1,
 		.cpus = d->opt.cpus ? &d->cpus : NULL,
 		.flight_seconds = (unsigned int)d->opt.flight,
+		.keep_max_bytes = (uint64_t)(d->opt.keep_max < 0 ? OP_DEFAULT_KEEP_MB :
+					     (unsigned int)d->opt.keep_max) << 20,
 		.log = d->log,
 	};
 	char err[512];

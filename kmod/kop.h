@@ -94,7 +94,8 @@ struct kop_config {
 	 * (kop_root.c, kop_keep.c). NULL: named by their paths, as the host
 	 * sees them, and not kept. */
 	const char *keep_dir;
-	uint64_t keep_max_bytes;	/* the store's bound; 0: OP_DEFAULT_KEEP_BYTES */
+	uint64_t keep_max_bytes;	/* the store's bound: a file that would
+					 * pass it is not copied (0: none is) */
 	const struct kop_source_ops *ops;	/* NULL: the real kernel */
 	void *ops_ctx;
 	struct op_logger log;

@@ -116,8 +116,6 @@ int kop_session_new(const struct kop_config *cfg, struct kop_session **out)
 		if (!s->keep_dir)
 			goto err_session;
 		s->cfg.keep_dir = s->keep_dir;
-		if (!s->cfg.keep_max_bytes)
-			s->cfg.keep_max_bytes = OP_DEFAULT_KEEP_BYTES;
 	}
 	memcpy(s->events, cfg->events, cfg->nr_events * sizeof(*s->events));
 	s->cfg.events = s->events;

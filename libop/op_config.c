@@ -13,6 +13,7 @@
  *   PROFILE_PID=0  PROFILE_CPUS=     (ours: opcontrol --pid and --cpu)
  *   FLIGHT_RECORDER=0                (ours: opcontrol --flight-recorder)
  *   UNWIND=fp                        (ours: --unwind, fp or dwarf,BYTES)
+ *   KEEP_MAX_MB=1024                 (ours: opcontrol --keep-max)
  * BUF_WATERSHED=0 (as OProfile's opcontrol may write it) means the default.
  * Keys OProfile writes that mean nothing here (SESSION_DIR, KERNEL_RANGE,
  * XENIMAGE, ...) are accepted silently; anything else is reported through
@@ -389,6 +390,7 @@ void op_settings_default(struct op_settings *s)
 	s->buffer_size = 0;	/* OP_DEFAULT_BUFFER_WORDS, more with chains */
 	s->buffer_watershed = 0;	/* a quarter of the buffer */
 	s->cpu_buffer_size = 0;	/* sized from the events' rates */
+	s->keep_mb = OP_DEFAULT_KEEP_MB;
 }
 
 /* Where a daemonrc line is, for messages. */
@@ -548,6 +550,11 @@ static void apply(struct op_settings *s, struct rc_state *st,
 			rc_warn(at, "bad value for %s '%s'", key, v);
 		else
 			s->flight_seconds = (unsigned int)n;
+	} else if (!strcmp(key, "KEEP_MAX_MB")) {
+		if (!parse_num(v, 0, OP_MAX_KEEP_MB, &n))
+			rc_warn(at, "bad value for %s '%s'", key, v);
+		else
+			s->keep_mb = (unsigned int)n;
 	} else if (!strcmp(key, "VERBOSE")) {
 		if (!parse_num(v, 0, 1, &n))
 			rc_warn(at, "bad value for %s '%s'", key, v);
@@ -691,5 +698,6 @@ int op_settings_save(const struct op_settings *s, const struct op_sessdir *sd,
 	fprintf(f, "PROFILE_PID=%d\n", (int)s->pid);
 	fprintf(f, "PROFILE_CPUS=%s\n", s->cpus);
 	fprintf(f, "FLIGHT_RECORDER=%u\n", s->flight_seconds);
+	fprintf(f, "KEEP_MAX_MB=%u\n", s->keep_mb);
 	return op_afile_commit(&a, true);
 }

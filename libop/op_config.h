@@ -89,6 +89,8 @@ struct op_settings {
 	char cpus[256];			/* only these CPUs (perf's -C), a list
 					 * for op_cpu_list_parse(); empty: all */
 	unsigned int flight_seconds;	/* flight recorder's window; 0: off */
+	unsigned int keep_mb;		/* the kept/ store's bound, MiB (0:
+					 * nothing is kept) */
 };
 
 /* The buffer settings: their defaults and their limits live here and
@@ -127,7 +129,8 @@ struct op_settings {
  * program and libraries are tens of MB, a machine runs a few hundred
  * distinct ones at most. */
 #define OP_KEEP_DIR "kept"
-#define OP_DEFAULT_KEEP_BYTES (1024ULL << 20)
+#define OP_DEFAULT_KEEP_MB 1024u
+#define OP_MAX_KEEP_MB (1u << 24)
 #define OP_AUTO_CPU_BUFFER_MS 1000UL
 #define OP_AUTO_CPU_BUFFER_MAX (8UL * 1024 * 1024)
 #define OP_MAX_CPU_BUFFER_BYTES (1UL << 30)

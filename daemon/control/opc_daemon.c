@@ -229,6 +229,7 @@ static int opc_daemon_argv(const struct opc *c, const char *prog, char **argv)
 		ARG("--cpus=%s", s->cpus);
 	if (s->flight_seconds)
 		ARG("--flight-recorder=%u", s->flight_seconds);
+	ARG("--keep-max=%u", s->keep_mb);
 	if (s->verbose)
 		ARG("--verbose");
 #undef ARG

@@ -22,7 +22,7 @@ bool opc_setup_opts_given(const struct opc_opts *o)
 	return o->nr_events || o->separate || o->callgraph || o->unwind || o->image ||
 	       o->vmlinux || o->no_vmlinux || o->buffer_size ||
 	       o->buffer_watershed || o->cpu_buffer_size || o->verbose ||
-	       o->pid || o->cpus || o->flight;
+	       o->pid || o->cpus || o->flight || o->keep_max;
 }
 
 bool opc_actions_given(const struct opc_opts *o)
@@ -329,6 +329,12 @@ int opc_apply_settings(const struct opc_opts *o, struct op_settings *s)
 				"--cpu-buffer-size cannot be given with it");
 			return -EINVAL;
 		}
+	}
+	if (o->keep_max) {
+		ret = opc_parse_ulong("keep-max", o->keep_max, 0, OP_MAX_KEEP_MB, &v);
+		if (ret)
+			return ret;
+		s->keep_mb = (unsigned int)v;
 	}
 	if (s->flight_seconds)
 		return opc_check_flight(s);

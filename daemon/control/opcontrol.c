@@ -178,6 +178,9 @@ int main(int argc, const char **argv)
 		{ "flight-recorder", 0, POPT_ARG_STRING, &o.flight, 0,
 		  "keep only the last SECONDS of samples, in rings the kernel "
 		  "overwrites, until --snapshot (0, the default: off)", "SECONDS" },
+		{ "keep-max", 0, POPT_ARG_STRING, &o.keep_max, 0,
+		  "bound the binaries kept from containers in the session "
+		  "directory's kept/ to MIB (default 1024; 0: keep none)", "MIB" },
 		{ "verbose", 'V', POPT_ARG_NONE, &o.verbose, 0,
 		  "say more, here and in the daemon's log", NULL },
 		{ "list-events", 'l', POPT_ARG_NONE, &o.list_events, 0,
@@ -336,6 +339,7 @@ out:
 	free(o.save);
 	free(o.snapshot);
 	free(o.flight);
+	free(o.keep_max);
 	free(o.session_dir);
 	free(o.separate);
 	free(o.callgraph);

@@ -65,6 +65,7 @@ struct opc_opts {
 	char *pid;
 	char *cpus;
 	char *flight;		/* --flight-recorder=SECONDS */
+	char *keep_max;		/* --keep-max=MIB */
 };
 
 /* One run's context: the session and the lock held on it. */
