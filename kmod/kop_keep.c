@@ -145,7 +145,7 @@ int kop_keep_copy(int dirfd, const char *rel, int fd, uint64_t size,
 		  const struct timespec *mtime)
 {
 	char tmp[NAME_MAX + 1];
-	const char *base;
+	const char *base = NULL;
 	struct stat st;
 	uint64_t done = 0;
 	int pfd, out, err = 0;
