@@ -10,13 +10,16 @@ set -euo pipefail
 # opexport: libprotobuf-c-dev, protobuf-c-compiler and zlib1g-dev build
 # its pprof output, and its tests read what it writes with the other
 # tools: golang-go (go tool pprof), librsvg2-bin (rsvg-convert);
+# libdebuginfod-dev: symbols of stripped binaries from a debuginfod
+# server, whose own program (debuginfod) the tests run on the loopback;
 # libcapstone-dev: opannotate --assembly's disassembler; inotify-tools:
 # inotifywait, which watches that no host file is opened for a container's
 # (tests/containers); python3: Debian's own, built without frame pointers,
 # which tests/accuracy/acc_unwind.sh profiles; libncurses-dev: optop's
 # terminal view, which its tests drive in tmux
 pkgs=(gcc make autoconf automake libtool pkg-config binutils elfutils
-      libpfm4-dev libdw-dev libelf-dev libpopt-dev libcmocka-dev
+      libpfm4-dev libdw-dev libelf-dev libdebuginfod-dev debuginfod
+      libpopt-dev libcmocka-dev
       clang libclang-rt-dev procps util-linux libxml2-utils
       libprotobuf-c-dev protobuf-c-compiler zlib1g-dev golang-go librsvg2-bin
       libcapstone-dev inotify-tools python3 libncurses-dev tmux)

@@ -5,6 +5,7 @@
  * so lookups are one binary search. */
 #include "config.h"
 #include "pp_symbols.h"
+#include "pp_debuginfod.h"
 
 #include <dlfcn.h>
 #include <elfutils/libdwelf.h>
@@ -247,12 +248,34 @@ int pp_symtab_finish(struct pp_symtab *st, struct sym_vec *sv,
 	return 0;
 }
 
-/* Separate debug files, looked up locally only: by build-id under the
+/* After the local places: a debuginfod server's, when DEBUGINFOD_URLS is
+ * set (pp_debuginfod.h), by the module's build-id. */
+static int find_debuginfo_remote(Dwfl_Module *mod, char **debuginfo_file_name)
+{
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	char *path;
+	int n, fd;
+
+	if (!pp_debuginfod_enabled())
+		return -1;
+	n = dwfl_module_build_id(mod, &bits, &vaddr);
+	if (n <= 0)
+		return -1;
+	fd = pp_debuginfod_find(bits, n, &path);
+	if (fd < 0)
+		return -1;
+	*debuginfo_file_name = path;
+	return fd;
+}
+
+/* Separate debug files, looked up locally first: by build-id under the
  * debuginfo path (libdwfl's own lookup), else by .gnu_debuglink next to the
  * binary, in its .debug/ directory, or under each absolute directory of the
- * path. dwfl_standard_find_debuginfo would also start a debuginfod client,
- * which loads a network stack (tens of ms and MB per report) and may go
- * to the network: a report reads what is on this machine. */
+ * path; then, only when the user set DEBUGINFOD_URLS, a debuginfod
+ * server's (dwfl_standard_find_debuginfo would start that client
+ * whenever libdebuginfod is installed: a report reads what is on this
+ * machine unless told otherwise). */
 static int find_debuginfo_local(Dwfl_Module *mod, void **userdata,
 				const char *modname, Dwarf_Addr base,
 				const char *file_name, const char *debuglink_file,
@@ -266,8 +289,10 @@ static int find_debuginfo_local(Dwfl_Module *mod, void **userdata,
 	fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base,
 					  file_name, debuglink_file,
 					  debuglink_crc, debuginfo_file_name);
-	if (fd >= 0 || !debuglink_file || !file_name || !dw)
+	if (fd >= 0)
 		return fd;
+	if (!debuglink_file || !file_name || !dw)
+		return find_debuginfo_remote(mod, debuginfo_file_name);
 	slash = strrchr(file_name, '/');
 	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - file_name) : 1,
 		 slash ? file_name : ".");
@@ -293,7 +318,7 @@ static int find_debuginfo_local(Dwfl_Module *mod, void **userdata,
 		}
 		p = colon ? colon + 1 : NULL;
 	}
-	return -1;
+	return find_debuginfo_remote(mod, debuginfo_file_name);
 }
 
 static bool elf_has_symtab(Elf *elf)

@@ -592,6 +592,7 @@ struct pp_symview *pp_symview_build(const struct pp_profile *p,
 		if (load_tabs(v, p, tab_image, o, lg))
 			goto err_view;
 		pp_symview_warn_unusable(v, p, by_name, (size_t)nr_names, o, lg, st);
+		pp_symview_warn_no_symbols(v, p, by_name, (size_t)nr_names, o, st);
 		free(by_name);
 		by_name = NULL;
 	}

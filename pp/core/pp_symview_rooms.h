@@ -38,4 +38,11 @@ void pp_symview_warn_unusable(const struct pp_symview *v,
 			      const struct op_logger *lg,
 			      struct pp_report_status *st);
 
+/* Ours after OProfile's: each binary read without a symbol table, named
+ * once with its build-id (pp_debuginfod_warn_no_symbols()). */
+void pp_symview_warn_no_symbols(const struct pp_symview *v,
+				const struct pp_profile *p, const size_t *ord,
+				size_t n, const struct pp_report_opts *o,
+				struct pp_report_status *st);
+
 #endif /* PP_SYMVIEW_ROOMS_H */

@@ -13,6 +13,7 @@
 
 #include "op_names.h"
 #include "pp_archive.h"
+#include "pp_debuginfod.h"
 
 /* True the first time path is seen in this report (it is then recorded). */
 static bool first_warning(struct pp_report_status *st, const char *path)
@@ -274,5 +275,37 @@ void pp_symview_warn_unusable(const struct pp_symview *v,
 			st->nr_changed++;
 		}
 		free(path);
+	}
+}
+
+/* Binaries read without a symbol table (stripped, no debug file found
+ * here nor, with DEBUGINFOD_URLS, at a server): each named once, with the
+ * build-id its debug file is found by, so the user knows what to install.
+ * Ours alone: OProfile says nothing. */
+void pp_symview_warn_no_symbols(const struct pp_symview *v,
+				const struct pp_profile *p, const size_t *ord,
+				size_t n, const struct pp_report_opts *o,
+				struct pp_report_status *st)
+{
+	const char *archive = o->archive ? o->archive : "";
+
+	for (size_t k = 0; k < n; k++) {
+		const struct pp_image *im = &p->images[ord[k]];
+		size_t t = v->img_tab[ord[k]];
+		char bid[41 * 2], *key, *seen;
+
+		if (im->img.kind != OP_IMG_FILE || t == SIZE_MAX || v->tabs[t].status ||
+		    !v->tabs[t].st.is_elf || !v->tabs[t].st.dynsym_only)
+			continue;
+		if (asprintf(&key, "%s%s", archive, v->img_long[ord[k]]) < 0)
+			continue;
+		pp_symtab_build_id(&v->tabs[t].st, bid, sizeof(bid));
+		/* its own key: the same image may have had another warning */
+		if (asprintf(&seen, "no symbols: %s", key) >= 0) {
+			if (first_warning(st, seen))
+				pp_debuginfod_warn_no_symbols(st->err, key, bid);
+			free(seen);
+		}
+		free(key);
 	}
 }

@@ -72,8 +72,15 @@ form_anon_escape() {
 # - loss-summary: our loss summary, after OProfile's warnings on stderr
 #   (samples lost; parts of call chains and side-band records lost).
 form_loss_summary() {
-	local re='WARNING: ([0-9]* of [0-9]* samples \([0-9.]*%\) were lost while profiling|call chains were cut or not kept|the kernel lost [0-9]* side-band records)'
+	local re='WARNING: ([0-9]* of [0-9]* samples \([0-9.]*%\) were lost while profiling|call chains were cut or not kept|the kernel lost [0-9]* side-band records|binaries of processes in other roots)'
 	sed -E -i -e "/^\$/{\$!N;/^\n$re/d;P;D}" -e "/^$re/d" "$2"
+}
+
+# - no-symbols-note: our opreport names each binary it read no symbol
+#   table for, with its build-id (what to install, or fetch with
+#   DEBUGINFOD_URLS), on stderr after OProfile's warnings;
+form_no_symbols_note() {
+	sed -i -e '/^warning: no symbols for /d' "$2"
 }
 
 # - callgraph-note: for a session with call chains, our opreport says so
