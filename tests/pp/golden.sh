@@ -335,6 +335,16 @@ check() {
 		sed -i -e '/^NOTE: 2 hardware events were sampled at once/,/^shape; /d' -e '/^$/d' \
 			"$E2E_TMP/$name.err"
 	fi
+	# the call-graph fixture's stripped library is named once with its
+	# build-id, the debug file to install (opreport(1), DEBUG FILES): the
+	# one message expected, and only for that binary
+	if grep -q "pp_target_buildid" "$E2E_TMP/$name.err" &&
+	   ! grep -q "^warning: no symbols for $PP/pp_target_buildid (build-id [0-9a-f]\{40\}): install its debug file (/usr/lib/debug/.build-id/" "$E2E_TMP/$name.err"; then
+		echo "FAIL: $name: the stripped library is not named with its build-id:" >&2
+		cat "$E2E_TMP/$name.err" >&2
+		nr_fail=$((nr_fail + 1))
+	fi
+	sed -i "\|^warning: no symbols for $PP/pp_target_buildid (build-id |d" "$E2E_TMP/$name.err"
 	if [ -s "$E2E_TMP/$name.err" ]; then
 		echo "FAIL: $name: unexpected messages:" >&2
 		cat "$E2E_TMP/$name.err" >&2
