@@ -12,6 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "op_afile.h"
+#include "op_cgroups.h"
+#include "op_stats.h"
 #include "op_sums.h"
 #include "opd_ksyms.h"
 
@@ -351,6 +354,7 @@ void opd_session_stats(struct opd_session *s, struct opd_stats *st)
 		st->v[OPD_IMAGES_KEPT] = ks.nr_images_kept;
 		st->v[OPD_IMAGES_NOT_KEPT_SPACE] = ks.nr_images_no_space;
 		st->v[OPD_IMAGES_NOT_KEPT] = ks.nr_images_keep_failed;
+		st->v[OPD_CGROUP_UNREAD] = ks.nr_cgroup_unread;
 		st->v[OPD_LOST_BT_NO_MAPPING] += ks.nr_bt_lost_no_mapping;
 		st->v[OPD_UNWIND_NO_CFI] = ks.nr_unwind_no_cfi;
 		st->v[OPD_UNWIND_SHORT_STACK] = ks.nr_unwind_short_stack;
@@ -426,6 +430,30 @@ void opd_session_write_sums(struct opd_session *s, const char *dir,
 	}
 }
 
+static void cgroup_line(void *ctx, pid_t tgid, bool other_root,
+			const char *cgroup)
+{
+	op_cgroups_write_line(ctx, tgid, other_root, cgroup);
+}
+
+/* stats/cgroups: each process image's cgroup, for the reports' container
+ * names (op_cgroups.h); written whole, as the counters are. */
+static int write_cgroups(struct opd_session *s, const char *dir)
+{
+	char path[PATH_MAX];
+	struct op_afile a;
+	int ret;
+
+	if (!s->kop || !s->cfg.keep_dir)
+		return 0;
+	snprintf(path, sizeof(path), "%s/" OP_STATS_DIR "/" OP_CGROUPS_FILE, dir);
+	ret = op_afile_open(&a, path);
+	if (ret)
+		return ret;
+	kop_session_cgroups(s->kop, cgroup_line, a.f);
+	return op_afile_commit(&a, false);
+}
+
 int opd_session_dump(struct opd_session *s, const char *why, bool ending)
 {
 	const char *dir = s->cfg.current_dir;
@@ -460,6 +488,12 @@ int opd_session_dump(struct opd_session *s, const char *why, bool ending)
 	}
 	opd_stats_log(&st, &s->cfg.log, why);
 	opd_stats_release(&st);
+	r = write_cgroups(s, dir);
+	if (r) {
+		op_log(&s->cfg.log, OP_LOG_WARN, "%s: cannot write %s/" OP_STATS_DIR "/"
+		       OP_CGROUPS_FILE ": %s", why, dir, strerror(-r));
+		ret = ret ? ret : r;
+	}
 	/* the files stay as they are until the next start: record them */
 	if (ending || !s->running)
 		opd_session_write_sums(s, dir, why);

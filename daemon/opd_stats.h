@@ -53,6 +53,7 @@ enum opd_counter_id {
 	OPD_UNWIND_NS,			/* time the sync thread spent on them */
 	OPD_UNWIND_STACK,		/* --unwind: a setting, 0 is frame
 					 * pointers, else the stack copy's bytes */
+	OPD_CGROUP_UNREAD,		/* a process's cgroup unreadable */
 	OPD_NR_COUNTERS
 };
 

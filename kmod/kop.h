@@ -154,6 +154,8 @@ struct kop_stats {
 	uint64_t nr_images_keep_failed;	/* not kept: a copy failed */
 	uint64_t keep_bytes;		/* copied this session */
 	uint64_t keep_ns;		/* the keeper's time copying */
+	uint64_t nr_cgroup_unread;	/* processes whose cgroup could not be
+					 * read (gone before the sync) */
 };
 
 /* Event i's bit in a mask of events (the last bit stands for every event
@@ -290,6 +292,16 @@ int kop_dcookie_lookup(struct kop_session *s, uint64_t cookie,
  * st's own storage (st->nr_cpus entries, malloc'd: free with
  * kop_stats_release). Returns 0 or -ENOMEM. */
 int kop_stats_get(struct kop_session *s, struct kop_stats *st);
+
+/* Each process image's cgroup (cgroup v2 path, /proc/PID/cgroup read when
+ * the sync thread first met a mapping of it after its exec) and whether it
+ * saw another root (a container): fn(ctx, tgid, other_root, cgroup) for
+ * each, in the order met, so a tgid's later call is its newer image. Any
+ * thread; fn must not call back into the session. Nothing without
+ * cfg.keep_dir. */
+typedef void (*kop_cgroup_fn)(void *ctx, pid_t tgid, bool other_root,
+			      const char *cgroup);
+void kop_session_cgroups(struct kop_session *s, kop_cgroup_fn fn, void *ctx);
 void kop_stats_release(struct kop_stats *st);
 
 #endif /* KOP_H */

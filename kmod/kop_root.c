@@ -40,6 +40,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "op_grow.h"
 #include "op_proto.h"
 
 #define ROOT_BUCKETS 1024u
@@ -94,6 +95,7 @@ int kop_roots_init(struct kop_roots *r, const char *proc_root,
 	r->buckets = calloc(ROOT_BUCKETS, sizeof(struct kop_rootent_heads));
 	if (!r->buckets)
 		return -ENOMEM;
+	pthread_mutex_init(&r->cg_lock, NULL);
 	/* our own view, which host paths are relative to */
 	if (stat("/proc/self/ns/mnt", &ns) == 0 && stat("/", &root) == 0) {
 		r->have_self = true;
@@ -112,8 +114,97 @@ void kop_roots_release(struct kop_roots *r)
 		free(e->kept);
 		free(e);
 	}
+	if (r->buckets) {
+		for (size_t i = 0; i < r->nr_cg_paths; i++)
+			free(r->cg_paths[i]);
+		free(r->cg_paths);
+		free(r->cg);
+		pthread_mutex_destroy(&r->cg_lock);
+	}
 	free(r->buckets);
 	memset(r, 0, sizeof(*r));
+}
+
+/* The cgroup v2 path of tgid ("0::PATH"), into buf. 0 or -errno. */
+static int read_cgroup(struct kop_roots *r, pid_t tgid, char *buf, size_t len)
+{
+	char path[PATH_MAX], line[PATH_MAX];
+	FILE *f;
+	int err = -ENOENT;
+
+	snprintf(path, sizeof(path), "%s/%d/cgroup", r->proc_root, (int)tgid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		size_t n = strlen(line);
+
+		if (strncmp(line, "0::", 3) || line[3] != '/')
+			continue;
+		if (n && line[n - 1] == '\n')
+			line[--n] = '\0';
+		snprintf(buf, len, "%s", line + 3);
+		err = 0;
+		break;
+	}
+	fclose(f);
+	return err;
+}
+
+/* Record tgid's cgroup (sync thread). A failure to read is counted; out
+ * of memory loses the record (the reports then name no container). */
+static void note_cgroup(struct kop_roots *r, pid_t tgid, bool other_root)
+{
+	char path[PATH_MAX];
+	size_t i;
+
+	if (read_cgroup(r, tgid, path, sizeof(path))) {
+		atomic_fetch_add_explicit(&r->nr_cgroup_unread, 1, memory_order_relaxed);
+		return;
+	}
+	pthread_mutex_lock(&r->cg_lock);
+	/* few distinct paths: the newest first */
+	for (i = r->nr_cg_paths; i-- > 0;)
+		if (!strcmp(r->cg_paths[i], path))
+			break;
+	if (i == SIZE_MAX) {
+		char **v = r->cg_paths, *dup = strdup(path);
+
+		if (r->nr_cg_paths == r->cap_cg_paths)
+			v = op_grow(r->cg_paths, r->nr_cg_paths + 1, &r->cap_cg_paths,
+				    16, sizeof(*v));
+		if (!v || !dup) {
+			free(dup);
+			goto out;
+		}
+		r->cg_paths = v;
+		i = r->nr_cg_paths;
+		v[r->nr_cg_paths++] = dup;
+	}
+	if (r->nr_cg == r->cap_cg) {
+		struct kop_cgroup_rec *v = op_grow(r->cg, r->nr_cg + 1, &r->cap_cg,
+						   256, sizeof(*v));
+
+		if (!v)
+			goto out;
+		r->cg = v;
+	}
+	r->cg[r->nr_cg++] = (struct kop_cgroup_rec){
+		.tgid = tgid, .other_root = other_root, .path = (uint32_t)i,
+	};
+out:
+	pthread_mutex_unlock(&r->cg_lock);
+}
+
+void kop_roots_cgroups(struct kop_roots *r, kop_cgroup_fn fn, void *ctx)
+{
+	if (!r->buckets)
+		return;
+	pthread_mutex_lock(&r->cg_lock);
+	for (size_t i = 0; i < r->nr_cg; i++)
+		fn(ctx, r->cg[i].tgid, r->cg[i].other_root,
+		   r->cg_paths[r->cg[i].path]);
+	pthread_mutex_unlock(&r->cg_lock);
 }
 
 int kop_root_foreign(struct kop_roots *r, pid_t tgid)
@@ -137,9 +228,12 @@ int kop_root_foreign(struct kop_roots *r, pid_t tgid)
 
 bool kop_root_task_foreign(struct kop_roots *r, struct kop_task *k)
 {
-	if (k->root == KOP_ROOT_UNKNOWN)
+	if (k->root == KOP_ROOT_UNKNOWN) {
 		k->root = kop_root_foreign(r, k->tgid) > 0 ? KOP_ROOT_OTHER :
 							     KOP_ROOT_HOST;
+		/* the same moment names its container */
+		note_cgroup(r, k->tgid, k->root == KOP_ROOT_OTHER);
+	}
 	return k->root == KOP_ROOT_OTHER;
 }
 

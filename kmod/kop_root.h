@@ -4,6 +4,7 @@
 #ifndef KOP_ROOT_H
 #define KOP_ROOT_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -36,7 +37,24 @@ struct kop_roots {
 	 * root, or was not the file mapped: one per image (the cookie is
 	 * remembered), any thread reads it */
 	_Atomic uint64_t nr_unresolved;
+	/* each process image's cgroup (/proc/PID/cgroup at its first
+	 * mapping after exec), in the order met: appended by the sync
+	 * thread, read by kop_session_cgroups() */
+	pthread_mutex_t cg_lock;
+	struct kop_cgroup_rec {
+		pid_t tgid;
+		bool other_root;
+		uint32_t path;		/* index in cg_paths */
+	} *cg;				/* protected by cg_lock */
+	size_t nr_cg, cap_cg;		/* protected by cg_lock */
+	char **cg_paths;		/* distinct paths; protected by cg_lock */
+	size_t nr_cg_paths, cap_cg_paths;	/* protected by cg_lock */
+	_Atomic uint64_t nr_cgroup_unread;	/* /proc/PID/cgroup unreadable */
 };
+
+/* Any thread: fn(ctx, tgid, other_root, cgroup) for each process image
+ * met, in order (a later one of a tgid is newer). */
+void kop_roots_cgroups(struct kop_roots *r, kop_cgroup_fn fn, void *ctx);
 
 /* store: where kept copies go and foreign images are named (absolute);
  * keeper: started on store, or NULL. 0 or -ENOMEM. */

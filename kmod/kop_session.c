@@ -728,9 +728,17 @@ int kop_stats_get(struct kop_session *s, struct kop_stats *st)
 		st->nr_images_keep_failed = c.nr_failed;
 		st->keep_bytes = c.bytes;
 		st->keep_ns = c.busy_ns;
+		st->nr_cgroup_unread = atomic_load_explicit(
+			&s->roots.nr_cgroup_unread, memory_order_relaxed);
 	}
 	st->nr_cpus = (unsigned int)s->nr_cpus;
 	return 0;
+}
+
+void kop_session_cgroups(struct kop_session *s, kop_cgroup_fn fn, void *ctx)
+{
+	if (s->sync.roots)
+		kop_roots_cgroups(&s->roots, fn, ctx);
 }
 
 void kop_stats_release(struct kop_stats *st)

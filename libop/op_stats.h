@@ -49,6 +49,9 @@
 #define OP_STAT_IMAGES_KEPT		"images_kept"
 #define OP_STAT_IMAGES_NOT_KEPT_SPACE	"images_not_kept_no_space"
 #define OP_STAT_IMAGES_NOT_KEPT		"images_not_kept"
+/* processes whose cgroup (their container's name) could not be read */
+#define OP_STAT_CGROUP_UNREAD		"cgroup_unread"
+
 /* The counters of lost samples, each loss counted once at the stage that
  * lost it: their sum is what a session lost (the same list that
  * pp/core/pp_session.c weighs in its summary, and the keys of oprofiled's
