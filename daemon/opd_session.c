@@ -447,7 +447,7 @@ static int write_cgroups(struct opd_session *s, const char *dir)
 	if (!s->kop || !s->cfg.keep_dir)
 		return 0;
 	snprintf(path, sizeof(path), "%s/" OP_STATS_DIR "/" OP_CGROUPS_FILE, dir);
-	ret = op_afile_open(&a, path);
+	ret = op_afile_open(&a, s->cfg.sd, path);
 	if (ret)
 		return ret;
 	kop_session_cgroups(s->kop, cgroup_line, a.f);
@@ -490,8 +490,12 @@ int opd_session_dump(struct opd_session *s, const char *why, bool ending)
 	opd_stats_release(&st);
 	r = write_cgroups(s, dir);
 	if (r) {
-		op_log(&s->cfg.log, OP_LOG_WARN, "%s: cannot write %s/" OP_STATS_DIR "/"
-		       OP_CGROUPS_FILE ": %s", why, dir, strerror(-r));
+		char path[PATH_MAX + 16], msg[PATH_MAX + 64];
+
+		snprintf(path, sizeof(path), "%s/" OP_STATS_DIR "/" OP_CGROUPS_FILE,
+			 dir);
+		op_log(&s->cfg.log, OP_LOG_WARN, "%s: cannot write %s: %s", why,
+		       path, op_sd_explain(s->cfg.sd, path, r, msg, sizeof(msg)));
 		ret = ret ? ret : r;
 	}
 	/* the files stay as they are until the next start: record them */

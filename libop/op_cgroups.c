@@ -2,6 +2,7 @@
  * (op_cgroups.h). */
 #include "config.h"
 #include "op_cgroups.h"
+#include "op_sessdir.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -26,7 +27,8 @@ static void free_ent(struct op_cgroup *e)
 	free(e->name);
 }
 
-int op_cgroups_read(const char *dir, struct op_cgroups *c)
+int op_cgroups_read(const struct op_sessdir *sd, const char *dir,
+		    struct op_cgroups *c)
 {
 	char path[PATH_MAX], *line = NULL;
 	size_t cap = 0, alloc = 0, k = 0;
@@ -36,9 +38,9 @@ int op_cgroups_read(const char *dir, struct op_cgroups *c)
 
 	memset(c, 0, sizeof(*c));
 	snprintf(path, sizeof(path), "%s/" OP_STATS_DIR "/" OP_CGROUPS_FILE, dir);
-	f = fopen(path, "re");
+	f = op_sd_fopen(sd, path, "re");
 	if (!f)
-		return 0;
+		return errno == ENOENT ? 0 : -errno;
 	while ((len = getline(&line, &cap, f)) > 0) {
 		struct op_cgroup e = { 0 };
 		char name[256];

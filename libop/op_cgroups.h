@@ -19,6 +19,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+struct op_sessdir;
+
 #define OP_CGROUPS_FILE "cgroups"
 
 struct op_cgroup {
@@ -33,9 +35,12 @@ struct op_cgroups {
 	size_t n;
 };
 
-/* Read dir/stats/OP_CGROUPS_FILE (dir a session: samples/NAME). A missing file
- * is an empty set; malformed lines are skipped. 0 or -ENOMEM. */
-int op_cgroups_read(const char *dir, struct op_cgroups *c);
+/* Read dir/stats/OP_CGROUPS_FILE (dir a session: samples/NAME) beneath sd
+ * (op_sessdir.h; NULL: by path). A missing file is an empty set; malformed
+ * lines are skipped. 0, -ENOMEM, or the open's -errno (a symbolic link
+ * where the file should be: -ELOOP). */
+int op_cgroups_read(const struct op_sessdir *sd, const char *dir,
+		    struct op_cgroups *c);
 const struct op_cgroup *op_cgroups_find(const struct op_cgroups *c, pid_t tgid);
 void op_cgroups_release(struct op_cgroups *c);
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "odb.h"
+#include "op_cgroups.h"
 #include "op_config.h"
 #include "pp_spec.h"
 
@@ -57,7 +58,41 @@ struct walk_ctx {
 	struct pp_fileset *fs;
 	const struct pp_spec *spec;
 	bool with_cg;
+	const struct op_cgroups *cgroups;	/* container: given */
 };
+
+/* container: a file of a process in a selected container (its tgid's
+ * cgroup), which is then named in fs->containers. */
+static bool container_match(struct walk_ctx *w, const struct op_sfname *n)
+{
+	const struct op_cgroup *c;
+	char *shown, **v;
+
+	if (!w->cgroups)
+		return true;
+	if (n->tgid == OP_SF_ALL) {
+		w->fs->nr_no_tgid++;
+		return false;
+	}
+	c = op_cgroups_find(w->cgroups, n->tgid);
+	if (!c || !pp_spec_match_cgroup(w->spec, c->name, c->path))
+		return false;
+	if (asprintf(&shown, "%s (cgroup %s)", *c->name ? c->name : "/", c->path) < 0)
+		return true;
+	for (size_t i = 0; i < w->fs->nr_containers; i++)
+		if (!strcmp(w->fs->containers[i], shown)) {
+			free(shown);
+			return true;
+		}
+	v = realloc(w->fs->containers, (w->fs->nr_containers + 1) * sizeof(*v));
+	if (!v) {
+		free(shown);
+		return true;
+	}
+	w->fs->containers = v;
+	v[w->fs->nr_containers++] = shown;
+	return true;
+}
 
 static int walk_file(const char *rel, const char *full, void *arg)
 {
@@ -80,7 +115,8 @@ static int walk_file(const char *rel, const char *full, void *arg)
 	/* call-graph arcs are keyed by pairs of offsets, not offsets: the
 	 * flat views never read them, as OProfile's opreport reads them
 	 * only with --callgraph */
-	if ((n.cg.path && !w->with_cg) || !pp_spec_match_file(w->spec, &n)) {
+	if ((n.cg.path && !w->with_cg) || !pp_spec_match_file(w->spec, &n) ||
+	    !container_match(w, &n)) {
 		op_sfname_release(&n);
 		return 0;
 	}
@@ -181,6 +217,7 @@ static int fileset_select(struct pp_fileset *fs, const char *session_dir,
 	char samples[PATH_MAX], why[PATH_MAX + 256];
 	DIR *d;
 	struct dirent *de;
+	struct op_cgroups cgroups = { 0 };
 	size_t first;
 	int ret = 0;
 
@@ -239,9 +276,17 @@ static int fileset_select(struct pp_fileset *fs, const char *session_dir,
 		}
 		fs->nr_sessions++;
 		first = fs->nr_files;
+		if (spec->container.given) {
+			ret = op_cgroups_read(fs->sd, dir, &cgroups);
+			if (ret)
+				break;
+		}
 		ret = op_sfname_walk(fs->sd, dir, walk_file,
 				     &(struct walk_ctx){ .fs = fs, .spec = spec,
-							 .with_cg = with_cg });
+							 .with_cg = with_cg,
+							 .cgroups = spec->container.given ?
+								    &cgroups : NULL });
+		op_cgroups_release(&cgroups);
 		if (ret)
 			break;
 		attach_sums(fs, first, dir, lg);
@@ -257,6 +302,10 @@ static int fileset_select(struct pp_fileset *fs, const char *session_dir,
 		op_log(lg, OP_LOG_WARN,
 		       "%zu file(s) under the session are not sample files, e.g. %s",
 		       fs->nr_unnamed, fs->first_unnamed ? fs->first_unnamed : "?");
+	if (!ret && !fs->nr_files && fs->nr_no_tgid)
+		op_log(lg, OP_LOG_WARN, "container: selects processes, and %zu sample "
+		       "file(s) name none: the session was not separated by thread "
+		       "(opcontrol --separate=thread)", fs->nr_no_tgid);
 	if (!ret && fs->nr_foreign)
 		op_log(lg, OP_LOG_DEBUG, "%zu sample file(s) not under {root} or "
 		       "{kern} left out, as OProfile's opreport leaves them",
@@ -289,6 +338,9 @@ void pp_fileset_release(struct pp_fileset *fs)
 		free(fs->sessions[i]);
 	free(fs->sessions);
 	free(fs->first_unnamed);
+	for (size_t i = 0; i < fs->nr_containers; i++)
+		free(fs->containers[i]);
+	free(fs->containers);
 	free(fs->classes);
 	if (fs->sd) {
 		op_sessdir_close(fs->sd);

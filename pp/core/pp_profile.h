@@ -84,6 +84,11 @@ struct pp_fileset {
 	char *first_unnamed;
 	size_t nr_foreign;	/* files whose application is neither {root}
 				 * nor {kern}: not read, as in OProfile */
+	size_t nr_no_tgid;	/* container: asked, files not separated by
+				 * thread (no process to name one by) */
+	char **containers;	/* container: the ones selected, "NAME (cgroup
+				 * PATH)", each once */
+	size_t nr_containers;
 	char **sessions;	/* session directories read */
 	size_t nr_sessions;
 	/* the session directory they lie in, opened for reading: every file

@@ -303,6 +303,9 @@ void pp_report_header(FILE *out, const struct pp_profile *p,
 	if (p->hdr.cpu_speed > 0)
 		fprintf(out, ", speed %g MHz (estimated)", p->hdr.cpu_speed);
 	fputc('\n', out);
+	/* container: named only when asked for (OProfile has no such line) */
+	for (size_t i = 0; i < p->fs.nr_containers; i++)
+		fprintf(out, "Container: %s\n", p->fs.containers[i]);
 	if (timer) {
 		fprintf(out, "Profiling through timer interrupt\n");
 	} else {

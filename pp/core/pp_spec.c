@@ -45,6 +45,7 @@ void pp_spec_release(struct pp_spec *s)
 	strlist_release(&s->image_exclude);
 	strlist_release(&s->lib_image);
 	strlist_release(&s->event);
+	strlist_release(&s->container);
 	free(s->count.v);
 	free(s->unit_mask.v);
 	free(s->cpu.v);
@@ -161,6 +162,7 @@ static const struct tag_desc tags[] = {
 	STR_TAG("image-exclude", image_exclude),
 	STR_TAG("lib-image", lib_image),
 	STR_TAG("event", event),
+	STR_TAG("container", container),
 	RANGE_TAG("count", count),
 	RANGE_TAG("unit-mask", unit_mask),
 	RANGE_TAG("cpu", cpu),
@@ -304,6 +306,15 @@ static bool range_match(const struct pp_rangelist *l, long value)
 		    (unsigned long)value <= l->v[i].hi)
 			return true;
 	return false;
+}
+
+bool pp_spec_match_cgroup(const struct pp_spec *s, const char *name,
+			  const char *path)
+{
+	if (!s->container.given)
+		return true;
+	return (*name && strlist_match(&s->container, name)) ||
+	       strlist_match(&s->container, path);
 }
 
 bool pp_spec_match_session(const struct pp_spec *s, const char *name)

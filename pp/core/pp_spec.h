@@ -13,6 +13,11 @@
  *                           dependent image (library, kernel) of the app
  *   event:NAME,...  count:N,...  unit-mask:N,...
  *   cpu:N,...  tgid:N,...  tid:N,...   numbers and ranges "A-B"
+ *   container:NAME,...      the processes of a container: its name
+ *                           (op_cgroup_name()) or its cgroup path (globs;
+ *                           a pattern without '/' matches the path's last
+ *                           component too); needs files separated by
+ *                           thread, whose TGID names the process
  *
  * Every list is a comma list; an empty element, an unknown tag, a tag given
  * twice, a bad number or a reversed range is refused with a message naming
@@ -44,7 +49,7 @@ struct pp_rangelist {
 
 struct pp_spec {
 	struct pp_strlist session, session_exclude;
-	struct pp_strlist image, image_exclude, lib_image, event;
+	struct pp_strlist image, image_exclude, lib_image, event, container;
 	struct pp_rangelist count, unit_mask, cpu, tgid, tid;
 	char *archive;		/* archive:'s directory, made absolute, or NULL */
 	char *text;		/* the words joined by spaces, for XML */
@@ -62,6 +67,11 @@ bool pp_spec_match_session(const struct pp_spec *s, const char *name);
 
 /* True when the sample file named n is selected (everything but session). */
 bool pp_spec_match_file(const struct pp_spec *s, const struct op_sfname *n);
+
+/* True when a process in the cgroup of that name and path is selected
+ * (always without container:). */
+bool pp_spec_match_cgroup(const struct pp_spec *s, const char *name,
+			  const char *path);
 
 /* Split "{ A } { B }" for a differential report. Returns 0 when argv holds
  * no '{' (not differential: *is_diff false), 0 with the two halves as

@@ -18,6 +18,7 @@ void pp_export_init(struct pp_export *x)
 
 void pp_export_release(struct pp_export *x)
 {
+	op_cgroups_release(&x->cgroups);
 	for (size_t i = 0; i < x->nr_images; i++) {
 		free(x->images[i].img.path);
 		free(x->images[i].name);

@@ -26,6 +26,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "op_cgroups.h"
 #include "op_log.h"
 #include "op_names.h"
 #include "pp_profile.h"
@@ -109,6 +110,9 @@ struct pp_export {
 	size_t nr_bad_files;	/* refused, named through the logger */
 	char **sessions;	/* the session directories read */
 	size_t nr_sessions;
+	struct op_cgroups cgroups;	/* the first session's processes'
+					 * cgroups: pprof's container and
+					 * cgroup labels, by tgid */
 
 	/* lookups: open addressing, index + 1 in each slot, 0 empty */
 	uint32_t *loc_slots, *stack_slots;

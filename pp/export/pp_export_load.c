@@ -521,8 +521,12 @@ int pp_export_load(struct pp_export *x, struct pp_fileset *fs,
 		chains = false;
 		break;
 	}
-	if (fs->nr_sessions)
+	if (fs->nr_sessions) {
 		session_times(x, fs->sd, fs->sessions[0]);
+		ret = op_cgroups_read(fs->sd, fs->sessions[0], &x->cgroups);
+		if (ret)
+			return ret;
+	}
 	if (!chains)
 		return load_flat(x, fs, merge, lg);
 	x->has_chains = true;

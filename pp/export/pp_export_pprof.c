@@ -261,7 +261,9 @@ static int64_t number_str(struct pb *b, long v)
 static int pb_build(struct pb *b, const struct pp_export *x)
 {
 	size_t nv = 1 + x->nr_events, nl = 0;
-	size_t nr_labels = (size_t)x->sep_cpu + x->sep_tgid + x->sep_tid;
+	/* cpu, pid, tid; and a process's container and cgroup */
+	size_t nr_labels = (size_t)x->sep_cpu + x->sep_tgid + x->sep_tid +
+			   (x->sep_tgid && x->cgroups.n ? 2 : 0);
 	pb_profile *p = &b->prof;
 
 	perftools__profiles__profile__init(p);
@@ -413,6 +415,25 @@ static int pb_build(struct pb *b, const struct pp_export *x)
 				goto err_nomem;
 			b->label_ptrs[nl++] = pl;
 			ps->n_label++;
+		}
+		if (x->sep_tgid && k->tgid != OP_SF_ALL) {
+			const struct op_cgroup *c = op_cgroups_find(&x->cgroups, k->tgid);
+			const char *cv[2][2] = {
+				{ "container", c ? c->name : "" },
+				{ "cgroup", c ? c->path : "" },
+			};
+
+			for (int j = 0; c && j < 2; j++) {
+				pb_label *pl = &b->labels[nl];
+
+				if (!*cv[j][1])
+					continue;	/* the root cgroup: no container */
+				perftools__profiles__label__init(pl);
+				pl->key = STR(b, cv[j][0]);
+				pl->str = STR(b, cv[j][1]);
+				b->label_ptrs[nl++] = pl;
+				ps->n_label++;
+			}
 		}
 		b->sample_ptrs[i] = ps;
 	}
