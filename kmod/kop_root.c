@@ -151,14 +151,41 @@ static int read_cgroup(struct kop_roots *r, pid_t tgid, char *buf, size_t len)
 	return err;
 }
 
-/* Record tgid's cgroup (sync thread). A failure to read is counted; out
- * of memory loses the record (the reports then name no container). */
-static void note_cgroup(struct kop_roots *r, pid_t tgid, bool other_root)
+/* With cg_lock held: append (tgid, other_root, path index i). */
+static void add_cgroup_rec_locked(struct kop_roots *r, pid_t tgid,
+				  bool other_root, size_t i)
+{
+	if (r->nr_cg == r->cap_cg) {
+		struct kop_cgroup_rec *v = op_grow(r->cg, r->nr_cg + 1, &r->cap_cg,
+						   256, sizeof(*v));
+
+		if (!v)
+			return;
+		r->cg = v;
+	}
+	r->cg[r->nr_cg++] = (struct kop_cgroup_rec){
+		.tgid = tgid, .other_root = other_root, .path = (uint32_t)i,
+	};
+}
+
+void kop_root_task_forked(struct kop_roots *r, const struct kop_task *k)
+{
+	if (!k->cgroup)
+		return;
+	pthread_mutex_lock(&r->cg_lock);
+	add_cgroup_rec_locked(r, k->tgid, k->root == KOP_ROOT_OTHER, k->cgroup - 1);
+	pthread_mutex_unlock(&r->cg_lock);
+}
+
+/* Record k's cgroup (sync thread), and remember it in k for its forks. A
+ * failure to read is counted; out of memory loses the record (the
+ * reports then name no container). */
+static void note_cgroup(struct kop_roots *r, struct kop_task *k)
 {
 	char path[PATH_MAX];
 	size_t i;
 
-	if (read_cgroup(r, tgid, path, sizeof(path))) {
+	if (read_cgroup(r, k->tgid, path, sizeof(path))) {
 		atomic_fetch_add_explicit(&r->nr_cgroup_unread, 1, memory_order_relaxed);
 		return;
 	}
@@ -181,17 +208,8 @@ static void note_cgroup(struct kop_roots *r, pid_t tgid, bool other_root)
 		i = r->nr_cg_paths;
 		v[r->nr_cg_paths++] = dup;
 	}
-	if (r->nr_cg == r->cap_cg) {
-		struct kop_cgroup_rec *v = op_grow(r->cg, r->nr_cg + 1, &r->cap_cg,
-						   256, sizeof(*v));
-
-		if (!v)
-			goto out;
-		r->cg = v;
-	}
-	r->cg[r->nr_cg++] = (struct kop_cgroup_rec){
-		.tgid = tgid, .other_root = other_root, .path = (uint32_t)i,
-	};
+	add_cgroup_rec_locked(r, k->tgid, k->root == KOP_ROOT_OTHER, i);
+	k->cgroup = (uint32_t)i + 1;
 out:
 	pthread_mutex_unlock(&r->cg_lock);
 }
@@ -232,7 +250,7 @@ bool kop_root_task_foreign(struct kop_roots *r, struct kop_task *k)
 		k->root = kop_root_foreign(r, k->tgid) > 0 ? KOP_ROOT_OTHER :
 							     KOP_ROOT_HOST;
 		/* the same moment names its container */
-		note_cgroup(r, k->tgid, k->root == KOP_ROOT_OTHER);
+		note_cgroup(r, k);
 	}
 	return k->root == KOP_ROOT_OTHER;
 }

@@ -72,6 +72,11 @@ int kop_root_foreign(struct kop_roots *r, pid_t tgid);
  * it could be asked counts as the host's. */
 bool kop_root_task_foreign(struct kop_roots *r, struct kop_task *k);
 
+/* A fork's child (its table copied from its parent's): recorded in its
+ * parent's cgroup, which it starts in, so that a server's workers that
+ * never exec are named by their container too. */
+void kop_root_task_forked(struct kop_roots *r, const struct kop_task *k);
+
 /* The cookie of a file mapping [start, end) of tgid, which sees another
  * root, at path as seen from that root: dev/ino or the build-id, as the
  * kernel gave them (zeros when it did not). The file is opened through

@@ -585,6 +585,7 @@ static void do_comm(struct kop_sync *s, const struct kop_ring *r,
 	k->app_cookie = OP_NO_COOKIE;
 	k->app_pending = true;
 	k->root = KOP_ROOT_UNKNOWN;	/* unshare(2) then exec: a new view */
+	k->cgroup = 0;
 }
 
 static void do_fork_exit(struct kop_sync *s, const struct kop_ring *r,
@@ -626,6 +627,8 @@ static void do_fork_exit(struct kop_sync *s, const struct kop_ring *r,
 		return;
 	}
 	k->since = time;
+	if (s->roots)
+		kop_root_task_forked(s->roots, k);	/* the parent's cgroup */
 }
 
 /* Is r a side-band ring? A task-table record anywhere else is counted as

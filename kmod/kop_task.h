@@ -27,6 +27,8 @@ struct kop_task {
 	bool unknown;		/* no /proc entry: samples cannot be attributed */
 	bool app_pending;	/* exec seen: next file mapping is the executable */
 	uint8_t root;		/* KOP_ROOT_*: whose root its paths are from */
+	uint32_t cgroup;	/* its cgroup's index in kop_roots + 1; 0:
+				 * not read (kop_root.c) */
 	uint64_t app_cookie;	/* OP_NO_COOKIE: kernel thread or unknown */
 	uint64_t anon_cookie;	/* "anon" fallback for pcs in no mapping; lazy */
 	uint64_t since;		/* time this mapping table started (exec, fork) */
