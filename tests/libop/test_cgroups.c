@@ -1,0 +1,113 @@
+/* The session's cgroups file (op_cgroups.h): containers named from their
+ * cgroup paths as the runtimes lay them out, and the file read back with
+ * one entry a process, its last line winning, bad lines skipped. */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cmocka.h>
+
+#include "op_cgroups.h"
+#include "op_stats.h"
+#include "testutil.h"
+
+static const struct {
+	const char *path, *name;
+} names[] = {
+	{ "/", "" },
+	{ "/system.slice/docker-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.scope",
+	  "docker-0123456789ab" },
+	{ "/machine.slice/libpod-fedcba9876543210fedcba9876543210.scope", "libpod-fedcba987654" },
+	{ "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1234.slice/cri-containerd-abcdef012345678.scope",
+	  "cri-containerd-abcdef012345" },
+	{ "/kubepods/burstable/pod5f0e-11aa/0a1b2c3d4e5f6a7b8c9d", "k8s-0a1b2c3d4e5f" },
+	{ "/machine.slice/machine-web\\x2d1.scope", "machine-web\\x2d1" },
+	{ "/user.slice/user-0.slice/session-3.scope", "session-3.scope" },
+	{ "/opsampler-test", "opsampler-test" },
+	{ "/docker-.scope", "docker-.scope" },	/* no id: not a runtime's */
+};
+
+static void test_names(void **state)
+{
+	char buf[64];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		op_cgroup_name(names[i].path, buf, sizeof(buf));
+		assert_string_equal(buf, names[i].name);
+	}
+	/* a small buffer cuts, never overflows */
+	op_cgroup_name("/a-very-long-cgroup-component-name", buf, 8);
+	assert_string_equal(buf, "a-very-");
+}
+
+static void test_read(void **state)
+{
+	char *dir = tu_mkdtemp(), *stats = tu_path(dir, OP_STATS_DIR), *file;
+	static const char text[] =
+		"10 0 /a\n"
+		"11 1 /system.slice/docker-0123456789abcdef.scope\n"
+		"bad line\n"
+		"12 2 /root-flag-out-of-range\n"
+		"13 0 relative\n"
+		"-4 0 /negative\n"
+		"10 0 /b\n";		/* tgid 10 again: a newer image */
+	struct op_cgroups c;
+	const struct op_cgroup *e;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(mkdir(stats, 0755), 0);
+	file = tu_path(stats, OP_CGROUPS_FILE);
+	assert_int_equal(tu_write_file(file, text, sizeof(text) - 1), 0);
+	assert_int_equal(op_cgroups_read(NULL, dir, &c), 0);
+	assert_int_equal(c.n, 2);
+	e = op_cgroups_find(&c, 10);
+	assert_non_null(e);
+	assert_string_equal(e->path, "/b");
+	assert_false(e->other_root);
+	e = op_cgroups_find(&c, 11);
+	assert_non_null(e);
+	assert_true(e->other_root);
+	assert_string_equal(e->name, "docker-0123456789ab");
+	assert_null(op_cgroups_find(&c, 12));
+	assert_null(op_cgroups_find(&c, 99));
+	op_cgroups_release(&c);
+
+	/* written as read: a path with a newline is not written */
+	f = fopen(file, "w");
+	assert_non_null(f);
+	op_cgroups_write_line(f, 7, true, "/x y");
+	op_cgroups_write_line(f, 8, false, "/bad\nline");
+	fclose(f);
+	assert_int_equal(op_cgroups_read(NULL, dir, &c), 0);
+	assert_int_equal(c.n, 1);
+	assert_string_equal(c.v[0].path, "/x y");
+	assert_true(c.v[0].other_root);
+	op_cgroups_release(&c);
+
+	/* no file: no processes, no error */
+	tu_rm_rf(dir);
+	assert_int_equal(op_cgroups_read(NULL, dir, &c), 0);
+	assert_int_equal(c.n, 0);
+	free(file);
+	free(stats);
+	free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_read),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
