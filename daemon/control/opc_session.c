@@ -260,6 +260,7 @@ static const char *const opc_plain_keys[] = {
 	"flight_seconds", "flight_ring_bytes", "flight_fill", "images_kept",
 	"unwind", "unwind_stack_bytes", "unwind_done", "unwind_walks",
 	"unwind_pcs", "unwind_ns", "unwind_fp_fallback",
+	"cgroup_unread",
 };
 
 /* The DWARF unwinder's own figures, when it ran: walks, pcs a walk, the
@@ -362,6 +363,9 @@ int opc_status(struct opc *c)
 		    strcmp(val, "0"))
 			printf("Binaries kept from other roots (containers): %s, in %s/" OP_KEEP_DIR "\n",
 			       val, c->paths.session_dir);
+		if (opc_status_value(reply, "cgroup_unread", val, sizeof(val)) &&
+		    strcmp(val, "0"))
+			printf("Processes whose cgroup (container) could not be read: %s\n", val);
 		if (opc_status_value(reply, "filtered_by_image", val, sizeof(val)) &&
 		    strcmp(val, "0"))
 			printf("Left out by --image: %s\n", val);
