@@ -1,5 +1,5 @@
-/* fuzz-sources: pp/core/pp_symbols.c pp/core/pp_symbols_text.c libop/op_kernel.c libop/op_afile.c libop/op_sessdir.c libop/op_sessdir_dir.c libop/op_log.c */
-/* fuzz-libs: -ldw -lelf -ldl */
+/* fuzz-sources: pp/core/pp_symbols.c pp/core/pp_symbols_text.c pp/core/pp_debuginfod.c libop/op_kernel.c libop/op_afile.c libop/op_sessdir.c libop/op_sessdir_dir.c libop/op_log.c */
+/* fuzz-libs: -ldw -lelf -ldebuginfod -ldl */
 /* The kallsyms loader on arbitrary bytes: /proc/kallsyms as the kernel
  * writes it, and the session's saved copy with its end lines (type '-').
  * Whatever the input, each table that loads is sorted, its symbols do not
