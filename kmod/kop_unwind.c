@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kop_unwind_rows.h"
 #include "op_proto.h"
 
 /* Processes whose libdw state is kept: a system-wide session samples a
@@ -73,6 +74,8 @@ struct ufile {
 				 * so that it is not tried at every build) */
 	uint64_t vaddr, end;	/* first PT_LOAD's page, last one's end */
 	bool exec;		/* ET_EXEC: at its own addresses */
+	bool cfi_tried;
+	Dwarf_CFI *cfi;		/* its .eh_frame, for the fast path; lazy */
 	char name[80];		/* the module's name (its path's end) */
 };
 
@@ -92,6 +95,9 @@ struct kop_unwind {
 	bool vdso_tried;
 	bool logged_report;	/* a module failed to report: said once */
 	struct kop_unwind_stats st;
+	struct kop_uw_rows *rows;	/* the fast path's */
+	struct kop_dcookie_info *info;	/* get_file()'s scratch */
+	bool no_fast;		/* every walk by libdw (tests, benchmarks) */
 	char *debuginfo_path;
 	Dwfl_Callbacks cb;
 };
@@ -370,6 +376,8 @@ static bool file_layout(struct ufile *f)
 
 static void file_drop(struct ufile *f)
 {
+	if (f->cfi)
+		dwarf_cfi_end(f->cfi);
 	if (f->elf)
 		elf_end(f->elf);
 	memset(f, 0, sizeof(*f));
@@ -443,6 +451,16 @@ static void drop(struct cached *c)
 	memset(c, 0, sizeof(*c));
 }
 
+/* Where mapping m puts its file f: its load bias (mapping start less its
+ * file offset: the layout every linker gives an executable segment,
+ * p_vaddr and p_offset alike within it; an ET_EXEC at its own
+ * addresses). */
+static uint64_t map_bias(const struct ufile *f, const struct kop_map *m)
+{
+	return f->exec ? 0 : (m->pgoff & KOP_MAP_ANON) ? m->start :
+	       m->start - m->pgoff;
+}
+
 /* Report one mapping of k: its file at the load bias (mapping start less
  * its file offset: the layout every linker gives an executable segment,
  * p_vaddr and p_offset alike within it; an ET_EXEC at its own
@@ -457,8 +475,7 @@ static void report_map(struct kop_unwind *u, Dwfl *dwfl,
 
 	if (!f)
 		return;
-	bias = f->exec ? 0 : (m->pgoff & KOP_MAP_ANON) ? m->start :
-	       m->start - m->pgoff;
+	bias = map_bias(f, m);
 	mod = dwfl_report_module(dwfl, f->name, bias + f->vaddr, bias + f->end);
 	if (!mod)
 		return;
@@ -562,6 +579,72 @@ static enum kop_unwind_end why(struct cached *c, const struct walk_state *w)
 	}
 }
 
+/* ---- the fast path ------------------------------------------------- */
+
+static Dwarf_CFI *file_cfi(struct ufile *f)
+{
+	if (!f->cfi_tried) {
+		f->cfi_tried = true;
+		f->cfi = dwarf_getcfi_elf(f->elf);
+	}
+	return f->cfi;
+}
+
+/* The walk by the kept rows (kop_unwind_rows.h), from the task's own
+ * mappings, with no Dwfl. false when a frame needs libdw (no row, a row
+ * that is not plain, a read outside the copy, a pc in no file): the
+ * sample is then walked again by libdw from the start, so that how a walk
+ * ends is always decided by one of the two alone. */
+static bool walk_fast(struct kop_unwind *u, struct kop_task *k,
+		      const struct kop_user_regs *ur, uint64_t *pcs,
+		      size_t max, size_t *nr, enum kop_unwind_end *end)
+{
+	uint64_t regs[KOP_UNWIND_NR_REGS], sp, size;
+	uint32_t set = (1u << KOP_UNWIND_NR_REGS) - 1;
+	bool initial = true;
+	size_t n = 0;
+
+	for (size_t i = 0; i < KOP_UNWIND_NR_REGS; i++)
+		memcpy(&regs[dwarf_of_perf[i]], ur->regs + 8 * i, 8);
+	sp = regs[DWARF_SP];
+	size = ur->stack ? ur->stack_size : 0;
+	for (;;) {
+		/* a return address is looked up at the call, before it */
+		uint64_t at = regs[DWARF_IP] - !initial, bias;
+		const struct kop_map *m;
+		const struct kop_uw_row *row;
+		struct ufile *f;
+
+		pcs[n++] = regs[DWARF_IP];
+		if (n == max) {
+			*end = KOP_UNWIND_DEPTH;
+			break;
+		}
+		if (!(m = kop_task_lookup(k, at)) ||
+		    !(f = get_file(u, m->cookie, u->info)))
+			return false;
+		bias = map_bias(f, m);
+		if (at - bias < f->vaddr || at - bias >= f->end || !file_cfi(f))
+			return false;
+		row = kop_uw_rows_get(u->rows, m->cookie, f->cfi, at - bias);
+		if (!row || !row->simple)
+			return false;
+		switch (kop_uw_row_apply(row, regs, &set, ur->stack, sp, size)) {
+		case KOP_UW_NEXT:
+			initial = false;
+			continue;
+		case KOP_UW_END:
+			*end = KOP_UNWIND_DONE;
+			break;
+		case KOP_UW_SLOW:
+			return false;
+		}
+		break;
+	}
+	*nr = n;
+	return true;
+}
+
 size_t kop_unwind_walk(struct kop_unwind *u, struct kop_task *k, pid_t tid,
 		       const struct kop_user_regs *ur, uint64_t *pcs,
 		       size_t max, enum kop_unwind_end *end,
@@ -570,12 +653,20 @@ size_t kop_unwind_walk(struct kop_unwind *u, struct kop_task *k, pid_t tid,
 	uint64_t t0 = now_ns();
 	struct walk_state *w;
 	struct cached *c;
+	size_t n;
 	int rc;
 
 	*end = KOP_UNWIND_BAD_FRAME;
 	*nr_fp = 0;
 	if (!ur->regs || ur->abi != PERF_SAMPLE_REGS_ABI_64 || !max)
 		return 0;
+	if (!u->no_fast && walk_fast(u, k, ur, pcs, max, &n, end)) {
+		u->st.nr_walks++;
+		u->st.nr_fast++;
+		u->st.nr_pcs += n;
+		u->st.walk_ns += now_ns() - t0;
+		return n;
+	}
 	c = lookup(u, k);
 	if (!c)
 		return 0;
@@ -631,12 +722,18 @@ struct kop_unwind *kop_unwind_new(struct kop_dcookies *dc,
 		return NULL;
 	u->dc = dc;
 	u->lg = lg;
+	u->rows = kop_uw_rows_new();
+	u->info = malloc(sizeof(*u->info));
+	if (!u->rows || !u->info) {
+		kop_unwind_free(u);
+		return NULL;
+	}
 	elf_version(EV_CURRENT);
 	/* separate debug files (.debug_frame) by build-id, locally only:
 	 * dwfl_standard_find_debuginfo could start a debuginfod client */
 	u->debuginfo_path = strdup("-:.debug:/usr/lib/debug");
 	if (!u->debuginfo_path) {
-		free(u);
+		kop_unwind_free(u);
 		return NULL;
 	}
 	u->cb.find_elf = find_elf_shared;
@@ -658,7 +755,14 @@ void kop_unwind_free(struct kop_unwind *u)
 		elf_end(u->vdso_elf);
 	free(u->vdso);
 	free(u->debuginfo_path);
+	kop_uw_rows_free(u->rows);
+	free(u->info);
 	free(u);
+}
+
+void kop_unwind_set_fast(struct kop_unwind *u, bool on)
+{
+	u->no_fast = !on;
 }
 
 void kop_unwind_get_stats(const struct kop_unwind *u,

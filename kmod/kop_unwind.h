@@ -11,7 +11,11 @@
  * unwind tables) is built from the task table once and cached, keyed by
  * the table's generation (kop_task.gen), which changes with every mapping,
  * exec and fork: a sample is always unwound against the mappings of its
- * own time, and a process that maps nothing new pays once. Files are read
+ * own time, and a process that maps nothing new pays once. Most walks
+ * need no Dwfl at all: the rows libdw finds for a (file, pc) are kept
+ * across processes and applied by kop_unwind_rows.c, and libdw's walk
+ * takes only the samples they do not serve (signal frames, frames with
+ * no .eh_frame entry, a copy cut short). Files are read
  * locally (build-id directories for .debug_frame); nothing goes to the
  * network.
  *
@@ -70,6 +74,7 @@ enum kop_unwind_end {
 
 struct kop_unwind_stats {
 	uint64_t nr_walks;	/* samples unwound */
+	uint64_t nr_fast;	/* of which by the kept rows alone */
 	uint64_t nr_pcs;	/* pcs they gave, the sampled ones included */
 	uint64_t nr_builds;	/* Dwfl built (cache misses) */
 	uint64_t nr_build_fail;	/* modules that could not be reported */
@@ -96,6 +101,10 @@ size_t kop_unwind_walk(struct kop_unwind *u, struct kop_task *k, pid_t tid,
 		       const struct kop_user_regs *ur, uint64_t *pcs,
 		       size_t max, enum kop_unwind_end *end,
 		       unsigned int *nr_fp);
+
+/* Whether walks may take the fast path (kop_unwind_rows.h): on by
+ * default; off, every walk is libdw's (tests compare the two). */
+void kop_unwind_set_fast(struct kop_unwind *u, bool on);
 
 void kop_unwind_get_stats(const struct kop_unwind *u,
 			  struct kop_unwind_stats *st);

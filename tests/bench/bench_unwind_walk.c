@@ -5,7 +5,9 @@
  * files are already open (the table's generation changed: what a fork or
  * a short-lived process costs), and a walk of a process seen before (the
  * steady state), with the frames each walk finds. One thread, wall time
- * of a quiet loop.
+ * of a quiet loop. Each case twice: as the daemon walks (the kept rows
+ * of kop_unwind_rows.c, libdw where they do not serve), and by libdw's
+ * walk alone (unwind_libdw_*), the reference the fast path is against.
  *
  *   BENCH unwind_first_us_<case>   us
  *   BENCH unwind_new_process_us_<case> us
@@ -90,8 +92,9 @@ static int load(const char *dir, const char *name, struct rec *r,
 	return r->stack_size ? 0 : -1;
 }
 
-static int one_case(const char *dir, const char *name)
+static int one_case(const char *dir, const char *name, bool fast)
 {
+	const char *by = fast ? "" : "libdw_";
 	struct kop_dcookies dc;
 	struct kop_tasks tasks;
 	struct kop_task *k;
@@ -114,6 +117,7 @@ static int one_case(const char *dir, const char *name)
 	ur = (struct kop_user_regs){ .abi = PERF_SAMPLE_REGS_ABI_64,
 		.regs = (const unsigned char *)r.regs, .stack = r.stack,
 		.stack_size = r.stack_size };
+	kop_unwind_set_fast(u, fast);
 	t0 = now_us();
 	kop_unwind_walk(u, k, r.tid, &ur, pcs, 256, &end, &nr_fp);
 	t1 = now_us();
@@ -126,11 +130,12 @@ static int one_case(const char *dir, const char *name)
 	for (int i = 0; i < WALKS; i++)
 		n = kop_unwind_walk(u, k, r.tid, &ur, pcs, 256, &end, &nr_fp);
 	t3 = now_us();
-	printf("BENCH unwind_first_us_%s %.1f us\n", name, t1 - t0);
-	printf("BENCH unwind_new_process_us_%s %.2f us\n", name,
+	printf("BENCH unwind_%sfirst_us_%s %.1f us\n", by, name, t1 - t0);
+	printf("BENCH unwind_%snew_process_us_%s %.2f us\n", by, name,
 	       (t2 - t1) / NEW_PROCESSES);
-	printf("BENCH unwind_walk_us_%s %.2f us\n", name, (t3 - t2) / WALKS);
-	printf("BENCH unwind_frames_%s %zu frames\n", name, n);
+	printf("BENCH unwind_%swalk_us_%s %.2f us\n", by, name, (t3 - t2) / WALKS);
+	if (fast)
+		printf("BENCH unwind_frames_%s %zu frames\n", name, n);
 	kop_unwind_free(u);
 	kop_tasks_release(&tasks);
 	kop_dcookies_release(&dc);
@@ -160,7 +165,8 @@ int main(void)
 		return 1;
 	}
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		status |= one_case(dir, cases[i]);
+		status |= one_case(dir, cases[i], true) |
+			  one_case(dir, cases[i], false);
 	tu_rm_rf(dir);
 	free(dir);
 	return status;

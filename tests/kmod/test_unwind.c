@@ -163,6 +163,12 @@ static void env_release(struct env *e)
 	kop_dcookies_release(&e->dc);
 }
 
+/* Whether walk()'s last walk took the fast path (kop_unwind_rows.h). */
+static bool last_fast;
+
+/* One walk of case c (its stack copy cut to cut bytes, 0: whole), which
+ * the fast path and libdw's walk alone must find alike: the same pcs, the
+ * same end, the same frames by the frame pointer. */
 static size_t walk(struct env *e, const struct rec_case *c, size_t cut,
 		   size_t max, uint64_t *pcs, enum kop_unwind_end *end)
 {
@@ -173,9 +179,28 @@ static size_t walk(struct env *e, const struct rec_case *c, size_t cut,
 		.stack_size = cut ? cut : c->stack_size,
 	};
 
-	unsigned int nr_fp;
+	unsigned int nr_fp, nr_fp_dw;
+	struct kop_unwind_stats st0, st1;
+	enum kop_unwind_end end_dw;
+	uint64_t *pcs_dw = calloc(max, sizeof(*pcs_dw));
+	size_t n, n_dw;
 
-	return kop_unwind_walk(e->u, e->k, c->tid, &ur, pcs, max, end, &nr_fp);
+	assert_non_null(pcs_dw);
+	kop_unwind_get_stats(e->u, &st0);
+	n = kop_unwind_walk(e->u, e->k, c->tid, &ur, pcs, max, end, &nr_fp);
+	kop_unwind_get_stats(e->u, &st1);
+	last_fast = st1.nr_fast > st0.nr_fast;
+	/* the reference: the same sample by libdw's walk alone */
+	kop_unwind_set_fast(e->u, false);
+	n_dw = kop_unwind_walk(e->u, e->k, c->tid, &ur, pcs_dw, max, &end_dw,
+			       &nr_fp_dw);
+	kop_unwind_set_fast(e->u, true);
+	assert_int_equal(n, n_dw);
+	assert_memory_equal(pcs, pcs_dw, n * sizeof(*pcs));
+	assert_int_equal(*end, end_dw);
+	assert_int_equal(nr_fp, nr_fp_dw);
+	free(pcs_dw);
+	return n;
 }
 
 /* The names of pcs (the first the sampled one, the others return
@@ -248,7 +273,7 @@ static void show(const char *what, char names[][128], size_t n,
 
 /* one case unwound whole, expecting how it ends and names in order */
 static void expect(const char *name, enum kop_unwind_end want_end,
-		   const char *const *want)
+		   bool want_fast, const char *const *want)
 {
 	struct rec_case c;
 	struct env e;
@@ -265,6 +290,7 @@ static void expect(const char *name, enum kop_unwind_end want_end,
 	assert_true(n >= 2);
 	assert_int_equal(end, want_end);
 	assert_true(in_order(names, n, want));
+	assert_int_equal(last_fast, want_fast);
 	env_release(&e);
 	free(c.stack);
 }
@@ -275,7 +301,7 @@ static void test_main_thread(void **state)
 		"rec_a", "main", "__libc_start_call_main", NULL };
 
 	(void)state;
-	expect("main", KOP_UNWIND_DONE, want);
+	expect("main", KOP_UNWIND_DONE, true, want);
 }
 
 static void test_other_thread(void **state)
@@ -284,7 +310,7 @@ static void test_other_thread(void **state)
 		"rec_a", "thread_main", "start_thread", NULL };
 
 	(void)state;
-	expect("thread", KOP_UNWIND_DONE, want);
+	expect("thread", KOP_UNWIND_DONE, true, want);
 }
 
 static void test_signal_frame(void **state)
@@ -293,7 +319,8 @@ static void test_signal_frame(void **state)
 		"rec_sig", "main", "__libc_start_call_main", NULL };
 
 	(void)state;
-	expect("signal", KOP_UNWIND_DONE, want);
+	/* a signal frame's CIE: libdw's to walk */
+	expect("signal", KOP_UNWIND_DONE, false, want);
 }
 
 /* a frame with no unwind table ends the chain there, and says so */
@@ -309,7 +336,7 @@ static void test_no_cfi(void **state)
 	size_t n;
 
 	(void)state;
-	expect("nocfi", KOP_UNWIND_NO_CFI, want);
+	expect("nocfi", KOP_UNWIND_NO_CFI, false, want);
 	load("nocfi", &c);
 	env_init(&e, &c);
 	n = walk(&e, &c, 0, MAX_PCS, pcs, &end);
@@ -432,8 +459,10 @@ static void test_dlopen(void **state)
 	/* the same table again: from the cache */
 	n = walk(&e, &c1, 0, MAX_PCS, pcs, &end);
 	kop_unwind_get_stats(e.u, &st);
+	/* each walk() is two: by the kept rows, then by libdw alone */
 	assert_int_equal(st.nr_builds, 1);
-	assert_int_equal(st.nr_walks, 2);
+	assert_int_equal(st.nr_walks, 4);
+	assert_int_equal(st.nr_fast, 2);
 	/* the mmap of the library, as the sync thread applies it */
 	map_all(&e.dc, e.k, &c2);
 	n = walk(&e, &c2, 0, MAX_PCS, pcs, &end);
@@ -441,6 +470,7 @@ static void test_dlopen(void **state)
 	show("dl_after", names, n, end);
 	assert_int_equal(end, KOP_UNWIND_DONE);
 	assert_true(in_order(names, n, after));
+	assert_true(last_fast);
 	kop_unwind_get_stats(e.u, &st);
 	assert_int_equal(st.nr_builds, 2);
 	env_release(&e);
