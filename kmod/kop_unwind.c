@@ -79,6 +79,14 @@ struct ufile {
 	char name[80];		/* the module's name (its path's end) */
 };
 
+/* Separate debug files known to have no .debug_frame, by build-id. */
+#define NR_DBG 64
+
+struct dbg_verdict {
+	uint64_t key;		/* a hash of the build-id; 0: none */
+	bool frame;		/* has a .debug_frame */
+};
+
 /* Files kept open: a busy system maps a few hundred. A build that finds
  * the table half full empties it (the Dwfls keep their references). */
 #define NR_FILES 512
@@ -98,6 +106,7 @@ struct kop_unwind {
 	struct kop_uw_rows *rows;	/* the fast path's */
 	struct kop_dcookie_info *info;	/* get_file()'s scratch */
 	bool no_fast;		/* every walk by libdw (tests, benchmarks) */
+	struct dbg_verdict dbg[NR_DBG];	/* find_debuginfo()'s */
 	char *debuginfo_path;
 	Dwfl_Callbacks cb;
 };
@@ -484,16 +493,84 @@ static void report_map(struct kop_unwind *u, Dwfl *dwfl,
 }
 
 /* After the report: each module takes its Elf now, while the file table
- * holds it (it may be emptied by a later build). */
+ * holds it (it may be emptied by a later build); from then on its
+ * userdata is the unwinder, for find_debuginfo(). */
 static int take_elf(Dwfl_Module *mod, void **ud, const char *name,
 		    Dwarf_Addr start, void *arg)
 {
 	Dwarf_Addr bias;
 
-	(void)name; (void)start; (void)arg;
+	(void)name; (void)start;
 	(void)dwfl_module_getelf(mod, &bias);
-	*ud = NULL;
+	*ud = arg;
 	return DWARF_CB_OK;
+}
+
+/* Does the ELF file open on fd have a .debug_frame? Section headers only:
+ * nothing is decompressed. */
+static bool has_debug_frame(int fd)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	bool found = false;
+
+	if (!elf)
+		return false;
+	if (elf_kind(elf) == ELF_K_ELF && !elf_getshdrstrndx(elf, &shstrndx)) {
+		while (!found && (scn = elf_nextscn(elf, scn))) {
+			GElf_Shdr mem, *sh = gelf_getshdr(scn, &mem);
+			const char *name = sh ? elf_strptr(elf, shstrndx, sh->sh_name) : NULL;
+
+			found = name && (!strcmp(name, ".debug_frame") ||
+					 !strcmp(name, ".zdebug_frame"));
+		}
+	}
+	elf_end(elf);
+	return found;
+}
+
+/* A module's separate debug file, found by build-id in the local
+ * directories only (dwfl_standard_find_debuginfo could start a debuginfod
+ * client), and only when it has a .debug_frame: libdw asks for it when a
+ * pc has no .eh_frame entry, and opening it decompresses every debug
+ * section (4 MB for libc6-dbg's libc), in every process anew, for nothing
+ * when the file has no unwind table of its own (Debian's -dbg files have
+ * none). The verdict is kept by build-id: asked again, a file without
+ * one costs nothing. */
+static int find_debuginfo(Dwfl_Module *mod, void **ud, const char *modname,
+			  Dwarf_Addr base, const char *file_name,
+			  const char *debuglink, GElf_Word crc,
+			  char **debuginfo_file_name)
+{
+	struct kop_unwind *u = *ud;
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int len = dwfl_module_build_id(mod, &bits, &vaddr);
+	uint64_t key = 0xcbf29ce484222325ULL;
+	struct dbg_verdict *v = NULL;
+	int fd;
+
+	for (int i = 0; i < len; i++)
+		key = (key ^ bits[i]) * 0x100000001b3ULL;
+	if (u && len > 0) {
+		v = &u->dbg[key % NR_DBG];
+		if (v->key == key && !v->frame)
+			return -1;
+	}
+	fd = dwfl_build_id_find_debuginfo(mod, ud, modname, base, file_name,
+					  debuglink, crc, debuginfo_file_name);
+	if (fd >= 0 && !has_debug_frame(fd)) {
+		close(fd);
+		free(*debuginfo_file_name);
+		*debuginfo_file_name = NULL;
+		fd = -1;
+		if (v) {
+			v->key = key;
+			v->frame = false;
+		}
+	}
+	return fd;
 }
 
 static int build(struct kop_unwind *u, struct cached *c, struct kop_task *k)
@@ -536,7 +613,7 @@ static int build(struct kop_unwind *u, struct cached *c, struct kop_task *k)
 	}
 	free(info);
 	dwfl_report_end(c->dwfl, NULL, NULL);
-	dwfl_getmodules(c->dwfl, take_elf, NULL, 0);
+	dwfl_getmodules(c->dwfl, take_elf, u, 0);
 	c->attached = dwfl_attach_state(c->dwfl, NULL, k->tgid, &thread_cbs,
 					c->ws);
 	u->st.nr_builds++;
@@ -737,7 +814,7 @@ struct kop_unwind *kop_unwind_new(struct kop_dcookies *dc,
 		return NULL;
 	}
 	u->cb.find_elf = find_elf_shared;
-	u->cb.find_debuginfo = dwfl_build_id_find_debuginfo;
+	u->cb.find_debuginfo = find_debuginfo;
 	u->cb.section_address = dwfl_offline_section_address;
 	u->cb.debuginfo_path = &u->debuginfo_path;
 	return u;
