@@ -225,7 +225,9 @@ void kop_roots_cgroups(struct kop_roots *r, kop_cgroup_fn fn, void *ctx)
 	pthread_mutex_unlock(&r->cg_lock);
 }
 
-int kop_root_foreign(struct kop_roots *r, pid_t tgid)
+/* Does tgid see another root than ours: 1 yes, 0 no, -errno when /proc
+ * cannot say (the process is gone). */
+static int kop_root_foreign(struct kop_roots *r, pid_t tgid)
 {
 	char path[PATH_MAX];
 	struct stat st;

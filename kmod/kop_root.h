@@ -63,10 +63,6 @@ int kop_roots_init(struct kop_roots *r, const char *proc_root,
 		   const struct op_logger *log);
 void kop_roots_release(struct kop_roots *r);
 
-/* Does tgid see another root than ours: 1 yes, 0 no, -errno when /proc
- * cannot say (the process is gone). */
-int kop_root_foreign(struct kop_roots *r, pid_t tgid);
-
 /* Does k's process see another root? Asked of /proc once per process
  * image (fork copies the answer, exec forgets it); a process gone before
  * it could be asked counts as the host's. */

@@ -77,10 +77,6 @@ enum {
 int op_sessdir_open(struct op_sessdir *sd, const char *path, unsigned int flags,
 		    char *err, size_t errlen);
 
-/* The check of OP_SD_WRITE alone, on an open directory fd named path:
- * 0 or -EPERM with the reason in err. */
-int op_sessdir_check(int fd, const char *path, char *err, size_t errlen);
-
 /* A session directory below sd (samples/current...), as its own
  * op_sessdir: resolved beneath sd, no check of its own. */
 int op_sessdir_sub(const struct op_sessdir *sd, const char *path,

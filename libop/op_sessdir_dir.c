@@ -176,7 +176,9 @@ static void real_name(const char *path, char *name, size_t len)
 	free(real);
 }
 
-int op_sessdir_check(int fd, const char *path, char *err, size_t errlen)
+/* The check of OP_SD_WRITE alone, on an open directory fd named path:
+ * 0 or -EPERM with the reason in err. */
+static int op_sessdir_check(int fd, const char *path, char *err, size_t errlen)
 {
 	uid_t me = geteuid();
 	char name[PATH_MAX];

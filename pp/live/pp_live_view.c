@@ -303,8 +303,9 @@ void pp_live_view_release(struct pp_live_view *v)
 
 /* ---- rows ---- */
 
-bool pp_live_sym_shown(const struct pp_live_view *v, uint32_t sym, uint32_t app,
-		       const struct pp_live_show *show)
+/* Whether a symbol's row passes show's kernel, user and filter choices. */
+static bool pp_live_sym_shown(const struct pp_live_view *v, uint32_t sym,
+			      uint32_t app, const struct pp_live_show *show)
 {
 	const struct pp_live_image *im = &v->images[v->syms[sym].image];
 

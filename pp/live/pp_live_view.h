@@ -136,9 +136,6 @@ void pp_live_rows_release(struct pp_live_rows *r);
 int pp_live_callers(const struct pp_live_view *v, uint32_t sym, bool totals,
 		    struct pp_live_rows *r);
 
-/* Whether a symbol's row passes show's kernel, user and filter choices. */
-bool pp_live_sym_shown(const struct pp_live_view *v, uint32_t sym, uint32_t app,
-		       const struct pp_live_show *show);
 
 /* The table as batch mode prints it: a header line, then the rows (at
  * most max_rows, 0: all): samples, share of r->all, per-CPU columns,
