@@ -34,7 +34,7 @@ static const char exit_help[] =
 	"  7 cannot write the output, 8 out of memory\n";
 
 struct cmdline {
-	struct pp_common_opts common;
+	struct pp_cmdline cmd;
 	char *output_dir;
 	char *search_dirs;
 	char *base_dirs;
@@ -80,23 +80,15 @@ static int load(const char *session_dir, bool dir_given, int argc,
 		struct pp_profile *prof, struct pp_symview **view,
 		struct pp_report_status *st)
 {
-	struct pp_report_opts given = *o;
 	struct pp_fileset fs;
 	char err[512];
 	int ret;
 
-	ret = pp_cmdline_spec("opannotate", argc, argv, spec);
+	ret = pp_cmdline_source("opannotate", argc, argv, o, spec, arch, o,
+				&session_dir);
 	if (ret)
 		return ret;
-	if (spec->archive) {
-		/* the session and binaries of an oparchive directory, read as
-		 * opreport and opexport read them (o points into arch) */
-		if (pp_archive_opts(arch, spec->archive, &given, o))
-			return PP_EXIT_NOMEM;
-		session_dir = arch->session_dir;
-		dir_given = true;
-	}
-	if (!dir_given)
+	if (!dir_given && !spec->archive)
 		fprintf(stderr, "Using %s/samples/ for session-dir\n", session_dir);
 	ret = pp_select_files("opannotate", session_dir, spec, false, session_dir,
 			      true, &fs, lg);
@@ -146,8 +138,12 @@ static char *join_argv(int argc, const char **argv)
 
 int main(int argc, const char **argv)
 {
-	struct cmdline cl = { 0 };
-	struct poptOption common[PP_COMMON_ROWS];
+	struct cmdline cl = {
+		.cmd = {
+			.name = "opannotate",
+			.exit_help = exit_help,
+		},
+	};
 	struct poptOption options[] = {
 		{ "source", 's', POPT_ARG_NONE, &cl.source, 0, "output annotated source", NULL },
 		{ "assembly", 'a', POPT_ARG_NONE, &cl.assembly, 0,
@@ -179,7 +175,7 @@ int main(int argc, const char **argv)
 		  "refused: the disassembly is done in process, not by objdump", "PARAMS" },
 		{ "debug-dir", 0, POPT_ARG_STRING, &cl.debug_dirs, 0,
 		  "separate debug file directories (libdwfl path, default " PP_DEBUG_DIRS ")", "PATH" },
-		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, common, 0, NULL, NULL },
+		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, cl.cmd.rows, 0, NULL, NULL },
 		POPT_TABLEEND
 	};
 	struct op_logger lg = { op_log_to_stderr, (void *)"opannotate", OP_LOG_WARN };
@@ -192,24 +188,19 @@ int main(int argc, const char **argv)
 	struct pp_profile prof = { 0 };
 	struct pp_symview *view = NULL;
 	struct pp_annot annot = { 0 };
-	const char **args, *bad = NULL;
+	const char *bad = NULL;
 	char *session_dir = NULL, *cmdline = NULL, *root_debug = NULL;
 	bool usage_help = true, annot_built = false;
-	poptContext pc;
-	int nargs = 0, rc, status = PP_EXIT_OK;
+	int rc, status = PP_EXIT_OK;
 
-	pp_cmdline_common(common, &cl.common, NULL);
-	pc = poptGetContext("opannotate", argc, argv, options, 0);
-	poptSetOtherOptionHelp(pc, "[options] [profile specification]");
-	rc = pp_cmdline_parse(pc, "opannotate", argv[0], &cl.common,
-			      exit_help, &args, &nargs);
+	rc = pp_cmdline_start(&cl.cmd, argc, argv, options);
 	if (rc < 0) {
 		status = PP_EXIT_USAGE;
 		goto out_popt;
 	}
 	if (rc > 0)
 		goto out_popt;
-	if (cl.common.verbose)
+	if (cl.cmd.opts.verbose)
 		lg.max = OP_LOG_DEBUG;
 	if (cl.merge && pp_merge_parse(cl.merge, &merge, &bad)) {
 		fprintf(stderr, "opannotate: unknown --merge value at '%s' "
@@ -223,13 +214,11 @@ int main(int argc, const char **argv)
 		status = PP_EXIT_USAGE;
 		goto out_popt;
 	}
-	for (int i = 0; i < nargs; i++) {
-		if (!strcmp(args[i], "{") || !strcmp(args[i], "}")) {
-			fputs("differential profiles not allowed\n", stderr);
-			usage_help = false;
-			status = PP_EXIT_USAGE;
-			goto out_popt;
-		}
+	if (pp_spec_is_diff(cl.cmd.nargs, cl.cmd.args)) {
+		fputs("differential profiles not allowed\n", stderr);
+		usage_help = false;
+		status = PP_EXIT_USAGE;
+		goto out_popt;
 	}
 	if (options_conflict(&cl)) {
 		usage_help = false;
@@ -245,7 +234,7 @@ int main(int argc, const char **argv)
 	}
 	ro.symbols = ro.details = true;
 	ro.exclude_dependent = cl.exclude_dependent;
-	if (pp_cmdline_paths(&cl.common, cl.debug_dirs, &ro, &root_debug)) {
+	if (pp_cmdline_paths(&cl.cmd.opts, cl.debug_dirs, &ro, &root_debug)) {
 		status = PP_EXIT_NOMEM;
 		goto out_popt;
 	}
@@ -271,15 +260,16 @@ int main(int argc, const char **argv)
 	ao.include_symbols = pp_split_list(cl.include_symbols);
 	ao.exclude_symbols = pp_split_list(cl.exclude_symbols);
 	cmdline = join_argv(argc, argv);
-	session_dir = pp_session_dir_default(cl.common.session_dir);
+	session_dir = pp_session_dir_default(cl.cmd.opts.session_dir);
 	if (!cmdline || !session_dir) {
 		status = PP_EXIT_NOMEM;
 		goto out_popt;
 	}
 	ao.command_line = cmdline;
 	usage_help = false;
-	status = load(session_dir, cl.common.session_dir != NULL, nargs, args, &merge,
-		      &ro, &arch, &lg, &spec, &prof, &view, &st);
+	status = load(session_dir, cl.cmd.opts.session_dir != NULL,
+		      cl.cmd.nargs, cl.cmd.args, &merge, &ro, &arch, &lg, &spec,
+		      &prof, &view, &st);
 	if (status)
 		goto out_report;
 	if (pp_annot_build(&annot, &prof, view, &ao)) {
@@ -339,7 +329,6 @@ out_popt:
 	free(session_dir);
 	free(cmdline);
 	free(root_debug);
-	free(cl.common.session_dir);
 	free(cl.output_dir);
 	free(cl.search_dirs);
 	free(cl.base_dirs);
@@ -349,10 +338,8 @@ out_popt:
 	free(cl.exclude_symbols);
 	free(cl.objdump_params);
 	free(cl.merge);
-	free(cl.common.image_path);
-	free(cl.common.root);
 	free(cl.debug_dirs);
 	free(cl.demangle);
-	poptFreeContext(pc);
+	pp_cmdline_end(&cl.cmd);
 	return status;
 }

@@ -42,7 +42,7 @@ static const char exit_help[] =
 	"its directory\n  exists and is not empty), 8 out of memory\n";
 
 struct cmdline {
-	struct pp_common_opts common;
+	struct pp_cmdline cmd;
 	char *output;
 	int exclude_dependent, list_files;
 };
@@ -295,8 +295,14 @@ static int select_files(struct pp_fileset *fs, const char *session_dir,
 
 int main(int argc, const char **argv)
 {
-	struct cmdline cl = { 0 };
-	struct poptOption common[PP_COMMON_ROWS];
+	struct cmdline cl = {
+		.cmd = {
+			.name = "oparchive",
+			.usage = "-o DIR [options] [profile specification]",
+			.verbose_help = "name each file copied",
+			.exit_help = exit_help,
+		},
+	};
 	struct poptOption options[] = {
 		{ "output-directory", 'o', POPT_ARG_STRING, &cl.output, 0,
 		  "the archive directory (new or empty)", "DIR" },
@@ -304,7 +310,7 @@ int main(int argc, const char **argv)
 		  "leave out libraries, kernel and modules of each application", NULL },
 		{ "list-files", 'l', POPT_ARG_NONE, &cl.list_files, 0,
 		  "only list the files the archive needs", NULL },
-		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, common, 0, NULL, NULL },
+		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, cl.cmd.rows, 0, NULL, NULL },
 		POPT_TABLEEND
 	};
 	struct op_logger lg = { op_log_to_stderr, (void *)"oparchive", OP_LOG_WARN };
@@ -313,24 +319,19 @@ int main(int argc, const char **argv)
 	struct pp_archive arch = { 0 };
 	struct pp_spec spec = { 0 };
 	struct pp_fileset fs = { 0 };
-	const char **args;
 	char *session_dir = NULL, *root_debug = NULL;
-	int nargs = 0, rc, status = PP_EXIT_OK;
+	const char *dir;
+	int rc, status = PP_EXIT_OK;
 	bool usage_help = true, have_fs = false;
-	poptContext pc;
 
-	pp_cmdline_common(common, &cl.common, "name each file copied");
-	pc = poptGetContext("oparchive", argc, argv, options, 0);
-	poptSetOtherOptionHelp(pc, "-o DIR [options] [profile specification]");
-	rc = pp_cmdline_parse(pc, "oparchive", argv[0], &cl.common,
-			      exit_help, &args, &nargs);
+	rc = pp_cmdline_start(&cl.cmd, argc, argv, options);
 	if (rc < 0) {
 		status = PP_EXIT_USAGE;
 		goto out;
 	}
 	if (rc > 0)
 		goto out;
-	if (cl.common.verbose)
+	if (cl.cmd.opts.verbose)
 		lg.max = OP_LOG_INFO;
 	usage_help = false;
 	if (!cl.list_files && !cl.output) {
@@ -343,39 +344,25 @@ int main(int argc, const char **argv)
 		if (status)
 			goto out;
 	}
-	for (int i = 0; i < nargs; i++) {
-		if (!strcmp(args[i], "{") || !strcmp(args[i], "}")) {
-			fprintf(stderr, "oparchive: differential profiles are not "
-				"allowed\n");
-			status = PP_EXIT_SPEC;
-			goto out;
-		}
+	if (pp_spec_is_diff(cl.cmd.nargs, cl.cmd.args)) {
+		fprintf(stderr, "oparchive: differential profiles are not allowed\n");
+		status = PP_EXIT_SPEC;
+		goto out;
 	}
-	status = pp_cmdline_spec("oparchive", nargs, args, &spec);
+	session_dir = pp_session_dir_default(cl.cmd.opts.session_dir);
+	if (!session_dir ||
+	    pp_cmdline_paths(&cl.cmd.opts, NULL, &given, &root_debug)) {
+		status = PP_EXIT_NOMEM;
+		goto out;
+	}
+	dir = session_dir;
+	status = pp_cmdline_source("oparchive", cl.cmd.nargs, cl.cmd.args,
+				   &given, &spec, &arch, &o, &dir);
 	if (status)
 		goto out;
-	if (pp_cmdline_paths(&cl.common, NULL, &given, &root_debug)) {
-		status = PP_EXIT_NOMEM;
-		goto out;
-	}
-	o = given;
-	session_dir = pp_session_dir_default(cl.common.session_dir);
-	if (!session_dir || (spec.archive &&
-			     pp_archive_opts(&arch, spec.archive, &given, &o))) {
-		status = PP_EXIT_NOMEM;
-		goto out;
-	}
-	if (spec.archive) {
-		free(session_dir);
-		session_dir = strdup(arch.session_dir);
-		if (!session_dir) {
-			status = PP_EXIT_NOMEM;
-			goto out;
-		}
-	} else if (!cl.common.session_dir) {
-		fprintf(stderr, "Using %s/samples/ for session-dir\n", session_dir);
-	}
-	status = select_files(&fs, session_dir, &spec, cl.exclude_dependent, &lg);
+	if (!spec.archive && !cl.cmd.opts.session_dir)
+		fprintf(stderr, "Using %s/samples/ for session-dir\n", dir);
+	status = select_files(&fs, dir, &spec, cl.exclude_dependent, &lg);
 	if (status)
 		goto out;
 	have_fs = true;
@@ -383,11 +370,11 @@ int main(int argc, const char **argv)
 		w.list = stdout;
 	else
 		w.dir = cl.output;
-	if (!cl.list_files && strcmp(session_dir, OP_DEFAULT_SESSION_DIR))
+	if (!cl.list_files && strcmp(dir, OP_DEFAULT_SESSION_DIR))
 		fprintf(stderr, "oparchive: the session in %s is archived at the "
-			"default place, %s%s\n", session_dir, cl.output,
+			"default place, %s%s\n", dir, cl.output,
 			PP_ARCHIVE_SESSION_DIR);
-	status = archive(&w, &fs, session_dir, &o, cl.exclude_dependent);
+	status = archive(&w, &fs, dir, &o, cl.exclude_dependent);
 	if (cl.list_files && (ferror(stdout) | fflush(stdout))) {
 		fprintf(stderr, "oparchive: error writing the list\n");
 		status = PP_EXIT_OUTPUT;
@@ -403,9 +390,6 @@ out:
 	free(session_dir);
 	free(root_debug);
 	free(cl.output);
-	free(cl.common.session_dir);
-	free(cl.common.image_path);
-	free(cl.common.root);
-	poptFreeContext(pc);
+	pp_cmdline_end(&cl.cmd);
 	return status;
 }

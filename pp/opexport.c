@@ -39,7 +39,7 @@ static const char exit_help[] =
 enum format { FMT_PPROF, FMT_FOLDED, FMT_FLAMEGRAPH };
 
 struct cmdline {
-	struct pp_common_opts common;
+	struct pp_cmdline cmd;
 	char *format, *output, *merge;
 	char *vmlinux, *kallsyms, *debug_dirs, *jit_dir, *demangle, *title;
 };
@@ -64,18 +64,13 @@ static int build(struct pp_export *x, struct pp_spec *spec,
 		 const struct pp_merge *merge, struct pp_report_opts *o,
 		 struct pp_archive *arch, const struct op_logger *lg)
 {
-	struct pp_report_opts given = *o;
 	struct pp_fileset fs;
 	int ret;
 
-	ret = pp_cmdline_spec("opexport", argc, argv, spec);
+	ret = pp_cmdline_source("opexport", argc, argv, o, spec, arch, o,
+				&session_dir);
 	if (ret)
 		return ret;
-	if (spec->archive) {
-		if (pp_archive_opts(arch, spec->archive, &given, o))
-			return PP_EXIT_NOMEM;
-		session_dir = arch->session_dir;
-	}
 	ret = pp_select_files("opexport", session_dir, spec, false, session_dir,
 			      true, &fs, lg);
 	if (ret)
@@ -98,8 +93,14 @@ static int build(struct pp_export *x, struct pp_spec *spec,
 
 int main(int argc, const char **argv)
 {
-	struct cmdline cl = { 0 };
-	struct poptOption common[PP_COMMON_ROWS];
+	struct cmdline cl = {
+		.cmd = {
+			.name = "opexport",
+			.usage = "--format=pprof|folded|flamegraph [-o FILE] "
+				  "[options] [profile specification]",
+			.exit_help = exit_help,
+		},
+	};
 	struct poptOption options[] = {
 		{ "format", 'F', POPT_ARG_STRING, &cl.format, 0,
 		  "pprof (the default), folded or flamegraph", "FORMAT" },
@@ -119,7 +120,7 @@ int main(int argc, const char **argv)
 		  "separate debug file directories (libdwfl path)", "PATH" },
 		{ "jit-dir", 0, POPT_ARG_STRING, &cl.jit_dir, 0,
 		  "where perf-PID.map files are (default /tmp)", "DIR" },
-		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, common, 0, NULL, NULL },
+		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, cl.cmd.rows, 0, NULL, NULL },
 		POPT_TABLEEND
 	};
 	struct op_logger lg = { op_log_to_stderr, (void *)"opexport", OP_LOG_WARN };
@@ -129,27 +130,21 @@ int main(int argc, const char **argv)
 	struct pp_spec spec = { 0 };
 	struct pp_archive arch = { 0 };
 	struct pp_export x;
-	const char **args, *bad = NULL;
+	const char *bad = NULL;
 	char *session_dir = NULL, *root_debug = NULL;
 	enum format fmt = FMT_PPROF;
 	FILE *out = stdout;
-	int nargs = 0, rc, status = PP_EXIT_OK;
-	poptContext pc;
+	int rc, status = PP_EXIT_OK;
 
 	pp_export_init(&x);
-	pp_cmdline_common(common, &cl.common, NULL);
-	pc = poptGetContext("opexport", argc, argv, options, 0);
-	poptSetOtherOptionHelp(pc, "--format=pprof|folded|flamegraph [-o FILE] "
-			       "[options] [profile specification]");
-	rc = pp_cmdline_parse(pc, "opexport", argv[0], &cl.common,
-			      exit_help, &args, &nargs);
+	rc = pp_cmdline_start(&cl.cmd, argc, argv, options);
 	if (rc < 0) {
 		status = PP_EXIT_USAGE;
 		goto out;
 	}
 	if (rc > 0)
 		goto out;
-	if (cl.common.verbose)
+	if (cl.cmd.opts.verbose)
 		lg.max = OP_LOG_DEBUG;
 	if (parse_format(cl.format, &fmt)) {
 		fprintf(stderr, "opexport: unknown --format=%s (use pprof, folded "
@@ -175,17 +170,17 @@ int main(int argc, const char **argv)
 	o.vmlinux = cl.vmlinux;
 	o.kallsyms = cl.kallsyms;
 	o.jit_dir = cl.jit_dir;
-	if (pp_cmdline_paths(&cl.common, cl.debug_dirs, &o, &root_debug)) {
+	if (pp_cmdline_paths(&cl.cmd.opts, cl.debug_dirs, &o, &root_debug)) {
 		status = PP_EXIT_NOMEM;
 		goto out;
 	}
-	session_dir = pp_session_dir_default(cl.common.session_dir);
+	session_dir = pp_session_dir_default(cl.cmd.opts.session_dir);
 	if (!session_dir) {
 		status = PP_EXIT_NOMEM;
 		goto out;
 	}
-	status = build(&x, &spec, session_dir, nargs, args, &merge, &o, &arch,
-		       &lg);
+	status = build(&x, &spec, session_dir, cl.cmd.nargs, cl.cmd.args,
+		       &merge, &o, &arch, &lg);
 	if (status)
 		goto out;
 	if (pp_export_symbolize(&x, &o, &lg, &st)) {
@@ -242,16 +237,13 @@ out:
 	free(root_debug);
 	free(cl.format);
 	free(cl.output);
-	free(cl.common.session_dir);
 	free(cl.merge);
-	free(cl.common.image_path);
-	free(cl.common.root);
 	free(cl.vmlinux);
 	free(cl.kallsyms);
 	free(cl.debug_dirs);
 	free(cl.jit_dir);
 	free(cl.demangle);
 	free(cl.title);
-	poptFreeContext(pc);
+	pp_cmdline_end(&cl.cmd);
 	return status;
 }

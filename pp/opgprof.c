@@ -38,7 +38,7 @@ static const char exit_help[] =
 	"7 cannot write the output, 8 out of memory\n";
 
 struct cmdline {
-	struct pp_common_opts common;
+	struct pp_cmdline cmd;
 	char *output;
 	double threshold;
 };
@@ -332,14 +332,18 @@ out:
 
 int main(int argc, const char **argv)
 {
-	struct cmdline cl = { 0 };
-	struct poptOption common[PP_COMMON_ROWS];
+	struct cmdline cl = {
+		.cmd = {
+			.name = "opgprof",
+			.exit_help = exit_help,
+		},
+	};
 	struct poptOption options[] = {
 		{ "output-filename", 'o', POPT_ARG_STRING, &cl.output, 0,
 		  "output file (default gmon.out)", "FILE" },
 		{ "threshold", 't', POPT_ARG_DOUBLE, &cl.threshold, 0,
 		  "only symbols with at least this percentage of the samples", "PERCENT" },
-		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, common, 0, NULL, NULL },
+		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, cl.cmd.rows, 0, NULL, NULL },
 		POPT_TABLEEND
 	};
 	struct op_logger lg = { op_log_to_stderr, (void *)"opgprof", OP_LOG_WARN };
@@ -348,24 +352,19 @@ int main(int argc, const char **argv)
 	struct pp_archive arch = { 0 };
 	struct pp_spec spec = { 0 };
 	struct gprof_sel g = { 0 };
-	const char **args;
 	char *session_dir = NULL, *root_debug = NULL;
-	int nargs = 0, rc, status = PP_EXIT_OK;
+	const char *dir;
+	int rc, status = PP_EXIT_OK;
 	bool usage_help = true;
-	poptContext pc;
 
-	pp_cmdline_common(common, &cl.common, NULL);
-	pc = poptGetContext("opgprof", argc, argv, options, 0);
-	poptSetOtherOptionHelp(pc, "[options] [profile specification]");
-	rc = pp_cmdline_parse(pc, "opgprof", argv[0], &cl.common,
-			      exit_help, &args, &nargs);
+	rc = pp_cmdline_start(&cl.cmd, argc, argv, options);
 	if (rc < 0) {
 		status = PP_EXIT_USAGE;
 		goto out;
 	}
 	if (rc > 0)
 		goto out;
-	if (cl.common.verbose)
+	if (cl.cmd.opts.verbose)
 		lg.max = OP_LOG_DEBUG;
 	if (cl.threshold < 0 || cl.threshold > 100) {
 		fprintf(stderr, "opgprof: --threshold must be a percentage (0-100)\n");
@@ -373,31 +372,25 @@ int main(int argc, const char **argv)
 		goto out;
 	}
 	usage_help = false;
-	for (int i = 0; i < nargs; i++) {
-		if (!strcmp(args[i], "{") || !strcmp(args[i], "}")) {
-			fprintf(stderr, "opgprof: differential profiles are not allowed\n");
-			status = PP_EXIT_SPEC;
-			goto out;
-		}
-	}
-	status = pp_cmdline_spec("opgprof", nargs, args, &spec);
-	if (status)
+	if (pp_spec_is_diff(cl.cmd.nargs, cl.cmd.args)) {
+		fprintf(stderr, "opgprof: differential profiles are not allowed\n");
+		status = PP_EXIT_SPEC;
 		goto out;
+	}
 	given.symbols = given.details = true;
 	given.demangle = false;		/* gprof names functions itself */
-	if (pp_cmdline_paths(&cl.common, NULL, &given, &root_debug)) {
+	session_dir = pp_session_dir_default(cl.cmd.opts.session_dir);
+	if (!session_dir ||
+	    pp_cmdline_paths(&cl.cmd.opts, NULL, &given, &root_debug)) {
 		status = PP_EXIT_NOMEM;
 		goto out;
 	}
-	o = given;
-	session_dir = pp_session_dir_default(cl.common.session_dir);
-	if (!session_dir || (spec.archive &&
-			     pp_archive_opts(&arch, spec.archive, &given, &o))) {
-		status = PP_EXIT_NOMEM;
+	dir = session_dir;
+	status = pp_cmdline_source("opgprof", cl.cmd.nargs, cl.cmd.args,
+				   &given, &spec, &arch, &o, &dir);
+	if (status)
 		goto out;
-	}
-	status = select_image(&g, spec.archive ? arch.session_dir : session_dir,
-			      &spec, &lg);
+	status = select_image(&g, dir, &spec, &lg);
 	if (status)
 		goto out;
 	status = write_gmon(&g, &o, cl.output ? cl.output : "gmon.out",
@@ -412,9 +405,6 @@ out:
 	free(session_dir);
 	free(root_debug);
 	free(cl.output);
-	free(cl.common.session_dir);
-	free(cl.common.image_path);
-	free(cl.common.root);
-	poptFreeContext(pc);
+	pp_cmdline_end(&cl.cmd);
 	return status;
 }

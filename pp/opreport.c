@@ -34,7 +34,7 @@ static const char exit_help[] =
 	"others), 7 cannot write the output, 8 out of memory\n";
 
 struct cmdline {
-	struct pp_common_opts common;
+	struct pp_cmdline cmd;
 	char *merge;
 	char *sort;
 	char *output;
@@ -123,7 +123,7 @@ struct one_report {
 	struct pp_spec spec;
 	struct pp_profile prof;
 	struct pp_symview *view;
-	/* with archive:, the options the report uses, pointing into arch */
+	/* the options the report uses (with archive:, pointing into arch) */
 	struct pp_report_opts opts;
 	struct pp_archive arch;
 };
@@ -146,21 +146,17 @@ static int build_report(struct one_report *r, const struct session_names *sn,
 			struct pp_report_status *st)
 {
 	const char *session_dir = sn->dir, *op_dir = sn->op_dir;
-	const struct pp_report_opts *o = opts;
+	const struct pp_report_opts *o = &r->opts;
 	struct pp_fileset fs;
 	char err[512];
 	int ret;
 
-	ret = pp_cmdline_spec("opreport", argc, argv, &r->spec);
+	ret = pp_cmdline_source("opreport", argc, argv, opts, &r->spec,
+				&r->arch, &r->opts, &session_dir);
 	if (ret)
 		return ret;
-	if (r->spec.archive) {
-		if (pp_archive_opts(&r->arch, r->spec.archive, opts, &r->opts))
-			return PP_EXIT_NOMEM;
-		session_dir = r->arch.session_dir;
+	if (r->spec.archive)
 		op_dir = PP_ARCHIVE_SESSION_DIR "/";
-		o = &r->opts;
-	}
 	if (!sn->given)
 		fprintf(stderr, "Using %s/samples/ for samples directory.\n", op_dir);
 	ret = pp_select_files("opreport", session_dir, &r->spec, o->callgraph,
@@ -210,8 +206,12 @@ static void release_report(struct one_report *r)
 
 int main(int argc, const char **argv)
 {
-	struct cmdline cl = { 0 };
-	struct poptOption common[PP_COMMON_ROWS];
+	struct cmdline cl = {
+		.cmd = {
+			.name = "opreport",
+			.exit_help = exit_help,
+		},
+	};
 	struct poptOption options[] = {
 		{ "symbols", 'l', POPT_ARG_NONE, &cl.symbols, 0, "list per-symbol information", NULL },
 		{ "debug-info", 'g', POPT_ARG_NONE, &cl.debug_info, 0, "add source file and line", NULL },
@@ -253,7 +253,7 @@ int main(int argc, const char **argv)
 		  "(OProfile shows one line per such binary)", NULL },
 		{ "callgraph", 'c', POPT_ARG_NONE, &cl.callgraph, 0,
 		  "callers and callees of each symbol (implies --symbols)", NULL },
-		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, common, 0, NULL, NULL },
+		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, cl.cmd.rows, 0, NULL, NULL },
 		POPT_TABLEEND
 	};
 	struct op_logger lg = { op_log_to_stderr, (void *)"opreport", OP_LOG_WARN };
@@ -261,13 +261,11 @@ int main(int argc, const char **argv)
 	struct pp_merge merge = { 0 };
 	struct pp_report_status st = { .err = stderr };
 	struct one_report ra = { 0 }, rb = { 0 };
-	const char **args;
 	char **incl = NULL, **excl = NULL, *session_dir = NULL, *title = NULL;
 	char *root_debug = NULL;
 	size_t title_len = 1, nr_bad_arcs = 0;
 	FILE *out = stdout;
-	poptContext pc;
-	int nargs = 0, rc, status = PP_EXIT_OK;
+	int rc, status = PP_EXIT_OK;
 	bool is_diff = false;
 	bool usage_help = true;	/* OProfile's own refusals come alone */
 	const char *bad = NULL;
@@ -275,18 +273,14 @@ int main(int argc, const char **argv)
 	char err[256], cwd[PATH_MAX], op_dir[PATH_MAX + 16];
 	struct session_names sn = { 0 };
 
-	pp_cmdline_common(common, &cl.common, NULL);
-	pc = poptGetContext("opreport", argc, argv, options, 0);
-	poptSetOtherOptionHelp(pc, "[options] [profile specification]");
-	rc = pp_cmdline_parse(pc, "opreport", argv[0], &cl.common,
-			      exit_help, &args, &nargs);
+	rc = pp_cmdline_start(&cl.cmd, argc, argv, options);
 	if (rc < 0) {
-		poptFreeContext(pc);
+		pp_cmdline_end(&cl.cmd);
 		return PP_EXIT_USAGE;
 	}
 	if (rc > 0)
 		goto out_popt;
-	if (cl.common.verbose)
+	if (cl.cmd.opts.verbose)
 		lg.max = OP_LOG_DEBUG;
 	if (cl.merge && pp_merge_parse(cl.merge, &merge, &bad)) {
 		fprintf(stderr, "opreport: unknown --merge value at '%s' "
@@ -324,7 +318,7 @@ int main(int argc, const char **argv)
 	o.threshold = cl.threshold;
 	o.vmlinux = cl.vmlinux;
 	o.kallsyms = cl.kallsyms;
-	if (pp_cmdline_paths(&cl.common, cl.debug_dirs, &o, &root_debug)) {
+	if (pp_cmdline_paths(&cl.cmd.opts, cl.debug_dirs, &o, &root_debug)) {
 		status = PP_EXIT_NOMEM;
 		goto out_popt;
 	}
@@ -377,12 +371,12 @@ int main(int argc, const char **argv)
 		}
 	}
 	o.title = title;
-	session_dir = pp_session_dir_default(cl.common.session_dir);
+	session_dir = pp_session_dir_default(cl.cmd.opts.session_dir);
 	if (!session_dir) {
 		status = PP_EXIT_NOMEM;
 		goto out_popt;
 	}
-	if (pp_spec_split_diff(nargs, args, &is_diff, &a0, &an, &b0, &bn,
+	if (pp_spec_split_diff(cl.cmd.nargs, cl.cmd.args, &is_diff, &a0, &an, &b0, &bn,
 			       err, sizeof(err))) {
 		fprintf(stderr, "opreport: bad profile specification: %s\n", err);
 		status = PP_EXIT_SPEC;
@@ -401,13 +395,13 @@ int main(int argc, const char **argv)
 	}
 	if (!is_diff) {
 		a0 = 0;
-		an = nargs;
+		an = cl.cmd.nargs;
 	}
 	sn.dir = session_dir;
 	sn.argv0 = argv[0];
-	sn.given = cl.common.session_dir != NULL;
+	sn.given = cl.cmd.opts.session_dir != NULL;
 	if (sn.given) {
-		sn.op_dir = cl.common.session_dir;
+		sn.op_dir = cl.cmd.opts.session_dir;
 	} else if (strcmp(session_dir, OP_DEFAULT_SESSION_DIR)) {
 		/* ./oprofile_data, which OProfile names from the cwd */
 		if (!getcwd(cwd, sizeof(cwd)))
@@ -417,11 +411,11 @@ int main(int argc, const char **argv)
 	} else {
 		sn.op_dir = OP_DEFAULT_SESSION_DIR "/";
 	}
-	status = build_report(&ra, &sn, an, args + a0, &merge, &o, &lg, &st);
+	status = build_report(&ra, &sn, an, cl.cmd.args + a0, &merge, &o, &lg, &st);
 	if (status)
 		goto out_reports;
 	if (is_diff) {
-		status = build_report(&rb, &sn, bn, args + b0, &merge, &o,
+		status = build_report(&rb, &sn, bn, cl.cmd.args + b0, &merge, &o,
 				      &lg, &st);
 		if (status)
 			goto out_reports;
@@ -478,19 +472,16 @@ out_popt:
 	pp_free_list(incl);
 	pp_free_list(excl);
 	/* popt hands string arguments over to the caller */
-	free(cl.common.session_dir);
 	free(cl.merge);
 	free(cl.sort);
 	free(cl.output);
 	free(cl.include_symbols);
 	free(cl.exclude_symbols);
-	free(cl.common.image_path);
-	free(cl.common.root);
 	free(cl.vmlinux);
 	free(cl.kallsyms);
 	free(cl.debug_dirs);
 	free(cl.jit_dir);
 	free(cl.demangle);
-	poptFreeContext(pc);
+	pp_cmdline_end(&cl.cmd);
 	return status;
 }

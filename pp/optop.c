@@ -23,7 +23,6 @@
 #include "pp_live_top.h"
 #include "pp_live_tui.h"
 #include "pp_live_view.h"
-#include "pp_symbols.h"
 
 static const char exit_help[] =
 	"\nWith no profiler running (opcontrol --start, or operf) in --session-dir,\n"
@@ -36,7 +35,7 @@ static const char exit_help[] =
 	"  started here, 7 cannot write the output, 8 out of memory\n";
 
 struct cmdline {
-	struct pp_common_opts common;
+	struct pp_cmdline cmd;
 	int batch, iterations, lines, totals, no_kernel, no_user, callgraph;
 	char *delay, *separate, *event, *filter, *sort;
 };
@@ -202,7 +201,7 @@ static int open_source(const struct cmdline *cl, struct pp_live_source *src,
 		       const struct op_logger *lg)
 {
 	char tried[PATH_MAX + 64], err[512];
-	int ret = pp_live_source_find(src, cl->common.session_dir, tried, sizeof(tried));
+	int ret = pp_live_source_find(src, cl->cmd.opts.session_dir, tried, sizeof(tried));
 
 	if (!ret) {
 		if (cl->event || cl->callgraph)
@@ -215,10 +214,10 @@ static int open_source(const struct cmdline *cl, struct pp_live_source *src,
 			strerror(-ret));
 		return PP_EXIT_NO_SESSION;
 	}
-	if (cl->common.session_dir) {
+	if (cl->cmd.opts.session_dir) {
 		fprintf(stderr, "optop: no profiler is running in %s (start one "
 			"with opcontrol --start, or leave out --session-dir for "
-			"optop to profile on its own)\n", cl->common.session_dir);
+			"optop to profile on its own)\n", cl->cmd.opts.session_dir);
 		return PP_EXIT_NO_SESSION;
 	}
 	ret = pp_live_source_self(src, cl->event, cl->callgraph ? 32 : 0, lg,
@@ -233,8 +232,14 @@ static int open_source(const struct cmdline *cl, struct pp_live_source *src,
 
 int main(int argc, const char **argv)
 {
-	struct cmdline cl = { .lines = 30 };
-	struct poptOption common[PP_COMMON_ROWS];
+	struct cmdline cl = {
+		.cmd = {
+			.name = "optop",
+			.usage = "[--batch [-n N]] [-d SECONDS] [options]",
+			.exit_help = exit_help,
+		},
+		.lines = 30,
+	};
 	struct poptOption options[] = {
 		{ "batch", 'b', POPT_ARG_NONE, &cl.batch, 0,
 		  "a plain-text table per interval on stdout, no terminal", NULL },
@@ -262,7 +267,7 @@ int main(int argc, const char **argv)
 		  "NAME:COUNT" },
 		{ "callgraph", 'g', POPT_ARG_NONE, &cl.callgraph, 0,
 		  "optop's own profile: collect call chains (Enter shows callers)", NULL },
-		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, common, 0, NULL, NULL },
+		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, cl.cmd.rows, 0, NULL, NULL },
 		POPT_TABLEEND
 	};
 	struct op_logger lg = { log_fn, (void *)"optop", OP_LOG_WARN };
@@ -271,26 +276,20 @@ int main(int argc, const char **argv)
 	struct pp_live_source src;
 	struct pp_live_top top;
 	bool have_top = false;
-	const char **args;
 	char *root_debug = NULL;
 	double delay = 2.0;
-	int nargs = 0, rc, status = PP_EXIT_OK;
-	poptContext pc;
+	int rc, status = PP_EXIT_OK;
 
-	pp_cmdline_common(common, &cl.common, NULL);
-	pc = poptGetContext("optop", argc, argv, options, 0);
-	poptSetOtherOptionHelp(pc, "[--batch [-n N]] [-d SECONDS] [options]");
-	rc = pp_cmdline_parse(pc, "optop", argv[0], &cl.common, exit_help,
-			      &args, &nargs);
+	rc = pp_cmdline_start(&cl.cmd, argc, argv, options);
 	if (rc < 0) {
 		status = PP_EXIT_USAGE;
 		goto out;
 	}
 	if (rc > 0)
 		goto out;
-	if (nargs) {
+	if (cl.cmd.nargs) {
 		fprintf(stderr, "optop: unexpected argument '%s' (optop takes no "
-			"profile specification)\n", args[0]);
+			"profile specification)\n", cl.cmd.args[0]);
 		status = PP_EXIT_USAGE;
 		goto out;
 	}
@@ -298,7 +297,7 @@ int main(int argc, const char **argv)
 		status = PP_EXIT_USAGE;
 		goto out;
 	}
-	if (cl.common.verbose)
+	if (cl.cmd.opts.verbose)
 		lg.max = OP_LOG_DEBUG;
 	if (!cl.batch && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
 		fprintf(stderr, "optop: the terminal view needs a terminal; use "
@@ -306,16 +305,10 @@ int main(int argc, const char **argv)
 		status = PP_EXIT_USAGE;
 		goto out;
 	}
-	ropts.image_path = cl.common.image_path;
-	ropts.root = cl.common.root;
 	ropts.demangle = true;
-	if (cl.common.root) {
-		root_debug = pp_debug_dirs_under(cl.common.root);
-		if (!root_debug) {
-			status = PP_EXIT_NOMEM;
-			goto out;
-		}
-		ropts.debug_dirs = root_debug;
+	if (pp_cmdline_paths(&cl.cmd.opts, NULL, &ropts, &root_debug)) {
+		status = PP_EXIT_NOMEM;
+		goto out;
 	}
 	catch_signals();
 	status = open_source(&cl, &src, &lg);
@@ -343,14 +336,11 @@ out:
 	if (have_top)
 		pp_live_top_release(&top);
 	free(root_debug);
-	free(cl.common.session_dir);
-	free(cl.common.image_path);
-	free(cl.common.root);
 	free(cl.delay);
 	free(cl.separate);
 	free(cl.event);
 	free(cl.filter);
 	free(cl.sort);
-	poptFreeContext(pc);
+	pp_cmdline_end(&cl.cmd);
 	return status;
 }

@@ -12,13 +12,15 @@
 
 #include "op_config.h"
 #include "op_version.h"
+#include "pp_archive.h"
 #include "pp_profile.h"
 #include "pp_session.h"
 #include "pp_spec.h"
 #include "pp_symbols.h"
 
-void pp_cmdline_common(struct poptOption rows[PP_COMMON_ROWS],
-		       struct pp_common_opts *c, const char *verbose_help)
+/* rows: the common options, pointing into c */
+static void pp_cmdline_common(struct poptOption rows[PP_COMMON_ROWS],
+			      struct pp_common_opts *c, const char *verbose_help)
 {
 	const struct poptOption common[PP_COMMON_ROWS] = {
 		{ "session-dir", 0, POPT_ARG_STRING, &c->session_dir, 0,
@@ -37,37 +39,55 @@ void pp_cmdline_common(struct poptOption rows[PP_COMMON_ROWS],
 	memcpy(rows, common, sizeof(common));
 }
 
-int pp_cmdline_parse(poptContext pc, const char *name, const char *argv0,
-		     const struct pp_common_opts *c,
-		     const char *exit_help, const char ***args, int *nargs)
+int pp_cmdline_start(struct pp_cmdline *cl, int argc, const char **argv,
+		     const struct poptOption *table)
 {
 	static const char *empty[] = { NULL };
 	int rc;
 
-	*args = empty;
-	*nargs = 0;
-	while ((rc = poptGetNextOpt(pc)) > 0)
-		;
-	if (rc < -1) {
-		fprintf(stderr, "%s: %s: %s\n", name,
-			poptBadOption(pc, POPT_BADOPTION_NOALIAS), poptStrerror(rc));
+	cl->args = empty;
+	cl->nargs = 0;
+	pp_cmdline_common(cl->rows, &cl->opts, cl->verbose_help);
+	cl->pc = poptGetContext(cl->name, argc, argv, table, 0);
+	if (!cl->pc) {
+		fprintf(stderr, "%s: out of memory\n", cl->name);
 		return -1;
 	}
-	if (poptPeekArg(pc))
-		*args = poptGetArgs(pc);
-	while ((*args)[*nargs])
-		(*nargs)++;
-	if (c->version) {
-		op_print_version(argv0);
+	poptSetOtherOptionHelp(cl->pc, cl->usage ? cl->usage :
+			       "[options] [profile specification]");
+	while ((rc = poptGetNextOpt(cl->pc)) > 0)
+		;
+	if (rc < -1) {
+		fprintf(stderr, "%s: %s: %s\n", cl->name,
+			poptBadOption(cl->pc, POPT_BADOPTION_NOALIAS), poptStrerror(rc));
+		return -1;
+	}
+	if (poptPeekArg(cl->pc))
+		cl->args = poptGetArgs(cl->pc);
+	while (cl->args[cl->nargs])
+		cl->nargs++;
+	if (cl->opts.version) {
+		op_print_version(argv[0]);
 		return 1;
 	}
-	if (c->help) {
-		poptPrintHelp(pc, stdout, 0);
-		if (exit_help)
-			fputs(exit_help, stdout);
+	if (cl->opts.help) {
+		poptPrintHelp(cl->pc, stdout, 0);
+		if (cl->exit_help)
+			fputs(cl->exit_help, stdout);
 		return 1;
 	}
 	return 0;
+}
+
+void pp_cmdline_end(struct pp_cmdline *cl)
+{
+	/* popt hands string arguments over to the caller */
+	free(cl->opts.session_dir);
+	free(cl->opts.image_path);
+	free(cl->opts.root);
+	if (cl->pc)
+		poptFreeContext(cl->pc);
+	cl->pc = NULL;
 }
 
 int pp_cmdline_spec(const char *name, int argc, const char *const *argv,
@@ -80,6 +100,25 @@ int pp_cmdline_spec(const char *name, int argc, const char *const *argv,
 		return 0;
 	fprintf(stderr, "%s: bad profile specification: %s\n", name, err);
 	return ret == -ENOMEM ? PP_EXIT_NOMEM : PP_EXIT_SPEC;
+}
+
+int pp_cmdline_source(const char *name, int argc, const char *const *argv,
+		      const struct pp_report_opts *given, struct pp_spec *spec,
+		      struct pp_archive *arch, struct pp_report_opts *o,
+		      const char **session_dir)
+{
+	struct pp_report_opts in = *given;
+	int ret = pp_cmdline_spec(name, argc, argv, spec);
+
+	*o = in;
+	if (ret || !spec->archive)
+		return ret;
+	/* the session and binaries of an oparchive directory (o points
+	 * into arch) */
+	if (pp_archive_opts(arch, spec->archive, &in, o))
+		return PP_EXIT_NOMEM;
+	*session_dir = arch->session_dir;
+	return 0;
 }
 
 int pp_cmdline_paths(const struct pp_common_opts *c, const char *debug_dirs,

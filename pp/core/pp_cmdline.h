@@ -41,24 +41,36 @@ struct pp_common_opts {
 /* The rows of the common options, and the table's end. */
 #define PP_COMMON_ROWS 7
 
-/* Fill rows with the common options, pointing into c, for the tool's own
- * table to include:
- *	{ NULL, 0, POPT_ARG_INCLUDE_TABLE, rows, 0, NULL, NULL },
- * --help lists them after the tool's own. verbose_help says what
- * --verbose adds (NULL: "more messages"). */
-void pp_cmdline_common(struct poptOption rows[PP_COMMON_ROWS],
-		       struct pp_common_opts *c, const char *verbose_help);
+/* One tool's command line as it is read. The tool fills the first four
+ * fields, includes rows in its own popt table
+ *	{ NULL, 0, POPT_ARG_INCLUDE_TABLE, cl.rows, 0, NULL, NULL },
+ * and calls pp_cmdline_start(); opts then holds the common options, args
+ * the words that are not options. pp_cmdline_end() frees what popt gave. */
+struct pp_cmdline {
+	const char *name;		/* the tool, in popt and in messages */
+	const char *usage;		/* after the name in --help's usage line
+					 * (NULL: "[options] [profile specification]") */
+	const char *verbose_help;	/* what --verbose adds (NULL: "more messages") */
+	const char *exit_help;		/* printed after --help, or NULL */
+	struct pp_common_opts opts;
+	struct poptOption rows[PP_COMMON_ROWS];
+	poptContext pc;
+	const char **args;		/* never NULL once started */
+	int nargs;
+};
 
-/* Parse pc's command line. *args and *nargs get the other words (never
- * NULL). When c->version or c->help is set, it is answered on stdout (help
- * followed by exit_help, which may be NULL). Returns 0 to go on, 1 when
+/* Read argv with table (the tool's own, which includes cl->rows): the
+ * common rows filled, popt run over it, --version or --help answered on
+ * stdout (help followed by cl->exit_help). Returns 0 to go on, 1 when
  * --version or --help was answered, -1 after saying on stderr which
- * option was bad. */
-int pp_cmdline_parse(poptContext pc, const char *name, const char *argv0,
-		     const struct pp_common_opts *c,
-		     const char *exit_help, const char ***args, int *nargs);
+ * option was bad ("NAME: OPTION: REASON"), or on ENOMEM. Call
+ * pp_cmdline_end() in every case. */
+int pp_cmdline_start(struct pp_cmdline *cl, int argc, const char **argv,
+		     const struct poptOption *table);
+void pp_cmdline_end(struct pp_cmdline *cl);
 
 struct pp_spec;
+struct pp_archive;
 
 /* Parse the profile specification from the words that are not options
  * (argv[0..argc)), saying "NAME: bad profile specification: WHY" on stderr
@@ -66,6 +78,18 @@ struct pp_spec;
  * way. */
 int pp_cmdline_spec(const char *name, int argc, const char *const *argv,
 		    struct pp_spec *spec);
+
+/* Where the profile comes from: the specification parsed as
+ * pp_cmdline_spec() does and, when it names archive:DIR, the archive read
+ * as every tool reads one (pp_archive_opts()): *o becomes given with the
+ * archive's binaries, debug files and kallsyms, pointing into arch, and
+ * *session_dir the archive's session directory. Without archive:, *o is
+ * given and *session_dir is left as it was. 0, PP_EXIT_SPEC or
+ * PP_EXIT_NOMEM; release spec (and pp_archive_release() arch) either way. */
+int pp_cmdline_source(const char *name, int argc, const char *const *argv,
+		      const struct pp_report_opts *given, struct pp_spec *spec,
+		      struct pp_archive *arch, struct pp_report_opts *o,
+		      const char **session_dir);
 
 /* Fill o's paths from the common options: o->root, o->image_path, and
  * o->debug_dirs: debug_dirs (the tool's --debug-dir) when given, else

@@ -358,19 +358,23 @@ bool pp_spec_match_file(const struct pp_spec *s, const struct op_sfname *n)
 	return range_match(&s->tid, n->tid);
 }
 
+bool pp_spec_is_diff(int argc, const char *const *argv)
+{
+	for (int i = 0; i < argc; i++)
+		if (!strcmp(argv[i], "{") || !strcmp(argv[i], "}"))
+			return true;
+	return false;
+}
+
 int pp_spec_split_diff(int argc, const char *const *argv, bool *is_diff,
 		       int *a0, int *an, int *b0, int *bn,
 		       char *err, size_t errlen)
 {
 	int open = -1, nr_groups = 0;
 	int starts[2] = { 0, 0 }, lens[2] = { 0, 0 };
-	bool any = false;
 
-	for (int i = 0; i < argc; i++)
-		if (!strcmp(argv[i], "{") || !strcmp(argv[i], "}"))
-			any = true;
-	*is_diff = any;
-	if (!any)
+	*is_diff = pp_spec_is_diff(argc, argv);
+	if (!*is_diff)
 		return 0;
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "{")) {

@@ -73,6 +73,10 @@ bool pp_spec_match_file(const struct pp_spec *s, const struct op_sfname *n);
 bool pp_spec_match_cgroup(const struct pp_spec *s, const char *name,
 			  const char *path);
 
+/* Whether argv holds a '{' or a '}': a differential specification (which
+ * only opreport takes). */
+bool pp_spec_is_diff(int argc, const char *const *argv);
+
 /* Split "{ A } { B }" for a differential report. Returns 0 when argv holds
  * no '{' (not differential: *is_diff false), 0 with the two halves as
  * [a0, a0+an) and [b0, b0+bn) (indices into argv), or -EINVAL with a
