@@ -82,35 +82,61 @@ struct op_oprofile_event {
 };
 
 static const struct op_oprofile_event op_oprofile_events[] = {
-	{ OP_CPU_AMD64_GENERIC, "CPU_CLK_UNHALTED", 0x76, 0, "CPU Clocks not Halted",
-	  PERF_COUNT_HW_CPU_CYCLES },
-	{ OP_CPU_AMD64_GENERIC, "RETIRED_INSTRUCTIONS", 0xc0, 0, "Retired Instructions",
-	  PERF_COUNT_HW_INSTRUCTIONS },
-	{ OP_CPU_AMD64_GENERIC, "RETIRED_BRANCH_INSTRUCTIONS", 0xc2, 0,
-	  "Retired Branch Instructions", PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
-	{ OP_CPU_AMD64_GENERIC, "RETIRED_MISPREDICTED_BRANCH_INSTRUCTIONS", 0xc3, 0,
-	  "Retired Mispredicted Branch Instructions", PERF_COUNT_HW_BRANCH_MISSES },
-	{ OP_CPU_ARCH_PERFMON, "CPU_CLK_UNHALTED", 0x3c, 0, "Clock cycles when not halted",
-	  PERF_COUNT_HW_CPU_CYCLES },
-	{ OP_CPU_ARCH_PERFMON, "INST_RETIRED", 0xc0, 0, "number of instructions retired",
-	  PERF_COUNT_HW_INSTRUCTIONS },
-	{ OP_CPU_ARCH_PERFMON, "BR_INST_RETIRED", 0xc4, 0,
-	  "number of branch instructions retired", PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
-	{ OP_CPU_ARCH_PERFMON, "BR_MISS_PRED_RETIRED", 0xc5, 0,
-	  "number of mispredicted branches retired (precise)", PERF_COUNT_HW_BRANCH_MISSES },
+	{ OP_CPU_AMD64_GENERIC, "CPU_CLK_UNHALTED", 0x76, 0, "CPU Clocks not Halted", PERF_COUNT_HW_CPU_CYCLES },
+	{ OP_CPU_AMD64_GENERIC, "RETIRED_INSTRUCTIONS", 0xc0, 0, "Retired Instructions", PERF_COUNT_HW_INSTRUCTIONS },
+	{ OP_CPU_AMD64_GENERIC, "RETIRED_BRANCH_INSTRUCTIONS", 0xc2, 0, "Retired Branch Instructions", PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
+	{ OP_CPU_AMD64_GENERIC, "RETIRED_MISPREDICTED_BRANCH_INSTRUCTIONS", 0xc3, 0, "Retired Mispredicted Branch Instructions", PERF_COUNT_HW_BRANCH_MISSES },
+	{ OP_CPU_ARCH_PERFMON, "CPU_CLK_UNHALTED", 0x3c, 0, "Clock cycles when not halted", PERF_COUNT_HW_CPU_CYCLES },
+	{ OP_CPU_ARCH_PERFMON, "INST_RETIRED", 0xc0, 0, "number of instructions retired", PERF_COUNT_HW_INSTRUCTIONS },
+	{ OP_CPU_ARCH_PERFMON, "BR_INST_RETIRED", 0xc4, 0, "number of branch instructions retired", PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
+	{ OP_CPU_ARCH_PERFMON, "BR_MISS_PRED_RETIRED", 0xc5, 0, "number of mispredicted branches retired (precise)", PERF_COUNT_HW_BRANCH_MISSES },
 };
 
 #define OP_NR_OPROFILE_EVENTS (sizeof(op_oprofile_events) / sizeof(op_oprofile_events[0]))
+
+/* Does row stand for what key gives of an event (its cpu_type aside)? */
+typedef bool (*op_row_match)(const struct op_oprofile_event *row,
+			     const struct op_oprofile_event *key);
+
+/* the same generic hardware event */
+static bool same_config(const struct op_oprofile_event *row,
+			const struct op_oprofile_event *key)
+{
+	return row->perf_config == key->perf_config;
+}
+
+/* the same raw event select and unit mask */
+static bool same_number(const struct op_oprofile_event *row,
+			const struct op_oprofile_event *key)
+{
+	return row->number == key->number && row->unit_mask == key->unit_mask;
+}
+
+static bool same_name(const struct op_oprofile_event *row,
+		      const struct op_oprofile_event *key)
+{
+	return !strcmp(row->name, key->name);
+}
+
+/* The row of key's cpu_type that match says is key's, or NULL. */
+static const struct op_oprofile_event *
+op_oprofile_find(const struct op_oprofile_event *key, op_row_match match)
+{
+	for (size_t i = 0; i < OP_NR_OPROFILE_EVENTS; i++)
+		if (op_oprofile_events[i].cpu_type == key->cpu_type &&
+		    match(&op_oprofile_events[i], key))
+			return &op_oprofile_events[i];
+	return NULL;
+}
 
 /* The row of cpu_type for a generic hardware event, or NULL. */
 static const struct op_oprofile_event *op_oprofile_by_config(uint32_t cpu_type,
 							     uint64_t config)
 {
-	for (size_t i = 0; i < OP_NR_OPROFILE_EVENTS; i++)
-		if (op_oprofile_events[i].cpu_type == cpu_type &&
-		    op_oprofile_events[i].perf_config == config)
-			return &op_oprofile_events[i];
-	return NULL;
+	const struct op_oprofile_event key = { .cpu_type = cpu_type,
+					       .perf_config = config };
+
+	return op_oprofile_find(&key, same_config);
 }
 
 /* The row of cpu_type for a raw event select and unit mask, or NULL. */
@@ -118,23 +144,20 @@ static const struct op_oprofile_event *op_oprofile_by_number(uint32_t cpu_type,
 							     uint32_t number,
 							     uint32_t unit_mask)
 {
-	for (size_t i = 0; i < OP_NR_OPROFILE_EVENTS; i++)
-		if (op_oprofile_events[i].cpu_type == cpu_type &&
-		    op_oprofile_events[i].number == number &&
-		    op_oprofile_events[i].unit_mask == unit_mask)
-			return &op_oprofile_events[i];
-	return NULL;
+	const struct op_oprofile_event key = { .cpu_type = cpu_type,
+					       .number = number,
+					       .unit_mask = unit_mask };
+
+	return op_oprofile_find(&key, same_number);
 }
 
 /* The row of cpu_type named name, or NULL. */
 static const struct op_oprofile_event *op_oprofile_by_name(uint32_t cpu_type,
 							   const char *name)
 {
-	for (size_t i = 0; i < OP_NR_OPROFILE_EVENTS; i++)
-		if (op_oprofile_events[i].cpu_type == cpu_type &&
-		    !strcmp(op_oprofile_events[i].name, name))
-			return &op_oprofile_events[i];
-	return NULL;
+	const struct op_oprofile_event key = { .cpu_type = cpu_type, .name = name };
+
+	return op_oprofile_find(&key, same_name);
 }
 
 int op_event_oprofile_number(uint32_t cpu_type, const char *name,
