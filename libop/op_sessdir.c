@@ -74,33 +74,40 @@ const char *op_sd_rel(const struct op_sessdir *sd, const char *path)
 	return *path ? path : ".";
 }
 
+int op_sd_comp(const char *p, const char **end, char *comp)
+{
+	size_t n;
+
+	*end = strchrnul(p, '/');
+	n = (size_t)(*end - p);
+	if (n > NAME_MAX)
+		return -ENAMETOOLONG;
+	memcpy(comp, p, n);
+	comp[n] = '\0';
+	return (int)n;
+}
+
 /* A directory beneath sd, one openat() a component, none followed. */
 static int walk_dir(const struct op_sessdir *sd, const char *rel)
 {
 	int cur = sd->fd, err;
-	const char *p = rel;
+	const char *end;
 
-	while (*p) {
-		const char *end = strchrnul(p, '/');
-		size_t n = (size_t)(end - p);
+	for (const char *p = rel; *p; p = *end ? end + 1 : end) {
 		char comp[NAME_MAX + 1];
+		int fd, n = op_sd_comp(p, &end, comp);
 		struct stat st;
-		int fd;
 
-		if (n == 0 || (n == 1 && *p == '.')) {
-			p = *end ? end + 1 : end;
-			continue;
+		if (n < 0) {
+			err = n;
+			goto err_cur;
 		}
-		if (is_dotdot(p, n)) {
+		if (n == 0 || !strcmp(comp, "."))
+			continue;
+		if (!strcmp(comp, "..")) {
 			err = -EXDEV;
 			goto err_cur;
 		}
-		if (n > NAME_MAX) {
-			err = -ENAMETOOLONG;
-			goto err_cur;
-		}
-		memcpy(comp, p, n);
-		comp[n] = '\0';
 		fd = openat(cur, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0) {
 			err = -errno;
@@ -117,7 +124,6 @@ static int walk_dir(const struct op_sessdir *sd, const char *rel)
 		if (cur != sd->fd)
 			close(cur);
 		cur = fd;
-		p = *end ? end + 1 : end;
 	}
 	return cur == sd->fd ? fcntl(cur, F_DUPFD_CLOEXEC, 0) : cur;
 
@@ -191,6 +197,15 @@ static int locate(const struct op_sessdir *sd, const char *path, struct where *w
 		return sd ? w->dirfd : -errno;
 	w->own = true;
 	return 0;
+}
+
+/* w's leaf as it is, not followed: 0 with *st, -ELOOP for a link, or
+ * -errno */
+static int leaf_stat(const struct where *w, struct stat *st)
+{
+	if (fstatat(w->dirfd, w->leaf, st, AT_SYMLINK_NOFOLLOW))
+		return -errno;
+	return S_ISLNK(st->st_mode) ? -ELOOP : 0;
 }
 
 static bool leaf_is_link(int dirfd, const char *leaf)
@@ -313,7 +328,7 @@ static int mkdirs_plain(const char *path, mode_t mode)
 
 int op_sd_mkdirs(const struct op_sessdir *sd, const char *path, mode_t mode)
 {
-	const char *rel, *p;
+	const char *rel, *p, *end;
 	int cur;
 
 	if (!sd)
@@ -324,22 +339,17 @@ int op_sd_mkdirs(const struct op_sessdir *sd, const char *path, mode_t mode)
 	if (sd->fd < 0)
 		return -ENOENT;
 	cur = sd->fd;
-	for (p = rel; *p; ) {
-		const char *end = strchrnul(p, '/');
-		size_t n = (size_t)(end - p);
+	for (p = rel; *p; p = *end ? end + 1 : end) {
 		char comp[NAME_MAX + 1];
 		struct stat st;
-		int fd, err;
+		int fd, err = op_sd_comp(p, &end, comp);
 
-		if (n == 0 || (n == 1 && *p == '.')) {
-			p = *end ? end + 1 : end;
+		if (err == 0 || (err > 0 && !strcmp(comp, ".")))
 			continue;
-		}
-		err = is_dotdot(p, n) ? -EXDEV : n > NAME_MAX ? -ENAMETOOLONG : 0;
-		if (err)
+		if (err > 0 && !strcmp(comp, ".."))
+			err = -EXDEV;
+		if (err < 0)
 			goto err_cur;
-		memcpy(comp, p, n);
-		comp[n] = '\0';
 		if (mkdirat(cur, comp, mode) && errno != EEXIST) {
 			err = -errno;
 			goto err_cur;
@@ -354,7 +364,6 @@ int op_sd_mkdirs(const struct op_sessdir *sd, const char *path, mode_t mode)
 		if (cur != sd->fd)
 			close(cur);
 		cur = fd;
-		p = *end ? end + 1 : end;
 		continue;
 err_cur:
 		if (cur != sd->fd)
@@ -429,13 +438,10 @@ int op_sd_unlink(const struct op_sessdir *sd, const char *path)
 
 	if (ret)
 		return ret;
-	if (fstatat(w.dirfd, w.leaf, &st, AT_SYMLINK_NOFOLLOW))
-		ret = -errno;
-	else if (S_ISLNK(st.st_mode))
-		ret = -ELOOP;
-	else if (S_ISDIR(st.st_mode))
+	ret = leaf_stat(&w, &st);
+	if (!ret && S_ISDIR(st.st_mode))
 		ret = -EISDIR;
-	else if (unlinkat(w.dirfd, w.leaf, 0))
+	else if (!ret && unlinkat(w.dirfd, w.leaf, 0))
 		ret = -errno;
 	where_done(&w);
 	return ret;
@@ -657,11 +663,8 @@ int op_sd_connect(const struct op_sessdir *sd, const char *path, int sock)
 
 	if (ret)
 		return ret;
-	if (fstatat(w.dirfd, w.leaf, &st, AT_SYMLINK_NOFOLLOW))
-		ret = -errno;
-	else if (S_ISLNK(st.st_mode))
-		ret = -ELOOP;
-	else if (!S_ISSOCK(st.st_mode))
+	ret = leaf_stat(&w, &st);
+	if (!ret && !S_ISSOCK(st.st_mode))
 		ret = -ENOTSOCK;
 	if (!ret)
 		ret = sock_addr(&w, &a);

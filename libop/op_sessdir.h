@@ -88,6 +88,12 @@ void op_sessdir_close(struct op_sessdir *sd);
  * path is absolute and not under sd. */
 const char *op_sd_rel(const struct op_sessdir *sd, const char *path);
 
+/* The component of a relative path that starts at p, up to the next '/'
+ * or the end (*end), copied into comp (NAME_MAX + 1 bytes) with its NUL:
+ * its length (0 for an empty one), or -ENAMETOOLONG. Every walk of a path
+ * one openat() at a time takes its components from here. */
+int op_sd_comp(const char *p, const char **end, char *comp);
+
 /* open(2) of path (O_NOFOLLOW and O_CLOEXEC added; O_PATH refused). */
 int op_sd_open(const struct op_sessdir *sd, const char *path, int flags, mode_t mode);
 

@@ -38,19 +38,15 @@ const char *op_sd_explain(const struct op_sessdir *sd, const char *path, int err
 	if (err == -ELOOP) {
 		/* find the first link, one component at a time */
 		int cur = sd ? sd->fd : AT_FDCWD;
-		const char *p = rel;
+		const char *p = rel, *end;
 
 		while (*p) {
-			const char *end = strchrnul(p, '/');
-			size_t n = (size_t)(end - p);
 			char comp[NAME_MAX + 1];
 			struct stat st;
 			int fd;
 
-			if (!n || n > NAME_MAX)
+			if (op_sd_comp(p, &end, comp) <= 0)
 				break;
-			memcpy(comp, p, n);
-			comp[n] = '\0';
 			if (fstatat(cur, comp, &st, AT_SYMLINK_NOFOLLOW))
 				break;
 			if (S_ISLNK(st.st_mode)) {
