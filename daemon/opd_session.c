@@ -30,7 +30,6 @@ static int resolve_events(struct opd_session *s, char *err, size_t errlen)
 	if (!copy)
 		return -ENOMEM;
 	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		struct op_event_spec spec;
 		struct op_event *ev = &s->events[s->nr_events];
 		struct opd_event_info *ei = &s->einfo[s->nr_events];
 		const char *bad = NULL;
@@ -41,13 +40,12 @@ static int resolve_events(struct opd_session *s, char *err, size_t errlen)
 			ret = -E2BIG;
 			break;
 		}
-		ret = op_event_spec_parse(tok, &spec, &bad);
-		if (ret) {
+		ret = op_event_resolve_text(tok, NULL, ev, &bad, why, sizeof(why));
+		if (ret && bad) {
 			snprintf(err, errlen, "bad event specification '%s' near '%s'",
-				 tok, bad ? bad : tok);
+				 tok, bad);
 			break;
 		}
-		ret = op_event_resolve(&spec, ev, why, sizeof(why));
 		if (ret) {
 			snprintf(err, errlen, "event '%s': %s", tok, why[0] ? why : strerror(-ret));
 			break;

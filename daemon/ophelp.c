@@ -195,13 +195,11 @@ static int describe(const struct ophelp_opts *o, const char *text)
 	char err[512];
 	int ret;
 
-	ret = op_event_spec_parse(text, &spec, &bad);
-	if (ret) {
-		fprintf(stderr, "ophelp: bad event specification \"%s\" at \"%s\"\n",
-			text, bad);
+	ret = op_event_resolve_text(text, &spec, &ev, &bad, err, sizeof(err));
+	if (bad) {
+		fprintf(stderr, "ophelp: %s\n", err);
 		return 2;
 	}
-	ret = op_event_resolve(&spec, &ev, err, sizeof(err));
 	if (ret == -ENOENT || ret == -EIO) {
 		fprintf(stderr, "ophelp: %s\n", err);
 		return 1;
@@ -250,17 +248,14 @@ static int describe(const struct ophelp_opts *o, const char *text)
 /* OProfile's ophelp -d: the default event's spec, one line, for scripts. */
 static int print_default(const char *extra)
 {
-	struct op_event_spec spec;
 	struct op_event ev;
-	const char *bad;
 	char err[512], text[128];
 
 	if (extra) {
 		fprintf(stderr, "ophelp: --get-default-event takes no event, got \"%s\"\n", extra);
 		return 2;
 	}
-	if (op_event_spec_parse("default", &spec, &bad) ||
-	    op_event_resolve(&spec, &ev, err, sizeof(err))) {
+	if (op_event_resolve_text("default", NULL, &ev, NULL, err, sizeof(err))) {
 		fprintf(stderr, "ophelp: no default event: %s\n", err);
 		return 1;
 	}

@@ -63,6 +63,16 @@ const char *op_event_pfm_name(const char *name);
 int op_event_resolve(const struct op_event_spec *spec, struct op_event *ev,
 		     char *err, size_t errlen);
 
+/* An event's text parsed and resolved for this machine in one, as every
+ * command that takes an event reads one: 0 with *ev (and *spec, the
+ * parse, when spec is not NULL); -EINVAL when text does not parse, with
+ * *bad (when not NULL) pointing at the offending field and err saying
+ * 'bad event specification "TEXT" at "FIELD"'; or op_event_resolve()'s
+ * error with its message in err (*bad NULL). */
+int op_event_resolve_text(const char *text, struct op_event_spec *spec,
+			  struct op_event *ev, const char **bad,
+			  char *err, size_t errlen);
+
 /* True when a hardware PMU can count cycles here (probes perf_event_open;
  * OPSAMPLER_PMU=off in the environment makes it false, so that a machine
  * with a PMU can run the timer path: op_perf_probe_pmu()). */

@@ -77,15 +77,9 @@ static int opc_check_event(const char *text, char *out, size_t len)
 	char err[512];
 	int ret;
 
-	ret = op_event_spec_parse(text, &spec, &bad);
+	ret = op_event_resolve_text(text, &spec, &ev, &bad, err, sizeof(err));
 	if (ret) {
-		opc_err("bad event specification \"%s\" at \"%s\" "
-			"(expected NAME:COUNT:UNITMASK:KERNEL:USER)", text, bad);
-		return ret;
-	}
-	ret = op_event_resolve(&spec, &ev, err, sizeof(err));
-	if (ret) {
-		opc_err("%s", err);
+		opc_err("%s%s", err, bad ? " (expected NAME:COUNT:UNITMASK:KERNEL:USER)" : "");
 		return ret;
 	}
 	if (!strcmp(spec.name, "default") && !spec.count)
@@ -164,12 +158,10 @@ static int opc_check_flight(const struct op_settings *s)
 	size_t bytes, rec = op_flight_record_bytes(s->callgraph_depth, s->unwind_stack);
 
 	for (unsigned int i = 0; i < (s->nr_events ? s->nr_events : 1); i++) {
-		struct op_event_spec spec;
 		struct op_event ev;
-		const char *bad;
 
-		if (op_event_spec_parse(s->nr_events ? s->events[i] : "default", &spec, &bad) ||
-		    op_event_resolve(&spec, &ev, err, sizeof(err)))
+		if (op_event_resolve_text(s->nr_events ? s->events[i] : "default",
+					  NULL, &ev, NULL, err, sizeof(err)))
 			continue;	/* the daemon says what is wrong with it */
 		if (op_flight_ring_bytes(s->flight_seconds,
 					 op_event_max_rate(&ev, "/proc"), rec,

@@ -225,13 +225,11 @@ static void opc_print_events(const char *list)
 	/* whether the session counts with the PMU: what a spec resolves to */
 	snprintf(copy, sizeof(copy), "%s", list);
 	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		struct op_event_spec spec;
 		struct op_event ev;
-		const char *bad;
 		char err[256];
 
-		if (!op_event_spec_parse(t, &spec, &bad) &&
-		    !op_event_resolve(&spec, &ev, err, sizeof(err)) && op_event_is_hardware(&ev)) {
+		if (!op_event_resolve_text(t, NULL, &ev, NULL, err, sizeof(err)) &&
+		    op_event_is_hardware(&ev)) {
 			nr_hw++;
 			cpu_type = ev.cpu_type;
 		}

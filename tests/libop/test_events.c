@@ -94,11 +94,33 @@ static void test_parse_null(void **state)
 
 static int resolve_text(const char *text, struct op_event *ev, char *err, size_t len)
 {
-	struct op_event_spec spec;
-	const char *bad;
+	const char *bad = "unset";
+	int ret = op_event_resolve_text(text, NULL, ev, &bad, err, len);
 
-	assert_int_equal(op_event_spec_parse(text, &spec, &bad), 0);
-	return op_event_resolve(&spec, ev, err, len);
+	assert_null(bad);	/* every text given here parses */
+	return ret;
+}
+
+/* op_event_resolve_text(): a text that does not parse is told apart from
+ * one that parses to no event, in the words every command uses */
+static void test_resolve_text_bad(void **state)
+{
+	struct op_event_spec spec;
+	struct op_event ev;
+	const char *bad;
+	char err[256];
+
+	assert_int_equal(op_event_resolve_text("cpu-clock:abc", &spec, &ev, &bad,
+					       err, sizeof(err)), -EINVAL);
+	assert_non_null(bad);
+	assert_string_equal(bad, "abc");
+	assert_string_equal(err, "bad event specification \"cpu-clock:abc\" at \"abc\"");
+	assert_int_equal(op_event_resolve_text("NO_SUCH_EVENT_XYZ:5000", &spec, &ev,
+					       &bad, err, sizeof(err)), -ENOENT);
+	assert_null(bad);
+	assert_string_equal(spec.name, "NO_SUCH_EVENT_XYZ");
+	assert_int_equal(spec.count, 5000);
+	assert_non_null(strstr(err, "unknown event NO_SUCH_EVENT_XYZ"));
 }
 
 static void test_resolve_cpu_clock(void **state)
@@ -392,6 +414,7 @@ int main(void)
 		cmocka_unit_test(test_oprofile_tables),
 		cmocka_unit_test(test_resolve_other_software),
 		cmocka_unit_test(test_format_round_trip),
+		cmocka_unit_test(test_resolve_text_bad),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
