@@ -11,6 +11,9 @@
  * current/, log, control socket; only then does the parent of a
  * daemonised oprofiled exit 0 (the child tells it through a pipe, or sends
  * the error message it must print before exiting 1).
+ *
+ * One room past 800 lines: the command line, the start-up and the loop
+ * are the one thread's, and read in the order they run.
  */
 #include "config.h"
 
