@@ -20,6 +20,7 @@
 
 #include "op_chains.h"
 #include "op_config.h"
+#include "op_grow.h"
 #include "op_log.h"
 #include "op_names.h"
 #include "op_stats.h"
@@ -101,7 +102,7 @@ static bool wanted(const struct pp_sfile *f, bool exclude_dependent)
 /* The images a set of files needs, each once. */
 struct img_set {
 	const struct op_img **v;
-	size_t n;
+	size_t n, cap;
 };
 
 static int img_set_add(struct img_set *s, const struct op_img *img)
@@ -113,11 +114,13 @@ static int img_set_add(struct img_set *s, const struct op_img *img)
 	for (size_t i = 0; i < s->n; i++)
 		if (pp_img_equal(s->v[i], img))
 			return 0;
-	v = realloc(s->v, (s->n + 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	s->v = v;
-	v[s->n++] = img;
+	if (s->n == s->cap) {
+		v = op_grow(s->v, s->n + 1, &s->cap, 64, sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		s->v = v;
+	}
+	s->v[s->n++] = img;
 	return 0;
 }
 

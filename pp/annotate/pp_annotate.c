@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "op_grow.h"
 #include "pp_session.h"
 #include "pp_symview.h"
 
@@ -141,10 +142,13 @@ bool pp_annot_line_of(struct pp_annot *a, const struct pp_symtab *st,
 			return true;
 		}
 	}
-	j = realloc(a->joins, (a->nr_joins + 1) * sizeof(*j));
-	if (!j)
-		return true;
-	a->joins = j;
+	if (a->nr_joins == a->alloc_joins) {
+		j = op_grow(a->joins, a->nr_joins + 1, &a->alloc_joins, 16,
+			    sizeof(*j));
+		if (!j)
+			return true;
+		a->joins = j;
+	}
 	if (asprintf(&path, "%s/%s", dir, src) < 0)
 		return true;
 	a->joins[a->nr_joins++] = (struct pp_annot_join){ src, dir, path };
@@ -387,12 +391,10 @@ static void annotate_file(FILE *out, FILE *in, const struct pp_annot *a,
 			fwrite(text, 1, (size_t)got, out);
 			nr_at = syms_at(a, f->name, line, at, cap);
 			if (nr_at > cap) {
-				size_t *n2 = realloc(at, nr_at * sizeof(*at));
+				size_t *n2 = op_grow(at, nr_at, &cap, 16, sizeof(*at));
 
-				if (n2) {
+				if (n2)
 					at = n2;
-					cap = nr_at;
-				}
 				nr_at = syms_at(a, f->name, line, at, cap);
 			}
 			put_sym_annotation(out, a, at, nr_at < cap ? nr_at : cap, buf, len);

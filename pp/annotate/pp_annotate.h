@@ -85,7 +85,7 @@ struct pp_annot {
 		const char *src, *dir;
 		char *path;
 	} *joins;
-	size_t nr_joins;
+	size_t nr_joins, alloc_joins;
 };
 
 /* The source line of vma in st, the file named as binutils names it

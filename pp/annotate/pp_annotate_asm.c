@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "op_grow.h"
 #include "pp_symbols.h"
 #include "pp_symview.h"
 
@@ -36,7 +37,7 @@
 struct src_file {
 	const char *name;
 	char **lines;			/* NULL: unreadable */
-	size_t nr_lines;
+	size_t nr_lines, alloc_lines;
 	int max_printed, last_line;
 };
 
@@ -51,7 +52,7 @@ struct asm_ctx {
 	bool x86;
 	int addr_width;
 	struct src_file *files;
-	size_t nr_files;
+	size_t nr_files, alloc_files;
 	char *fill, *buf;
 	size_t buf_len;
 };
@@ -69,10 +70,13 @@ static struct src_file *src_get(struct asm_ctx *x, const char *name)
 	for (size_t i = 0; i < x->nr_files; i++)
 		if (!strcmp(x->files[i].name, name))
 			return &x->files[i];
-	f = realloc(x->files, (x->nr_files + 1) * sizeof(*f));
-	if (!f)
-		return NULL;
-	x->files = f;
+	if (x->nr_files == x->alloc_files) {
+		f = op_grow(x->files, x->nr_files + 1, &x->alloc_files, 8,
+			    sizeof(*f));
+		if (!f)
+			return NULL;
+		x->files = f;
+	}
 	f = &x->files[x->nr_files++];
 	memset(f, 0, sizeof(*f));
 	f->name = name;
@@ -80,11 +84,14 @@ static struct src_file *src_get(struct asm_ctx *x, const char *name)
 	if (!in)
 		return f;
 	while ((got = getline(&line, &cap, in)) >= 0) {
-		char **v = realloc(f->lines, (f->nr_lines + 1) * sizeof(*v));
+		if (f->nr_lines == f->alloc_lines) {
+			char **v = op_grow(f->lines, f->nr_lines + 1,
+					   &f->alloc_lines, 256, sizeof(*v));
 
-		if (!v)
-			break;
-		f->lines = v;
+			if (!v)
+				break;
+			f->lines = v;
+		}
 		if (got && line[got - 1] == '\n')
 			line[got - 1] = '\0';
 		f->lines[f->nr_lines] = strdup(line);

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "op_grow.h"
 #include "op_kernel.h"
 #include "pp_symbols.h"
 
@@ -54,12 +55,14 @@ static int list_source(struct pp_archive_writer *w, const char *src)
 	for (size_t i = 0; i < w->nr_seen; i++)
 		if (!strcmp(w->seen[i], src))
 			return 0;
-	v = realloc(w->seen, (w->nr_seen + 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	w->seen = v;
-	v[w->nr_seen] = strdup(src);
-	if (!v[w->nr_seen])
+	if (w->nr_seen == w->alloc_seen) {
+		v = op_grow(w->seen, w->nr_seen + 1, &w->alloc_seen, 64, sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		w->seen = v;
+	}
+	w->seen[w->nr_seen] = strdup(src);
+	if (!w->seen[w->nr_seen])
 		return -ENOMEM;
 	w->nr_seen++;
 	fprintf(w->list, "%s\n", src);
@@ -261,5 +264,5 @@ void pp_archive_writer_release(struct pp_archive_writer *w)
 		free(w->seen[i]);
 	free(w->seen);
 	w->seen = NULL;
-	w->nr_seen = 0;
+	w->nr_seen = w->alloc_seen = 0;
 }

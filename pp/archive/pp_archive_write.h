@@ -22,7 +22,7 @@ struct pp_archive_writer {
 	size_t nr_files;	/* copied or listed */
 	int err;		/* the first write error (-errno), 0 */
 	char **seen;		/* sources listed, with list */
-	size_t nr_seen;
+	size_t nr_seen, alloc_seen;
 };
 
 /* Copy src to the archive's dest; src a session's file read through sd

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "op_grow.h"
+
 int pp_merge_parse(const char *text, struct pp_merge *m, const char **bad)
 {
 	const char *p = text;
@@ -160,7 +162,7 @@ static int collect_classes(const struct pp_fileset *fs,
 			   struct pp_class **out, size_t *nr)
 {
 	struct pp_class *classes = NULL;
-	size_t n = 0;
+	size_t n = 0, cap = 0;
 
 	for (size_t i = 0; i < fs->nr_files; i++) {
 		const struct pp_sfile *f = &fs->files[i];
@@ -183,16 +185,20 @@ static int collect_classes(const struct pp_fileset *fs,
 				hi = mid;
 		}
 		if (lo == n || class_cmp(&classes[lo], &c, axis)) {
-			struct pp_class *v = realloc(classes, (n + 1) * sizeof(*v));
+			if (n == cap) {
+				struct pp_class *v = op_grow(classes, n + 1, &cap, 8,
+							     sizeof(*v));
 
-			if (!v) {
-				free(classes);
-				return -ENOMEM;
+				if (!v) {
+					free(classes);
+					return -ENOMEM;
+				}
+				classes = v;
 			}
-			classes = v;
-			memmove(&v[lo + 1], &v[lo], (n - lo) * sizeof(*v));
+			memmove(&classes[lo + 1], &classes[lo],
+				(n - lo) * sizeof(*classes));
 			class_describe(&c, axis);
-			v[lo] = c;
+			classes[lo] = c;
 			n++;
 		}
 	}

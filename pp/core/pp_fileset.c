@@ -17,6 +17,7 @@
 #include "odb.h"
 #include "op_cgroups.h"
 #include "op_config.h"
+#include "op_grow.h"
 #include "pp_spec.h"
 
 char *pp_session_dir_default(const char *dir)
@@ -35,8 +36,9 @@ static int fileset_add(struct pp_fileset *fs, struct op_sfname *n,
 {
 	struct pp_sfile *v;
 
-	if (fs->nr_files % 64 == 0) {
-		v = realloc(fs->files, (fs->nr_files + 64) * sizeof(*v));
+	if (fs->nr_files == fs->alloc_files) {
+		v = op_grow(fs->files, fs->nr_files + 1, &fs->alloc_files, 64,
+			    sizeof(*v));
 		if (!v)
 			return -ENOMEM;
 		fs->files = v;
@@ -84,13 +86,16 @@ static bool container_match(struct walk_ctx *w, const struct op_sfname *n)
 			free(shown);
 			return true;
 		}
-	v = realloc(w->fs->containers, (w->fs->nr_containers + 1) * sizeof(*v));
-	if (!v) {
-		free(shown);
-		return true;
+	if (w->fs->nr_containers == w->fs->alloc_containers) {
+		v = op_grow(w->fs->containers, w->fs->nr_containers + 1,
+			    &w->fs->alloc_containers, 8, sizeof(*v));
+		if (!v) {
+			free(shown);
+			return true;
+		}
+		w->fs->containers = v;
 	}
-	w->fs->containers = v;
-	v[w->fs->nr_containers++] = shown;
+	w->fs->containers[w->fs->nr_containers++] = shown;
 	return true;
 }
 
@@ -263,12 +268,15 @@ static int fileset_select(struct pp_fileset *fs, const char *session_dir,
 		}
 		if (!S_ISDIR(st.st_mode))
 			continue;
-		v = realloc(fs->sessions, (fs->nr_sessions + 1) * sizeof(*v));
-		if (!v) {
-			ret = -ENOMEM;
-			break;
+		if (fs->nr_sessions == fs->alloc_sessions) {
+			v = op_grow(fs->sessions, fs->nr_sessions + 1,
+				    &fs->alloc_sessions, 8, sizeof(*v));
+			if (!v) {
+				ret = -ENOMEM;
+				break;
+			}
+			fs->sessions = v;
 		}
-		fs->sessions = v;
 		fs->sessions[fs->nr_sessions] = strdup(dir);
 		if (!fs->sessions[fs->nr_sessions]) {
 			ret = -ENOMEM;

@@ -79,7 +79,7 @@ struct pp_sfile {
 /* Sample files selected for one report, before classification. */
 struct pp_fileset {
 	struct pp_sfile *files;
-	size_t nr_files;
+	size_t nr_files, alloc_files;
 	size_t nr_unnamed;	/* files under the session whose name did not parse */
 	char *first_unnamed;
 	size_t nr_foreign;	/* files whose application is neither {root}
@@ -88,9 +88,9 @@ struct pp_fileset {
 				 * thread (no process to name one by) */
 	char **containers;	/* container: the ones selected, "NAME (cgroup
 				 * PATH)", each once */
-	size_t nr_containers;
+	size_t nr_containers, alloc_containers;
 	char **sessions;	/* session directories read */
-	size_t nr_sessions;
+	size_t nr_sessions, alloc_sessions;
 	/* the session directory they lie in, opened for reading: every file
 	 * of it is read through this (op_sessdir.h), no link followed out;
 	 * malloc'd so that the files may point at it wherever fs moves */

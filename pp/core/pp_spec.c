@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "op_grow.h"
 #include "op_names.h"
 
 static int spec_error(char *err, size_t errlen, const char *fmt, ...)
@@ -70,10 +71,12 @@ static int parse_strlist(struct pp_strlist *l, const char *value,
 		if (len == 0)
 			return spec_error(err, errlen,
 					  "empty element in '%s'", word);
-		v = realloc(l->v, (l->n + 1) * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		l->v = v;
+		if (l->n == l->cap) {
+			v = op_grow(l->v, l->n + 1, &l->cap, 4, sizeof(*v));
+			if (!v)
+				return -ENOMEM;
+			l->v = v;
+		}
 		l->v[l->n] = strndup(p, len);
 		if (!l->v[l->n])
 			return -ENOMEM;
@@ -132,10 +135,12 @@ static int parse_rangelist(struct pp_rangelist *l, const char *value,
 						  (int)len, p, word);
 			r.hi = r.lo;
 		}
-		v = realloc(l->v, (l->n + 1) * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		l->v = v;
+		if (l->n == l->cap) {
+			v = op_grow(l->v, l->n + 1, &l->cap, 4, sizeof(*v));
+			if (!v)
+				return -ENOMEM;
+			l->v = v;
+		}
 		l->v[l->n++] = r;
 		if (!comma)
 			break;

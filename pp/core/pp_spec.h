@@ -33,7 +33,7 @@ struct op_sfname;
 
 struct pp_strlist {
 	char **v;
-	size_t n;
+	size_t n, cap;
 	bool given;		/* the tag appeared */
 };
 
@@ -43,7 +43,7 @@ struct pp_range {
 
 struct pp_rangelist {
 	struct pp_range *v;
-	size_t n;
+	size_t n, cap;
 	bool given;
 };
 

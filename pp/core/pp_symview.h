@@ -31,7 +31,7 @@ struct pp_report_status {
 	size_t nr_changed;	/* binaries newer than their samples (warned) */
 	bool explained_mtime;	/* OProfile's second line about it, once */
 	char **warned;		/* paths already warned about: once per report */
-	size_t nr_warned;
+	size_t nr_warned, alloc_warned;
 };
 
 /* Free the status's list of warned paths. */

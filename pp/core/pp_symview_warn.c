@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "op_grow.h"
 #include "op_names.h"
 #include "pp_archive.h"
 #include "pp_debuginfod.h"
@@ -23,12 +24,15 @@ static bool first_warning(struct pp_report_status *st, const char *path)
 	for (size_t i = 0; i < st->nr_warned; i++)
 		if (!strcmp(st->warned[i], path))
 			return false;
-	v = realloc(st->warned, (st->nr_warned + 1) * sizeof(*v));
-	if (!v)
-		return true;
-	st->warned = v;
-	v[st->nr_warned] = strdup(path);
-	if (v[st->nr_warned])
+	if (st->nr_warned == st->alloc_warned) {
+		v = op_grow(st->warned, st->nr_warned + 1, &st->alloc_warned, 16,
+			    sizeof(*v));
+		if (!v)
+			return true;
+		st->warned = v;
+	}
+	st->warned[st->nr_warned] = strdup(path);
+	if (st->warned[st->nr_warned])
 		st->nr_warned++;
 	return true;
 }
@@ -39,7 +43,7 @@ void pp_report_status_release(struct pp_report_status *st)
 		free(st->warned[i]);
 	free(st->warned);
 	st->warned = NULL;
-	st->nr_warned = 0;
+	st->nr_warned = st->alloc_warned = 0;
 }
 
 /* ---- OProfile's warnings about images ----

@@ -17,6 +17,7 @@
 
 #include "odb.h"
 #include "op_chains.h"
+#include "op_grow.h"
 #include "pp_spec.h"
 #include "pp_symbols.h"
 
@@ -216,12 +217,11 @@ static int count_one(uint64_t id, uint64_t count, void *vctx)
 	if (!pp_spec_match_file(k->spec, &k->name))
 		return 0;
 	if (nr > k->alloc_locs) {
-		uint32_t *v = realloc(k->locs, nr * sizeof(*v));
+		uint32_t *v = op_grow(k->locs, nr, &k->alloc_locs, 16, sizeof(*v));
 
 		if (!v)
 			goto err_nomem;
 		k->locs = v;
-		k->alloc_locs = nr;
 	}
 	for (uint32_t i = 0; i < nr; i++) {
 		k->locs[i] = pp_export_loc(k->x, c->img_map[f[i].image - 1],

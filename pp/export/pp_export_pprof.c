@@ -196,7 +196,7 @@ struct pb {
 	pb_label *labels;
 	pb_label **label_ptrs;
 	char **numbers;			/* label values, owned */
-	size_t nr_numbers;
+	size_t nr_numbers, alloc_numbers;
 	int64_t comment;
 };
 
@@ -240,10 +240,13 @@ static int64_t number_str(struct pb *b, long v)
 	i = strtab_find(&b->st, buf);
 	if (i >= 0)
 		return i;
-	n = realloc(b->numbers, (b->nr_numbers + 1) * sizeof(*n));
-	if (!n)
-		return -1;
-	b->numbers = n;
+	if (b->nr_numbers == b->alloc_numbers) {
+		n = op_grow(b->numbers, b->nr_numbers + 1, &b->alloc_numbers, 16,
+			    sizeof(*n));
+		if (!n)
+			return -1;
+		b->numbers = n;
+	}
 	s = strdup(buf);
 	if (!s)
 		return -1;

@@ -82,7 +82,7 @@ struct pp_live_news {
 struct pp_live_scan {
 	char *current_dir;	/* samples/current */
 	struct pp_live_file **files;
-	size_t nr_files;
+	size_t nr_files, alloc_files;
 	/* index of files by rel: open addressing, nr_index a power of two */
 	size_t *index;
 	size_t nr_index;
@@ -90,7 +90,7 @@ struct pp_live_scan {
 	struct op_logger lg;
 	/* rel names already said to be unreadable */
 	char **said_bad;
-	size_t nr_said_bad;
+	size_t nr_said_bad, alloc_said_bad;
 };
 
 /* Called once per (file, key) that gained delta samples in a refresh. */

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "op_grow.h"
+
 /* ---- keys of one file ---- */
 
 static size_t key_hash(uint64_t key)
@@ -116,14 +118,16 @@ static void file_free(struct pp_live_file *f)
 static struct pp_live_file *file_add(struct pp_live_scan *s, const char *rel,
 				     struct op_sfname *name)
 {
-	struct pp_live_file *f = calloc(1, sizeof(*f)), **v;
+	struct pp_live_file *f = calloc(1, sizeof(*f)), **v = s->files;
 
 	if (!f)
 		return NULL;
 	f->db.fd = -1;
 	f->tag = PP_LIVE_NO_TAG;
 	f->rel = strdup(rel);
-	v = realloc(s->files, (s->nr_files + 1) * sizeof(*v));
+	if (s->nr_files == s->alloc_files)
+		v = op_grow(s->files, s->nr_files + 1, &s->alloc_files, 64,
+			    sizeof(*v));
 	if (!f->rel || !v) {
 		free(f->rel);
 		free(f);
@@ -163,12 +167,15 @@ static void say_bad(struct pp_live_scan *s, const char *rel, int err)
 			return;
 	op_log(&s->lg, OP_LOG_WARN, "cannot read the sample file %s/%s: %s",
 	       s->current_dir, rel, odb_strerror(err));
-	v = realloc(s->said_bad, (s->nr_said_bad + 1) * sizeof(*v));
-	if (!v)
-		return;
-	s->said_bad = v;
-	v[s->nr_said_bad] = strdup(rel);
-	if (v[s->nr_said_bad])
+	if (s->nr_said_bad == s->alloc_said_bad) {
+		v = op_grow(s->said_bad, s->nr_said_bad + 1, &s->alloc_said_bad,
+			    8, sizeof(*v));
+		if (!v)
+			return;
+		s->said_bad = v;
+	}
+	s->said_bad[s->nr_said_bad] = strdup(rel);
+	if (s->said_bad[s->nr_said_bad])
 		s->nr_said_bad++;
 }
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "op_grow.h"
 #include "pp_profile.h"
 #include "pp_symview.h"
 
@@ -33,8 +34,8 @@ static uint32_t new_sym(struct pp_live_view *v, uint32_t image, const char *name
 	struct pp_live_sym *s;
 	char *copy = NULL;
 
-	if (v->nr_syms % 256 == 0) {
-		s = realloc(v->syms, (v->nr_syms + 256) * sizeof(*s));
+	if (v->nr_syms == v->alloc_syms) {
+		s = op_grow(v->syms, v->nr_syms + 1, &v->alloc_syms, 256, sizeof(*s));
 		if (!s)
 			return PP_LIVE_NO_TAG;
 		v->syms = s;
@@ -56,10 +57,13 @@ static uint32_t intern_image(struct pp_live_view *v, const struct op_img *img)
 	for (size_t i = 0; i < v->nr_images; i++)
 		if (pp_img_equal(&v->images[i].img, img))
 			return (uint32_t)i;
-	im = realloc(v->images, (v->nr_images + 1) * sizeof(*im));
-	if (!im)
-		return PP_LIVE_NO_TAG;
-	v->images = im;
+	if (v->nr_images == v->alloc_images) {
+		im = op_grow(v->images, v->nr_images + 1, &v->alloc_images, 16,
+			     sizeof(*im));
+		if (!im)
+			return PP_LIVE_NO_TAG;
+		v->images = im;
+	}
 	im = &v->images[v->nr_images];
 	memset(im, 0, sizeof(*im));
 	im->img = *img;
@@ -87,13 +91,15 @@ static uint32_t intern_app(struct pp_live_view *v, const struct op_img *img)
 			return (uint32_t)i;
 		}
 	}
-	a = realloc(v->apps, (v->nr_apps + 1) * sizeof(*a));
-	if (!a) {
-		free(name);
-		return PP_LIVE_NO_TAG;
+	if (v->nr_apps == v->alloc_apps) {
+		a = op_grow(v->apps, v->nr_apps + 1, &v->alloc_apps, 16, sizeof(*a));
+		if (!a) {
+			free(name);
+			return PP_LIVE_NO_TAG;
+		}
+		v->apps = a;
 	}
-	v->apps = a;
-	a[v->nr_apps] = name;
+	v->apps[v->nr_apps] = name;
 	return (uint32_t)v->nr_apps++;
 }
 
@@ -142,11 +148,14 @@ static uint32_t file_info(struct pp_live_view *v, const struct pp_live_file *f)
 	if (fi.image == PP_LIVE_NO_TAG || fi.app == PP_LIVE_NO_TAG ||
 	    (f->is_arc && fi.cg_image == PP_LIVE_NO_TAG))
 		return PP_LIVE_NO_TAG;
-	a = realloc(v->finfo, (v->nr_finfo + 1) * sizeof(*a));
-	if (!a)
-		return PP_LIVE_NO_TAG;
-	v->finfo = a;
-	a[v->nr_finfo] = fi;
+	if (v->nr_finfo == v->alloc_finfo) {
+		a = op_grow(v->finfo, v->nr_finfo + 1, &v->alloc_finfo, 64,
+			    sizeof(*a));
+		if (!a)
+			return PP_LIVE_NO_TAG;
+		v->finfo = a;
+	}
+	v->finfo[v->nr_finfo] = fi;
 	if (f->is_arc)
 		v->has_arcs = true;
 	else if (fi.cpu > v->max_cpu)
@@ -224,8 +233,9 @@ static uint32_t arc_key(struct pp_live_view *v, const struct pp_live_finfo *fi,
 
 	if (caller == PP_LIVE_NO_TAG || callee == PP_LIVE_NO_TAG)
 		return PP_LIVE_NO_TAG;
-	if (v->nr_arc_keys % 256 == 0) {
-		a = realloc(v->arc_keys, (v->nr_arc_keys + 256) * sizeof(*a));
+	if (v->nr_arc_keys == v->alloc_arc_keys) {
+		a = op_grow(v->arc_keys, v->nr_arc_keys + 1, &v->alloc_arc_keys, 256,
+			    sizeof(*a));
 		if (!a)
 			return PP_LIVE_NO_TAG;
 		v->arc_keys = a;

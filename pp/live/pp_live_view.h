@@ -66,15 +66,15 @@ struct pp_live_view {
 	struct pp_report_opts ropts;	/* where binaries and kernel symbols are */
 	struct op_logger lg;
 	struct pp_live_image *images;
-	size_t nr_images;
+	size_t nr_images, alloc_images;
 	struct pp_live_sym *syms;
-	size_t nr_syms;
+	size_t nr_syms, alloc_syms;
 	char **apps;
-	size_t nr_apps;
+	size_t nr_apps, alloc_apps;
 	struct pp_live_finfo *finfo;
-	size_t nr_finfo;
+	size_t nr_finfo, alloc_finfo;
 	uint32_t (*arc_keys)[2];	/* an arc key's tag: {caller, callee} syms */
-	size_t nr_arc_keys;
+	size_t nr_arc_keys, alloc_arc_keys;
 	struct pp_live_cells interval, total;
 	struct pp_live_cells arcs_interval, arcs_total;
 	uint64_t interval_samples, total_samples;
