@@ -610,8 +610,9 @@ static odb_t *counts_file(struct opd_chains *c, const struct opd_chain_key *key)
 		odb_close(&c->files[0].db);
 		free(c->files[0].event);
 		memmove(c->files, c->files + 1, --c->nr_files * sizeof(*c->files));
-	} else {
-		f = realloc(c->files, (c->nr_files + 1) * sizeof(*f));
+	} else if (c->nr_files == c->alloc_files) {
+		f = op_grow(c->files, c->nr_files + 1, &c->alloc_files, 16,
+			    sizeof(*f));
 		if (!f) {
 			errno = ENOMEM;
 			return NULL;

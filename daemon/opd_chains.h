@@ -68,7 +68,7 @@ struct opd_chains {
 		char *event;
 		int tgid, tid, cpu;
 	} *files;
-	size_t nr_files;
+	size_t nr_files, alloc_files;
 
 	uint64_t nr_added;		/* counts that reached a file */
 	uint64_t nr_lost;		/* chains not stored (I/O, memory) */

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "op_grow.h"
 #include "op_proto.h"
 
 #define OPD_DEFAULT_KERNEL_NAME OP_KALLSYMS_IMAGE
@@ -29,15 +30,17 @@ static int parse_filter(struct opd_images *ims, const char *filter)
 		const char *end = strchr(p, ',');
 		size_t len = end ? (size_t)(end - p) : strlen(p);
 
-		if (len) {
-			char **nf = realloc(ims->filter,
-					    (ims->nr_filter + 1) * sizeof(*nf));
+		if (len && ims->nr_filter == ims->alloc_filter) {
+			char **nf = op_grow(ims->filter, ims->nr_filter + 1,
+					    &ims->alloc_filter, 8, sizeof(*nf));
 
 			if (!nf)
 				return -ENOMEM;
 			ims->filter = nf;
-			nf[ims->nr_filter] = strndup(p, len);
-			if (!nf[ims->nr_filter])
+		}
+		if (len) {
+			ims->filter[ims->nr_filter] = strndup(p, len);
+			if (!ims->filter[ims->nr_filter])
 				return -ENOMEM;
 			ims->nr_filter++;
 		}

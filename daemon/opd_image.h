@@ -54,7 +54,7 @@ struct opd_images {
 	struct opd_image *modules;	/* list, by name */
 
 	char **filter;			/* --image list, NULL: everything */
-	size_t nr_filter;
+	size_t nr_filter, alloc_filter;
 
 	uint64_t nr_unknown_cookies;	/* distinct cookies the lookup did not know */
 };

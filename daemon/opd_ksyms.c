@@ -43,7 +43,7 @@ struct ksym {
 
 struct ksyms {
 	struct ktarget *t;
-	size_t nr;
+	size_t nr, alloc;
 	char *pool;
 	size_t pool_len, pool_alloc;
 	/* _text, _stext, _etext of the kernel, as read */
@@ -69,10 +69,12 @@ static struct ktarget *target_get(struct ksyms *k, const struct op_img *img)
 		if ((!module && !k->t[i].module) ||
 		    (module && k->t[i].module && !strcmp(module, k->t[i].module)))
 			return &k->t[i];
-	t = realloc(k->t, (k->nr + 1) * sizeof(*t));
-	if (!t)
-		return NULL;
-	k->t = t;
+	if (k->nr == k->alloc) {
+		t = op_grow(k->t, k->nr + 1, &k->alloc, 4, sizeof(*t));
+		if (!t)
+			return NULL;
+		k->t = t;
+	}
 	t = &k->t[k->nr];
 	memset(t, 0, sizeof(*t));
 	if (module && !(t->module = strdup(module)))
@@ -192,16 +194,12 @@ static int add_sym(struct ksyms *k, struct ktarget *t,
 		t->syms = s;
 	}
 	if (k->pool_alloc - k->pool_len < l->name_len) {
-		size_t na = k->pool_alloc ? k->pool_alloc * 2 : 1 << 20;
-		char *p;
+		char *p = op_grow(k->pool, k->pool_len + l->name_len,
+				  &k->pool_alloc, 1 << 20, 1);
 
-		while (na - k->pool_len < l->name_len)
-			na *= 2;
-		p = realloc(k->pool, na);
 		if (!p)
 			return -ENOMEM;
 		k->pool = p;
-		k->pool_alloc = na;
 	}
 	s = &t->syms[t->nr_syms];
 	s->addr = l->addr;

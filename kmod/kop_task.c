@@ -23,6 +23,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "op_grow.h"
 #include "op_proto.h"
 
 int kop_tasks_init(struct kop_tasks *t)
@@ -140,20 +141,19 @@ static void unlink_task(struct kop_tasks *t, struct kop_task *k)
 
 static int reserve(struct kop_task *k, size_t n)
 {
-	size_t cap;
+	/* two arrays of one capacity: each grown from it, which is
+	 * updated once both have grown */
+	size_t cap = k->cap_maps, cap_starts = k->cap_maps;
 	struct kop_map *m;
 	uint64_t *st;
 
 	if (n <= k->cap_maps)
 		return 0;
-	cap = k->cap_maps ? k->cap_maps : 8;
-	while (cap < n)
-		cap *= 2;
-	m = realloc(k->maps, cap * sizeof(*m));
+	m = op_grow(k->maps, n, &cap, 8, sizeof(*m));
 	if (!m)
 		return -ENOMEM;
 	k->maps = m;
-	st = realloc(k->starts, cap * sizeof(*st));
+	st = op_grow(k->starts, n, &cap_starts, 8, sizeof(*st));
 	if (!st)
 		return -ENOMEM;
 	k->starts = st;

@@ -2,6 +2,7 @@
  * (op_cgroups.h). */
 #include "config.h"
 #include "op_cgroups.h"
+#include "op_grow.h"
 #include "op_sessdir.h"
 
 #include <errno.h>
@@ -52,15 +53,14 @@ int op_cgroups_read(const struct op_sessdir *sd, const char *dir,
 		    tgid <= 0 || (root != 0 && root != 1) || line[pos] != '/')
 			continue;
 		if (c->n == alloc) {
-			struct op_cgroup *v = realloc(c->v, (alloc ? alloc * 2 : 64) *
-							    sizeof(*v));
+			struct op_cgroup *v = op_grow(c->v, c->n + 1, &alloc, 64,
+						      sizeof(*v));
 
 			if (!v) {
 				ret = -ENOMEM;
 				break;
 			}
 			c->v = v;
-			alloc = alloc ? alloc * 2 : 64;
 		}
 		op_cgroup_name(line + pos, name, sizeof(name));
 		e.tgid = tgid;

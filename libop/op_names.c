@@ -372,8 +372,22 @@ err:
 /* The logical components of a name: pieces joined across %+ splits. */
 struct comps {
 	char **v;
-	size_t nr;
+	size_t nr, alloc;
 };
+
+/* Room for one more component in c: 0 or -ENOMEM. */
+static int comps_room(struct comps *c)
+{
+	char **v;
+
+	if (c->nr < c->alloc)
+		return 0;
+	v = op_grow(c->v, c->nr + 1, &c->alloc, 16, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	c->v = v;
+	return 0;
+}
 
 static void comps_free(struct comps *c)
 {
@@ -383,7 +397,7 @@ static void comps_free(struct comps *c)
 		free(c->v[i]);
 	free(c->v);
 	c->v = NULL;
-	c->nr = 0;
+	c->nr = c->alloc = 0;
 }
 
 static int comps_split(const char *rel, struct comps *c)
@@ -392,7 +406,7 @@ static int comps_split(const char *rel, struct comps *c)
 	const char *s = rel;
 
 	c->v = NULL;
-	c->nr = 0;
+	c->nr = c->alloc = 0;
 	for (;;) {
 		const char *slash = strchr(s, '/');
 		size_t n = slash ? (size_t)(slash - s) : strlen(s);
@@ -400,14 +414,10 @@ static int comps_split(const char *rel, struct comps *c)
 
 		sb_addn(&cur, s, cont ? n - 2 : n);
 		if (!cont || !slash) {
-			char **v;
-
 			if (cont || cur.oom)	/* a continuation with nothing after */
 				goto err;
-			v = realloc(c->v, (c->nr + 1) * sizeof(*v));
-			if (!v)
+			if (comps_room(c))
 				goto err;
-			c->v = v;
 			c->v[c->nr++] = cur.s ? cur.s : strdup("");
 			if (!c->v[c->nr - 1])
 				goto err;
@@ -763,17 +773,12 @@ int op_img_parse(const char *s, struct op_img *img)
 		return -EINVAL;
 	/* parse_image() stops before the event component: give it one */
 	ret = -ENOMEM;
-	{
-		char **v = realloc(c.v, (c.nr + 1) * sizeof(*v));
-
-		if (!v)
-			goto err_comps;
-		c.v = v;
-		c.v[c.nr] = strdup("E");
-		if (!c.v[c.nr])
-			goto err_comps;
-		c.nr++;
-	}
+	if (comps_room(&c))
+		goto err_comps;
+	c.v[c.nr] = strdup("E");
+	if (!c.v[c.nr])
+		goto err_comps;
+	c.nr++;
 	ret = parse_image(&c, &i, NULL, img);
 	if (ret)
 		goto err_img;

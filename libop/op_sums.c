@@ -13,6 +13,7 @@
 
 #include "op_afile.h"
 #include "op_chains.h"
+#include "op_grow.h"
 #include "op_names.h"
 
 #define FNV_OFFSET 0xcbf29ce484222325ull
@@ -217,7 +218,7 @@ int op_sums_read(const struct op_sessdir *sd, const char *session_dir,
 {
 	char path[PATH_MAX];
 	char *line = NULL;
-	size_t cap = 0, nr_line = 0;
+	size_t cap = 0, nr_line = 0, alloc = 0;
 	ssize_t len;
 	FILE *f;
 	int ret = 0;
@@ -240,8 +241,9 @@ int op_sums_read(const struct op_sessdir *sd, const char *session_dir,
 		line[len - 1] = '\0';
 		if (line[0] == '#')
 			continue;
-		if (s->nr % 256 == 0) {
-			struct op_sum *v = realloc(s->v, (s->nr + 256) * sizeof(*v));
+		if (s->nr == alloc) {
+			struct op_sum *v = op_grow(s->v, s->nr + 1, &alloc, 256,
+						   sizeof(*v));
 
 			if (!v) {
 				ret = -ENOMEM;
