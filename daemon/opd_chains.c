@@ -317,15 +317,14 @@ static uint32_t tree_path(struct opd_chains *c, uint32_t app,
 	if (*err)
 		return 0;
 	if ((nr + 1 - level) * OP_CHAIN_NODE_MAX > c->enc_cap) {
-		size_t cap = (nr + 1) * OP_CHAIN_NODE_MAX;
-		uint8_t *v = realloc(c->enc, cap);
+		uint8_t *v = op_grow(c->enc, (nr + 1) * OP_CHAIN_NODE_MAX,
+				     &c->enc_cap, 4096, 1);
 
 		if (!v) {
 			*err = -ENOMEM;
 			return 0;
 		}
 		c->enc = v;
-		c->enc_cap = cap;
 	}
 	for (size_t k = 0; level <= nr; level++, k++) {
 		struct op_chain_node *n = &c->nodes[c->nr_nodes + k];

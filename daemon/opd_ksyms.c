@@ -222,14 +222,15 @@ static int order_add(struct ksyms *k, const struct op_ksym_line *l)
 	if (o->n == OP_KORDER_MAX)
 		return -E2BIG;
 	if (o->n == k->order_alloc) {
-		size_t na = k->order_alloc ? k->order_alloc * 2 : 65536;
-		uint64_t *h = realloc(o->hash, na * sizeof(*h));
+		/* two arrays of one capacity, updated once both have grown */
+		size_t na = k->order_alloc, na_off = k->order_alloc;
+		uint64_t *h = op_grow(o->hash, o->n + 1, &na, 65536, sizeof(*h));
 		uint32_t *off;
 
 		if (!h)
 			return -ENOMEM;
 		o->hash = h;
-		off = realloc(o->off, na * sizeof(*off));
+		off = op_grow(o->off, o->n + 1, &na_off, 65536, sizeof(*off));
 		if (!off)
 			return -ENOMEM;
 		o->off = off;

@@ -49,13 +49,17 @@ int op_chains_read_images(const struct op_sessdir *sd, const char *dir,
 		    id != im->nr + 1 || (kernel != 0 && kernel != 1))
 			break;
 		if (im->nr == room) {
-			size_t n = room ? room * 2 : 64;
-			struct op_img *v = realloc(im->img, n * sizeof(*v));
+			/* two arrays of one capacity, updated once both
+			 * have grown */
+			size_t n = room, n_k = room;
+			struct op_img *v = op_grow(im->img, im->nr + 1, &n, 64,
+						   sizeof(*v));
 			bool *k;
 
 			if (v)
 				im->img = v;
-			k = v ? realloc(im->is_kernel, n * sizeof(*k)) : NULL;
+			k = v ? op_grow(im->is_kernel, im->nr + 1, &n_k, 64,
+					sizeof(*k)) : NULL;
 			if (!k) {
 				ret = -ENOMEM;
 				break;
@@ -116,7 +120,8 @@ static size_t get_number(const uint8_t *p, const uint8_t *end, uint64_t *v)
 /* Room for one more node (and, for v1, one more key). */
 static int tree_room(struct op_chain_tree *t, size_t *room)
 {
-	size_t n;
+	/* two arrays of one capacity, updated once both have grown */
+	size_t n = *room, n_depth = *room;
 	struct op_chain_node *v;
 	uint32_t *d;
 
@@ -124,12 +129,11 @@ static int tree_room(struct op_chain_tree *t, size_t *room)
 		return 0;
 	if (t->nr >= UINT32_MAX - 1)
 		return -EOVERFLOW;
-	n = *room ? *room * 2 : 1024;
-	v = realloc(t->node, n * sizeof(*v));
+	v = op_grow(t->node, t->nr + 1, &n, 1024, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
 	t->node = v;
-	d = realloc(t->depth, n * sizeof(*d));
+	d = op_grow(t->depth, t->nr + 1, &n_depth, 1024, sizeof(*d));
 	if (!d)
 		return -ENOMEM;
 	t->depth = d;

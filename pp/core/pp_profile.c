@@ -93,14 +93,22 @@ static int find_image(struct pp_profile *p, struct loading **lds,
 			*idx = i;
 			return 0;
 		}
-	v = realloc(p->images, (p->nr_images + 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	p->images = v;
-	l = realloc(*lds, (p->nr_images + 1) * sizeof(*l));
-	if (!l)
-		return -ENOMEM;
-	*lds = l;
+	if (p->nr_images == p->alloc_images) {
+		/* images and their loading state side by side, of one
+		 * capacity, updated once both have grown */
+		size_t cap = p->alloc_images, cap_lds = p->alloc_images;
+
+		v = op_grow(p->images, p->nr_images + 1, &cap, 16, sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		p->images = v;
+		l = op_grow(*lds, p->nr_images + 1, &cap_lds, 16, sizeof(*l));
+		if (!l)
+			return -ENOMEM;
+		*lds = l;
+		p->alloc_images = cap;
+	}
+	l = *lds;
 	memset(&l[p->nr_images], 0, sizeof(*l));
 	v = &p->images[p->nr_images];
 	memset(v, 0, sizeof(*v));

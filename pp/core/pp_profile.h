@@ -183,7 +183,7 @@ struct pp_header_info {
 struct pp_profile {
 	struct pp_fileset fs;
 	struct pp_image *images;
-	size_t nr_images;
+	size_t nr_images, alloc_images;
 	uint64_t *total;	/* [nr_classes] over everything selected */
 	struct pp_header_info hdr;
 	size_t nr_bad_files;	/* refused by pp_sfile_open (named through
