@@ -1,7 +1,7 @@
 /* The command line the post-processing commands share (see pp_cmdline.h):
  * one place for the options they all take and how they read options and
  * answer --version and --help, so that opreport, opexport, opannotate,
- * oparchive and opgprof cannot drift apart. */
+ * oparchive, opgprof and optop cannot drift apart. */
 #include "config.h"
 #include "pp_cmdline.h"
 

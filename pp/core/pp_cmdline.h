@@ -3,8 +3,10 @@
  * statuses, popt over argv, a bad option said as "NAME: OPTION: REASON",
  * the words that are not options (the profile specification), --version
  * (OProfile's shape, op_version.h) and --help answered, comma lists, and
- * the selection of sample files. To add an option every tool takes: a
- * field in struct pp_common_opts and a row in pp_cmdline_common(). */
+ * the selection of sample files. Every tool reads its argv through
+ * pp_cmdline_start() and its specification (archive: too) through
+ * pp_cmdline_source(). To add an option every tool takes: a field in
+ * struct pp_common_opts and a row in pp_cmdline_common() (pp_cmdline.c). */
 #ifndef PP_CMDLINE_H
 #define PP_CMDLINE_H
 
