@@ -138,12 +138,7 @@ static char *join_argv(int argc, const char **argv)
 
 int main(int argc, const char **argv)
 {
-	struct cmdline cl = {
-		.cmd = {
-			.name = "opannotate",
-			.exit_help = exit_help,
-		},
-	};
+	struct cmdline cl = { .cmd = { .name = "opannotate", .exit_help = exit_help } };
 	struct poptOption options[] = {
 		{ "source", 's', POPT_ARG_NONE, &cl.source, 0, "output annotated source", NULL },
 		{ "assembly", 'a', POPT_ARG_NONE, &cl.assembly, 0,
@@ -193,12 +188,8 @@ int main(int argc, const char **argv)
 	bool usage_help = true, annot_built = false;
 	int rc, status = PP_EXIT_OK;
 
-	rc = pp_cmdline_start(&cl.cmd, argc, argv, options);
-	if (rc < 0) {
-		status = PP_EXIT_USAGE;
-		goto out_popt;
-	}
-	if (rc > 0)
+	status = pp_cmdline_start(&cl.cmd, argc, argv, options);
+	if (status || cl.cmd.done)
 		goto out_popt;
 	if (cl.cmd.opts.verbose)
 		lg.max = OP_LOG_DEBUG;

@@ -298,14 +298,11 @@ static int select_files(struct pp_fileset *fs, const char *session_dir,
 
 int main(int argc, const char **argv)
 {
-	struct cmdline cl = {
-		.cmd = {
-			.name = "oparchive",
-			.usage = "-o DIR [options] [profile specification]",
-			.verbose_help = "name each file copied",
-			.exit_help = exit_help,
-		},
-	};
+	struct cmdline cl = { .cmd = {
+		.name = "oparchive", .exit_help = exit_help,
+		.usage = "-o DIR [options] [profile specification]",
+		.verbose_help = "name each file copied",
+	} };
 	struct poptOption options[] = {
 		{ "output-directory", 'o', POPT_ARG_STRING, &cl.output, 0,
 		  "the archive directory (new or empty)", "DIR" },
@@ -324,15 +321,11 @@ int main(int argc, const char **argv)
 	struct pp_fileset fs = { 0 };
 	char *session_dir = NULL, *root_debug = NULL;
 	const char *dir;
-	int rc, status = PP_EXIT_OK;
+	int status = PP_EXIT_OK;
 	bool usage_help = true, have_fs = false;
 
-	rc = pp_cmdline_start(&cl.cmd, argc, argv, options);
-	if (rc < 0) {
-		status = PP_EXIT_USAGE;
-		goto out;
-	}
-	if (rc > 0)
+	status = pp_cmdline_start(&cl.cmd, argc, argv, options);
+	if (status || cl.cmd.done)
 		goto out;
 	if (cl.cmd.opts.verbose)
 		lg.max = OP_LOG_INFO;

@@ -93,14 +93,11 @@ static int build(struct pp_export *x, struct pp_spec *spec,
 
 int main(int argc, const char **argv)
 {
-	struct cmdline cl = {
-		.cmd = {
-			.name = "opexport",
-			.usage = "--format=pprof|folded|flamegraph [-o FILE] "
-				  "[options] [profile specification]",
-			.exit_help = exit_help,
-		},
-	};
+	struct cmdline cl = { .cmd = {
+		.name = "opexport", .exit_help = exit_help,
+		.usage = "--format=pprof|folded|flamegraph [-o FILE] "
+			 "[options] [profile specification]",
+	} };
 	struct poptOption options[] = {
 		{ "format", 'F', POPT_ARG_STRING, &cl.format, 0,
 		  "pprof (the default), folded or flamegraph", "FORMAT" },
@@ -134,15 +131,11 @@ int main(int argc, const char **argv)
 	char *session_dir = NULL, *root_debug = NULL;
 	enum format fmt = FMT_PPROF;
 	FILE *out = stdout;
-	int rc, status = PP_EXIT_OK;
+	int rc = 0, status = PP_EXIT_OK;
 
 	pp_export_init(&x);
-	rc = pp_cmdline_start(&cl.cmd, argc, argv, options);
-	if (rc < 0) {
-		status = PP_EXIT_USAGE;
-		goto out;
-	}
-	if (rc > 0)
+	status = pp_cmdline_start(&cl.cmd, argc, argv, options);
+	if (status || cl.cmd.done)
 		goto out;
 	if (cl.cmd.opts.verbose)
 		lg.max = OP_LOG_DEBUG;

@@ -332,12 +332,7 @@ out:
 
 int main(int argc, const char **argv)
 {
-	struct cmdline cl = {
-		.cmd = {
-			.name = "opgprof",
-			.exit_help = exit_help,
-		},
-	};
+	struct cmdline cl = { .cmd = { .name = "opgprof", .exit_help = exit_help } };
 	struct poptOption options[] = {
 		{ "output-filename", 'o', POPT_ARG_STRING, &cl.output, 0,
 		  "output file (default gmon.out)", "FILE" },
@@ -354,15 +349,11 @@ int main(int argc, const char **argv)
 	struct gprof_sel g = { 0 };
 	char *session_dir = NULL, *root_debug = NULL;
 	const char *dir;
-	int rc, status = PP_EXIT_OK;
+	int status = PP_EXIT_OK;
 	bool usage_help = true;
 
-	rc = pp_cmdline_start(&cl.cmd, argc, argv, options);
-	if (rc < 0) {
-		status = PP_EXIT_USAGE;
-		goto out;
-	}
-	if (rc > 0)
+	status = pp_cmdline_start(&cl.cmd, argc, argv, options);
+	if (status || cl.cmd.done)
 		goto out;
 	if (cl.cmd.opts.verbose)
 		lg.max = OP_LOG_DEBUG;

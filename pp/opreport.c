@@ -206,12 +206,7 @@ static void release_report(struct one_report *r)
 
 int main(int argc, const char **argv)
 {
-	struct cmdline cl = {
-		.cmd = {
-			.name = "opreport",
-			.exit_help = exit_help,
-		},
-	};
+	struct cmdline cl = { .cmd = { .name = "opreport", .exit_help = exit_help } };
 	struct poptOption options[] = {
 		{ "symbols", 'l', POPT_ARG_NONE, &cl.symbols, 0, "list per-symbol information", NULL },
 		{ "debug-info", 'g', POPT_ARG_NONE, &cl.debug_info, 0, "add source file and line", NULL },
@@ -273,12 +268,10 @@ int main(int argc, const char **argv)
 	char err[256], cwd[PATH_MAX], op_dir[PATH_MAX + 16];
 	struct session_names sn = { 0 };
 
-	rc = pp_cmdline_start(&cl.cmd, argc, argv, options);
-	if (rc < 0) {
-		pp_cmdline_end(&cl.cmd);
-		return PP_EXIT_USAGE;
-	}
-	if (rc > 0)
+	status = pp_cmdline_start(&cl.cmd, argc, argv, options);
+	if (status)
+		usage_help = false;	/* popt's words alone */
+	if (status || cl.cmd.done)
 		goto out_popt;
 	if (cl.cmd.opts.verbose)
 		lg.max = OP_LOG_DEBUG;

@@ -232,14 +232,10 @@ static int open_source(const struct cmdline *cl, struct pp_live_source *src,
 
 int main(int argc, const char **argv)
 {
-	struct cmdline cl = {
-		.cmd = {
-			.name = "optop",
-			.usage = "[--batch [-n N]] [-d SECONDS] [options]",
-			.exit_help = exit_help,
-		},
-		.lines = 30,
-	};
+	struct cmdline cl = { .lines = 30, .cmd = {
+		.name = "optop", .exit_help = exit_help,
+		.usage = "[--batch [-n N]] [-d SECONDS] [options]",
+	} };
 	struct poptOption options[] = {
 		{ "batch", 'b', POPT_ARG_NONE, &cl.batch, 0,
 		  "a plain-text table per interval on stdout, no terminal", NULL },
@@ -280,12 +276,8 @@ int main(int argc, const char **argv)
 	double delay = 2.0;
 	int rc, status = PP_EXIT_OK;
 
-	rc = pp_cmdline_start(&cl.cmd, argc, argv, options);
-	if (rc < 0) {
-		status = PP_EXIT_USAGE;
-		goto out;
-	}
-	if (rc > 0)
+	status = pp_cmdline_start(&cl.cmd, argc, argv, options);
+	if (status || cl.cmd.done)
 		goto out;
 	if (cl.cmd.nargs) {
 		fprintf(stderr, "optop: unexpected argument '%s' (optop takes no "

@@ -47,11 +47,12 @@ int pp_cmdline_start(struct pp_cmdline *cl, int argc, const char **argv,
 
 	cl->args = empty;
 	cl->nargs = 0;
+	cl->done = false;
 	pp_cmdline_common(cl->rows, &cl->opts, cl->verbose_help);
 	cl->pc = poptGetContext(cl->name, argc, argv, table, 0);
 	if (!cl->pc) {
 		fprintf(stderr, "%s: out of memory\n", cl->name);
-		return -1;
+		return PP_EXIT_USAGE;
 	}
 	poptSetOtherOptionHelp(cl->pc, cl->usage ? cl->usage :
 			       "[options] [profile specification]");
@@ -60,23 +61,21 @@ int pp_cmdline_start(struct pp_cmdline *cl, int argc, const char **argv,
 	if (rc < -1) {
 		fprintf(stderr, "%s: %s: %s\n", cl->name,
 			poptBadOption(cl->pc, POPT_BADOPTION_NOALIAS), poptStrerror(rc));
-		return -1;
+		return PP_EXIT_USAGE;
 	}
 	if (poptPeekArg(cl->pc))
 		cl->args = poptGetArgs(cl->pc);
 	while (cl->args[cl->nargs])
 		cl->nargs++;
+	cl->done = cl->opts.version || cl->opts.help;
 	if (cl->opts.version) {
 		op_print_version(argv[0]);
-		return 1;
-	}
-	if (cl->opts.help) {
+	} else if (cl->opts.help) {
 		poptPrintHelp(cl->pc, stdout, 0);
 		if (cl->exit_help)
 			fputs(cl->exit_help, stdout);
-		return 1;
 	}
-	return 0;
+	return PP_EXIT_OK;
 }
 
 void pp_cmdline_end(struct pp_cmdline *cl)

@@ -59,14 +59,19 @@ struct pp_cmdline {
 	poptContext pc;
 	const char **args;		/* never NULL once started */
 	int nargs;
+	bool done;			/* --version or --help answered */
 };
 
 /* Read argv with table (the tool's own, which includes cl->rows): the
  * common rows filled, popt run over it, --version or --help answered on
- * stdout (help followed by cl->exit_help). Returns 0 to go on, 1 when
- * --version or --help was answered, -1 after saying on stderr which
+ * stdout (help followed by cl->exit_help; cl->done set: nothing more to
+ * do). Returns PP_EXIT_OK, or PP_EXIT_USAGE after saying on stderr which
  * option was bad ("NAME: OPTION: REASON"), or on ENOMEM. Call
- * pp_cmdline_end() in every case. */
+ * pp_cmdline_end() in every case:
+ *	status = pp_cmdline_start(&cl, argc, argv, options);
+ *	if (status || cl.done)
+ *		goto out;
+ */
 int pp_cmdline_start(struct pp_cmdline *cl, int argc, const char **argv,
 		     const struct poptOption *table);
 void pp_cmdline_end(struct pp_cmdline *cl);
