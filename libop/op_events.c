@@ -425,31 +425,10 @@ static bool op_attr_is_hardware(const struct perf_event_attr *a)
 	       a->type == PERF_TYPE_RAW || a->type >= PERF_TYPE_MAX;
 }
 
-int op_event_resolve_text(const char *text, struct op_event_spec *spec,
-			  struct op_event *ev, const char **bad,
-			  char *err, size_t errlen)
-{
-	struct op_event_spec one;
-	const char *where;
-	int ret;
-
-	if (!spec)
-		spec = &one;
-	if (bad)
-		*bad = NULL;
-	ret = op_event_spec_parse(text, spec, &where);
-	if (ret) {
-		if (bad)
-			*bad = where;
-		snprintf(err, errlen, "bad event specification \"%s\" at \"%s\"",
-			 text, where);
-		return ret;
-	}
-	return op_event_resolve(spec, ev, err, errlen);
-}
-
-int op_event_resolve(const struct op_event_spec *spec, struct op_event *ev,
-		     char *err, size_t errlen)
+/* Resolve a parsed spec for this machine (op_event_resolve_text() says
+ * what it returns). */
+static int op_event_resolve(const struct op_event_spec *spec,
+			    struct op_event *ev, char *err, size_t errlen)
 {
 	const struct op_event_alias *alias;
 	const struct op_oprofile_event *row = NULL;
@@ -584,6 +563,29 @@ int op_event_resolve(const struct op_event_spec *spec, struct op_event *ev,
 	snprintf(ev->description, sizeof(ev->description), "%s",
 		 row ? row->description : info.desc ? info.desc : ev->spec.name);
 	return 0;
+}
+
+int op_event_resolve_text(const char *text, struct op_event_spec *spec,
+			  struct op_event *ev, const char **bad,
+			  char *err, size_t errlen)
+{
+	struct op_event_spec one;
+	const char *where;
+	int ret;
+
+	if (!spec)
+		spec = &one;
+	if (bad)
+		*bad = NULL;
+	ret = op_event_spec_parse(text, spec, &where);
+	if (ret) {
+		if (bad)
+			*bad = where;
+		snprintf(err, errlen, "bad event specification \"%s\" at \"%s\"",
+			 text, where);
+		return ret;
+	}
+	return op_event_resolve(spec, ev, err, errlen);
 }
 
 int op_event_describe(uint32_t cpu_type, const char *name, char *buf, size_t len)

@@ -54,21 +54,17 @@ int op_event_spec_parse(const char *text, struct op_event_spec *spec,
  * takes as they are. */
 const char *op_event_pfm_name(const char *name);
 
-/* Resolve a spec for this machine. Returns 0, or:
+/* An event's text parsed (op_event_spec_parse()) and resolved for this
+ * machine, as every command that takes an event reads one: 0 with *ev (and
+ * *spec, the parse, when spec is not NULL). Or -EINVAL when text does not
+ * parse, with *bad (when not NULL) pointing at the offending field and err
+ * saying 'bad event specification "TEXT" at "FIELD"'; else, *bad NULL:
  *   -ENOENT   unknown event name
  *   -ENODEV   a hardware event on a machine without a usable PMU (err says
  *             so and how to use cpu-clock instead)
  *   -ERANGE   count below the event's minimum (err names the minimum)
+ *   -EINVAL   a unit mask on an event that takes none
  * with a message (no trailing newline) in err. */
-int op_event_resolve(const struct op_event_spec *spec, struct op_event *ev,
-		     char *err, size_t errlen);
-
-/* An event's text parsed and resolved for this machine in one, as every
- * command that takes an event reads one: 0 with *ev (and *spec, the
- * parse, when spec is not NULL); -EINVAL when text does not parse, with
- * *bad (when not NULL) pointing at the offending field and err saying
- * 'bad event specification "TEXT" at "FIELD"'; or op_event_resolve()'s
- * error with its message in err (*bad NULL). */
 int op_event_resolve_text(const char *text, struct op_event_spec *spec,
 			  struct op_event *ev, const char **bad,
 			  char *err, size_t errlen);

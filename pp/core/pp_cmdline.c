@@ -89,8 +89,10 @@ void pp_cmdline_end(struct pp_cmdline *cl)
 	cl->pc = NULL;
 }
 
-int pp_cmdline_spec(const char *name, int argc, const char *const *argv,
-		    struct pp_spec *spec)
+/* The profile specification of argv[0..argc), or "NAME: bad profile
+ * specification: WHY" on stderr: 0, PP_EXIT_SPEC or PP_EXIT_NOMEM. */
+static int pp_cmdline_spec(const char *name, int argc, const char *const *argv,
+			   struct pp_spec *spec)
 {
 	char err[512];
 	int ret = pp_spec_parse(argc, argv, spec, err, sizeof(err));

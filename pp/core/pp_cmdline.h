@@ -79,16 +79,11 @@ void pp_cmdline_end(struct pp_cmdline *cl);
 struct pp_spec;
 struct pp_archive;
 
-/* Parse the profile specification from the words that are not options
- * (argv[0..argc)), saying "NAME: bad profile specification: WHY" on stderr
- * when it is bad. 0, PP_EXIT_SPEC or PP_EXIT_NOMEM; release spec either
- * way. */
-int pp_cmdline_spec(const char *name, int argc, const char *const *argv,
-		    struct pp_spec *spec);
-
-/* Where the profile comes from: the specification parsed as
- * pp_cmdline_spec() does and, when it names archive:DIR, the archive read
- * as every tool reads one (pp_archive_opts()): *o becomes given with the
+/* Where the profile comes from: the specification parsed from the words
+ * that are not options (argv[0..argc)), saying "NAME: bad profile
+ * specification: WHY" on stderr when it is bad, and, when it names
+ * archive:DIR, the archive read as every tool reads one
+ * (pp_archive_opts()): *o becomes given with the
  * archive's binaries, debug files and kallsyms, pointing into arch, and
  * *session_dir the archive's session directory. Without archive:, *o is
  * given and *session_dir is left as it was. 0, PP_EXIT_SPEC or
