@@ -1,7 +1,12 @@
 /* DWARF unwinding of sampled user stacks (see kop_unwind.h). Why here and
  * not at report time, as perf does: the sync thread already holds the
  * process's mappings at the sample's moment, so the walk needs nothing
- * later, and only its few pcs go on; the 8 KiB copy is dropped at once. */
+ * later, and only its few pcs go on; the 8 KiB copy is dropped at once.
+ *
+ * One room past 800 lines: libdw's callbacks, the files, the per-process
+ * state and the fast path all work on the private cache (struct cached,
+ * struct ufile) kept here; the rows the fast path applies are
+ * kop_unwind_rows.c's. */
 #include "config.h"
 #include "kop_unwind.h"
 
