@@ -58,6 +58,18 @@ if grep -q '^OP_SAN_CFLAGS = -fsanitize' "$top_builddir/Makefile" 2>/dev/null; t
 	echo "# warning: $top_builddir is built with sanitizers; its figures are not opsampler's"
 fi
 
+# Profilers of the whole system take turns on a machine (tests/e2e/lib.sh
+# takes the same lock): two at once would each sample the other's work and
+# slow it, and every figure here would be wrong. Held until the script
+# exits; the daemons it starts inherit it.
+BENCH_LOCK=${TMPDIR:-/tmp}/opsampler-system-wide.lock
+exec {BENCH_LOCK_FD}>>"$BENCH_LOCK"
+if ! flock -n "$BENCH_LOCK_FD"; then
+	echo "# waiting for $BENCH_LOCK (another profiler of the whole system)" >&2
+	flock -w "${BENCH_LOCK_WAIT:-3600}" "$BENCH_LOCK_FD" ||
+		bench_die "waited ${BENCH_LOCK_WAIT:-3600} s for $BENCH_LOCK"
+fi
+
 BENCH_TMP=$(mktemp -d "${BENCH_TMPDIR:-/tmp}/opsampler-bench.XXXXXX")
 SESSION_DIR=$BENCH_TMP/session
 
