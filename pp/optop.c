@@ -37,6 +37,7 @@ static const char exit_help[] =
 struct cmdline {
 	struct pp_cmdline cmd;
 	int batch, iterations, lines, totals, no_kernel, no_user, callgraph;
+	int callers;		/* -1: not asked for; 0: every row's */
 	char *delay, *separate, *event, *filter, *sort;
 };
 
@@ -118,7 +119,7 @@ static void ts_add(struct timespec *t, double s)
 /* Batch mode: a table per interval on stdout, iterations of them (0: until
  * a signal). Returns an exit status. */
 static int run_batch(struct pp_live_top *t, double delay, int iterations,
-		     const struct pp_live_show *show, int lines)
+		     const struct pp_live_show *show, const struct pp_live_print *p)
 {
 	struct timespec next;
 	char status[PATH_MAX + 512];
@@ -142,7 +143,14 @@ static int run_batch(struct pp_live_top *t, double delay, int iterations,
 		printf("optop: %d: %s\n", i + 1, status);
 		if (show->per_cpu && !rows.nr_cpus)
 			printf("optop: the session is not separated by CPU: no per-CPU columns\n");
-		pp_live_rows_print(stdout, &t->view, &rows, (size_t)lines);
+		if (p->callers && !t->view.has_arcs)
+			printf("optop: no call chains in the session (yet): no callers "
+			       "(opcontrol --callgraph=N, or optop -g)\n");
+		if (pp_live_rows_print(stdout, &t->view, &rows, p)) {
+			pp_live_rows_release(&rows);
+			fprintf(stderr, "optop: out of memory\n");
+			return PP_EXIT_NOMEM;
+		}
 		putchar('\n');
 		pp_live_rows_release(&rows);
 		if (fflush(stdout) || ferror(stdout)) {
@@ -175,6 +183,15 @@ static int check_options(const struct cmdline *cl, double *delay,
 	}
 	if (cl->iterations && !cl->batch) {
 		fprintf(stderr, "optop: --iterations is for --batch\n");
+		return -EINVAL;
+	}
+	if (cl->callers < -1) {
+		fprintf(stderr, "optop: --callers takes a number of rows from 0 up\n");
+		return -EINVAL;
+	}
+	if (cl->callers >= 0 && !cl->batch) {
+		fprintf(stderr, "optop: --callers is for --batch (Enter shows a "
+			"symbol's callers in the terminal view)\n");
 		return -EINVAL;
 	}
 	if (cl->separate && strcmp(cl->separate, "cpu") && strcmp(cl->separate, "none")) {
@@ -220,7 +237,9 @@ static int open_source(const struct cmdline *cl, struct pp_live_source *src,
 			"optop to profile on its own)\n", cl->cmd.opts.session_dir);
 		return PP_EXIT_NO_SESSION;
 	}
-	ret = pp_live_source_self(src, cl->event, cl->callgraph ? 32 : 0, lg,
+	/* --callers asks for the chains its callers come from */
+	ret = pp_live_source_self(src, cl->event,
+				  cl->callgraph || cl->callers >= 0 ? 32 : 0, lg,
 				  err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "optop: no profiler is running (looked in %s), and "
@@ -232,7 +251,7 @@ static int open_source(const struct cmdline *cl, struct pp_live_source *src,
 
 int main(int argc, const char **argv)
 {
-	struct cmdline cl = { .lines = 30, .cmd = {
+	struct cmdline cl = { .lines = 30, .callers = -1, .cmd = {
 		.name = "optop", .exit_help = exit_help,
 		.usage = "[--batch [-n N]] [-d SECONDS] [options]",
 	} };
@@ -263,12 +282,16 @@ int main(int argc, const char **argv)
 		  "NAME:COUNT" },
 		{ "callgraph", 'g', POPT_ARG_NONE, &cl.callgraph, 0,
 		  "optop's own profile: collect call chains (Enter shows callers)", NULL },
+		{ "callers", 0, POPT_ARG_INT | POPT_ARGFLAG_OPTIONAL, &cl.callers, 0,
+		  "with --batch: under each of the first N rows (default: every "
+		  "row), its callers from the call chains", "N" },
 		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, cl.cmd.rows, 0, NULL, NULL },
 		POPT_TABLEEND
 	};
 	struct op_logger lg = { log_fn, (void *)"optop", OP_LOG_WARN };
 	struct pp_report_opts ropts = { 0 };
 	struct pp_live_show show = { 0 };
+	struct pp_live_print print = { 0 };
 	struct pp_live_source src;
 	struct pp_live_top top;
 	bool have_top = false;
@@ -313,7 +336,11 @@ int main(int argc, const char **argv)
 	}
 	have_top = true;
 	if (cl.batch) {
-		status = run_batch(&top, delay, cl.iterations, &show, cl.lines);
+		print.max_rows = (size_t)cl.lines;
+		print.callers = cl.callers >= 0;
+		print.callers_of = cl.callers > 0 ? (size_t)cl.callers : 0;
+		print.totals = show.totals;
+		status = run_batch(&top, delay, cl.iterations, &show, &print);
 	} else {
 		log_hold_set(true);
 		rc = pp_live_tui_run(&top, delay, show, &quit);

@@ -441,8 +441,35 @@ int pp_live_callers(const struct pp_live_view *v, uint32_t sym, bool totals,
 	return 0;
 }
 
-void pp_live_rows_print(FILE *out, const struct pp_live_view *v,
-			const struct pp_live_rows *r, size_t max_rows)
+/* Under a row: its callers, the first PP_LIVE_MAX_CALLERS of them. */
+static int callers_print(FILE *out, const struct pp_live_view *v, uint32_t sym,
+			 bool totals)
+{
+	struct pp_live_rows c;
+	uint64_t rest = 0;
+
+	if (pp_live_callers(v, sym, totals, &c))
+		return -ENOMEM;
+	for (size_t i = 0; i < c.nr; i++) {
+		const struct pp_live_sym *s = &v->syms[c.v[i].sym];
+
+		if (i >= PP_LIVE_MAX_CALLERS) {
+			rest += c.v[i].n;
+			continue;
+		}
+		fprintf(out, "%13s %10" PRIu64 " %7.3f  %-24s %s\n", "<-", c.v[i].n,
+			100.0 * (double)c.v[i].n / (double)c.all,
+			v->images[s->image].name, s->name);
+	}
+	if (c.nr > PP_LIVE_MAX_CALLERS)
+		fprintf(out, "%13s (%zu more callers: %" PRIu64 " samples)\n", "",
+			c.nr - PP_LIVE_MAX_CALLERS, rest);
+	pp_live_rows_release(&c);
+	return 0;
+}
+
+int pp_live_rows_print(FILE *out, const struct pp_live_view *v,
+		       const struct pp_live_rows *r, const struct pp_live_print *p)
 {
 	fprintf(out, "%10s %7s", "samples", "%");
 	for (size_t c = 0; c < r->nr_cpus; c++) {
@@ -452,7 +479,7 @@ void pp_live_rows_print(FILE *out, const struct pp_live_view *v,
 		fprintf(out, " %9s", name);
 	}
 	fprintf(out, "  %-24s %s\n", "image", "symbol");
-	for (size_t i = 0; i < r->nr && (!max_rows || i < max_rows); i++) {
+	for (size_t i = 0; i < r->nr && (!p->max_rows || i < p->max_rows); i++) {
 		const struct pp_live_row *row = &r->v[i];
 		const struct pp_live_sym *s = &v->syms[row->sym];
 
@@ -461,5 +488,9 @@ void pp_live_rows_print(FILE *out, const struct pp_live_view *v,
 		for (size_t c = 0; c < r->nr_cpus; c++)
 			fprintf(out, " %9" PRIu64, row->cpu[c]);
 		fprintf(out, "  %-24s %s\n", v->images[s->image].name, s->name);
+		if (p->callers && (!p->callers_of || i < p->callers_of) &&
+		    callers_print(out, v, row->sym, p->totals))
+			return -ENOMEM;
 	}
+	return 0;
 }

@@ -137,10 +137,25 @@ int pp_live_callers(const struct pp_live_view *v, uint32_t sym, bool totals,
 		    struct pp_live_rows *r);
 
 
-/* The table as batch mode prints it: a header line, then the rows (at
- * most max_rows, 0: all): samples, share of r->all, per-CPU columns,
- * image, symbol. */
-void pp_live_rows_print(FILE *out, const struct pp_live_view *v,
-			const struct pp_live_rows *r, size_t max_rows);
+/* Most callers batch mode prints under a row; the rest are summed up on
+ * one line. */
+#define PP_LIVE_MAX_CALLERS 10
+
+/* How batch mode prints a table (pp_live_rows_print()). */
+struct pp_live_print {
+	size_t max_rows;	/* rows printed at most, 0: all */
+	bool callers;		/* callers under the first callers_of rows */
+	size_t callers_of;	/* 0: under every row printed */
+	bool totals;		/* the callers of the running totals */
+};
+
+/* The table as batch mode prints it: a header line, then the rows:
+ * samples, share of r->all, per-CPU columns, image, symbol. With
+ * p->callers, under a row its callers (the call-graph arcs into its
+ * symbol, pp_live_callers()), largest first, at most PP_LIVE_MAX_CALLERS:
+ * "<-", samples, share of the arcs into the symbol, image, symbol.
+ * 0 or -ENOMEM (the table is then cut short). */
+int pp_live_rows_print(FILE *out, const struct pp_live_view *v,
+		       const struct pp_live_rows *r, const struct pp_live_print *p);
 
 #endif /* PP_LIVE_VIEW_H */

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # optop's refusals: an unknown option or a bad value is refused with the
-# usual message and status 1; the terminal view without a terminal asks
+# usual message and status 1 (--callers outside --batch too); the terminal view without a terminal asks
 # for --batch; a session directory where nothing runs, and no session
 # anywhere with no right to profile the system (an unprivileged user),
 # give a clear message and status 3. No profiling: no lock needed.
@@ -14,6 +14,9 @@ expect 1 "optop: --delay=x: not a number of seconds" "$OPTOP" --batch --delay=x
 expect 1 "optop: --iterations takes a number" "$OPTOP" --batch -n -1
 expect 1 "optop: --separate=tid: optop separates by cpu or none" "$OPTOP" --batch --separate=tid
 expect 1 "optop: --sort=size: sort by samples or name" "$OPTOP" --batch --sort=size
+expect 1 "optop: --callers takes a number of rows from 0 up" "$OPTOP" --batch --callers=-2
+expect 1 "optop: --callers=x: invalid numeric value" "$OPTOP" --batch --callers=x
+expect 1 "optop: --callers is for --batch" "$OPTOP" --callers=3
 expect 1 "optop: unexpected argument 'image:/bin/ls'" "$OPTOP" --batch image:/bin/ls
 expect 1 "optop: the terminal view needs a terminal" "$OPTOP" </dev/null
 expect 0 "Usage: optop" "$OPTOP" --help

@@ -23,6 +23,7 @@ words=" $(complete_words operf --s) "
 case $words in *" --system-wide "*) ;; *) fail "operf --s lacks --system-wide: '$words'" ;; esac
 case $words in *" --session-dir= "*) ;; *) fail "operf --s lacks --session-dir=: '$words'" ;; esac
 [ "$(complete_words optop --bat)" = --batch ] || fail "optop --bat: '$(complete_words optop --bat)'"
+[ "$(complete_words optop --caller)" = --callers ] || fail "optop --caller: '$(complete_words optop --caller)'"
 [ "$(complete_words optop --sort=n)" = --sort=name ] || fail "optop --sort=n: '$(complete_words optop --sort=n)'"
 [ "$(complete_words optop --separate=)" = "--separate=cpu --separate=none" ] ||
 	fail "optop --separate=: '$(complete_words optop --separate=)'"
