@@ -527,6 +527,89 @@ static void test_view(void **state)
 	free(bin);
 }
 
+/* Kernel rows: a module's samples under an application ('k' and 'u',
+ * --no-kernel and --no-user), and the filter by process, which keeps the
+ * kernel's samples of that process. */
+static void test_kernel_rows(void **state)
+{
+	struct fixture *f = *state;
+	struct op_sfname n = {
+		.image = { .kind = OP_IMG_KERN, .path = (char *)"mymod" },
+		.dep = { .kind = OP_IMG_FILE, .path = (char *)"/bin/someapp" },
+		.event = (char *)"TIMER", .count = 100000,
+		.tgid = OP_SF_ALL, .tid = OP_SF_ALL, .cpu = 0,
+	};
+	char *upath = sfile(f, "/bin/someapp", 0), *kpath, *rel, *slash;
+	struct pp_report_opts o = { 0 };
+	struct pp_live_show show = { 0 };
+	struct pp_live_scan scan;
+	struct pp_live_view v;
+	struct pp_live_rows r;
+
+	rel = op_sfname_build(&n);
+	assert_non_null(rel);
+	assert_true(asprintf(&kpath, "%s/%s", f->current, rel) > 0);
+	free(rel);
+	slash = strrchr(kpath, '/');
+	*slash = '\0';
+	mkdirs(kpath);
+	*slash = '/';
+	add(upath, 0x10, 1);
+	add(kpath, 0x20, 1);
+	assert_int_equal(pp_live_scan_init(&scan, f->current, NULL), 0);
+	pp_live_view_init(&v, &o, NULL);
+	assert_int_equal(pp_live_scan_refresh(&scan, pp_live_view_delta, &v, NULL), 0);
+	add(upath, 0x10, 6);
+	add(kpath, 0x20, 4);
+	pp_live_view_next(&v);
+	assert_int_equal(pp_live_scan_refresh(&scan, pp_live_view_delta, &v, NULL), 0);
+	assert_int_equal(v.interval_samples, 10);
+
+	assert_int_equal(pp_live_rows_build(&v, &show, &r), 0);
+	assert_int_equal(r.nr, 2);
+	assert_string_equal(v.images[v.syms[r.v[0].sym].image].name, "someapp");
+	assert_string_equal(v.images[v.syms[r.v[1].sym].image].name, "mymod");
+	assert_true(v.images[v.syms[r.v[1].sym].image].kernel);
+	pp_live_rows_release(&r);
+
+	show.hide_kernel = true;
+	assert_int_equal(pp_live_rows_build(&v, &show, &r), 0);
+	assert_int_equal(r.nr, 1);
+	assert_int_equal(r.v[0].n, 6);
+	assert_int_equal(r.all, 10);	/* shares stay of the interval */
+	pp_live_rows_release(&r);
+
+	show.hide_kernel = false;
+	show.hide_user = true;
+	assert_int_equal(pp_live_rows_build(&v, &show, &r), 0);
+	assert_int_equal(r.nr, 1);
+	assert_int_equal(r.v[0].n, 4);
+	pp_live_rows_release(&r);
+
+	/* by process: its kernel samples too; by image: the module alone */
+	show.hide_user = false;
+	show.filter = "someapp";
+	assert_int_equal(pp_live_rows_build(&v, &show, &r), 0);
+	assert_int_equal(r.nr, 2);
+	assert_int_equal(r.shown, 10);
+	pp_live_rows_release(&r);
+	show.filter = "mymod";
+	assert_int_equal(pp_live_rows_build(&v, &show, &r), 0);
+	assert_int_equal(r.nr, 1);
+	assert_int_equal(r.shown, 4);
+	pp_live_rows_release(&r);
+	show.filter = "nothing-like-it";
+	assert_int_equal(pp_live_rows_build(&v, &show, &r), 0);
+	assert_int_equal(r.nr, 0);
+	assert_int_equal(r.shown, 0);
+	pp_live_rows_release(&r);
+
+	pp_live_view_release(&v);
+	pp_live_scan_release(&scan);
+	free(upath);
+	free(kpath);
+}
+
 /* The call-graph arcs: (caller, callee) pairs keyed as the daemon keys
  * them, caller's offset << 32 | callee's; the callers of a symbol, by
  * samples, for the interval and since the start. */
@@ -598,6 +681,123 @@ static void test_callers(void **state)
 	free(bin);
 }
 
+/* The arc file of caller image caller_img calling into callee_img. */
+static char *arc_file(const struct fixture *f, const char *caller_img,
+		      const char *callee_img)
+{
+	struct op_sfname n = {
+		.image = { .kind = OP_IMG_FILE, .path = (char *)caller_img },
+		.dep = { .kind = OP_IMG_FILE, .path = (char *)caller_img },
+		.cg = { .kind = OP_IMG_FILE, .path = (char *)callee_img },
+		.event = (char *)"TIMER", .count = 100000,
+		.tgid = OP_SF_ALL, .tid = OP_SF_ALL, .cpu = OP_SF_ALL,
+	};
+	char *rel = op_sfname_build(&n), *full, *slash;
+
+	assert_non_null(rel);
+	assert_true(asprintf(&full, "%s/%s", f->current, rel) > 0);
+	free(rel);
+	slash = strrchr(full, '/');
+	*slash = '\0';
+	mkdirs(full);
+	*slash = '/';
+	return full;
+}
+
+/* Batch mode's table with callers (--callers[=N]): under the first N rows
+ * (all with 0) the callers, largest first, each with its share of the
+ * arcs into the symbol, ten at most and the rest summed on a line. */
+static void test_callers_print(void **state)
+{
+	struct fixture *f = *state;
+	char *bin = target(), *flat, *arcs[12], *mainarc, *out = NULL;
+	struct pp_report_opts o = { 0 };
+	struct pp_live_print p = { .callers = true };
+	struct pp_live_show show = { 0 };
+	struct pp_live_scan scan;
+	struct pp_live_view v;
+	struct pp_live_rows r;
+	struct pp_symtab st;
+	uint64_t a50, b30, mainf;
+	size_t len = 0;
+	FILE *mem;
+
+	assert_int_equal(pp_symtab_load_elf(&st, bin, NULL, NULL), 0);
+	a50 = offset_of(&st, "func_a50");
+	b30 = offset_of(&st, "func_b30");
+	mainf = offset_of(&st, "main");
+	pp_symtab_release(&st);
+	flat = sfile(f, bin, -1);
+	mainarc = arc_file(f, bin, bin);
+	add(flat, a50, 1);
+	assert_int_equal(pp_live_scan_init(&scan, f->current, NULL), 0);
+	pp_live_view_init(&v, &o, NULL);
+	assert_int_equal(pp_live_scan_refresh(&scan, pp_live_view_delta, &v, NULL), 0);
+	/* a50: 100 samples, called from 12 binaries without symbols (one
+	 * row each), 20 to 31 times; b30: 5, called from main twice */
+	add(flat, a50, 100);
+	add(flat, b30, 5);
+	for (int i = 0; i < 12; i++) {
+		char img[32];
+
+		snprintf(img, sizeof(img), "/bin/caller%02d", i);
+		arcs[i] = arc_file(f, img, bin);
+		add(arcs[i], 0x10ULL << 32 | a50, (uint32_t)(20 + i));
+	}
+	add(mainarc, mainf << 32 | b30, 2);
+	pp_live_view_next(&v);
+	assert_int_equal(pp_live_scan_refresh(&scan, pp_live_view_delta, &v, NULL), 0);
+	assert_int_equal(pp_live_rows_build(&v, &show, &r), 0);
+	assert_int_equal(r.nr, 2);
+
+	/* --callers=1: under the first row only */
+	p.callers_of = 1;
+	mem = open_memstream(&out, &len);
+	assert_non_null(mem);
+	assert_int_equal(pp_live_rows_print(mem, &v, &r, &p), 0);
+	assert_int_equal(fclose(mem), 0);
+	{
+		/* 20 + ... + 31 = 306 samples of arcs into a50 */
+		const char *want[] = {
+			"   samples       %  image                    symbol\n",
+			"       100  95.238  pp_target_nopie          func_a50\n",
+			"           <-         31  10.131  caller11                 (no symbols)\n",
+			"           <-         30   9.804  caller10                 (no symbols)\n",
+		};
+		const char *at = out;
+
+		for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+			assert_memory_equal(at, want[i], strlen(want[i]));
+			at = strchr(at, '\n') + 1;
+		}
+	}
+	assert_non_null(strstr(out, "caller02 "));
+	assert_null(strstr(out, "caller01 "));
+	assert_non_null(strstr(out, "(2 more callers: 41 samples)\n"));
+	assert_non_null(strstr(out, "func_b30\n"));
+	assert_null(strstr(out, "main\n"));	/* b30 is the second row */
+	free(out);
+
+	/* --callers: under every row */
+	p.callers_of = 0;
+	out = NULL;
+	mem = open_memstream(&out, &len);
+	assert_non_null(mem);
+	assert_int_equal(pp_live_rows_print(mem, &v, &r, &p), 0);
+	assert_int_equal(fclose(mem), 0);
+	assert_non_null(strstr(out, "func_b30\n           <-          2 100.000  pp_target_nopie          main\n"));
+	free(out);
+	pp_live_rows_release(&r);
+
+	pp_live_view_release(&v);
+	pp_live_scan_release(&scan);
+	for (int i = 0; i < 12; i++)
+		free(arcs[i]);
+	free(mainarc);
+	free(flat);
+	free(bin);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -611,7 +811,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_not_sample_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unreadable_at_baseline, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_view, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_kernel_rows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_callers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_callers_print, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
