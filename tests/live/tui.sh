@@ -4,9 +4,9 @@
 # runs. Through `tmux capture-pane`: after '/' ratio, func_a50 heads the
 # table within two intervals of ratio's start; the running totals ('t')
 # give the four functions' shares within 2 points of the program's own;
-# 'c' shows one column per CPU; unknown keys change nothing; a resize is
-# survived; 'q' leaves the shell's terminal as it was (modes, main screen,
-# cursor).
+# 'c' shows one column per CPU; 's' sorts by name; unknown keys change
+# nothing; a resize is survived; 'q' leaves the shell's terminal as it
+# was (modes, main screen, cursor).
 . "$top_srcdir/tests/e2e/lib.sh"
 . "$top_srcdir/tests/accuracy/acclib.sh"
 . "$top_srcdir/tests/live/lib.sh"
@@ -94,6 +94,19 @@ cols=$(screen | sed -n 3p | grep -oE 'cpu[0-9]+' | sort -u | wc -l)
 check "$cols == $ncpu" "'c' shows $cols CPU columns ($ncpu CPUs)"
 T send-keys -t optop c
 wait_for "per-CPU off" 5
+
+# 's': by name (strcmp's order), and back
+T send-keys -t optop s
+wait_for "\\[s\\] by name" 5
+# the rows named by a plain identifier, in the order shown (image names
+# may hold spaces, "(no symbols)" does: a sorted list's part is sorted)
+screen | awk 'NR > 3 && $1 ~ /^[0-9]+$/ && $NF ~ /^[A-Za-z_][A-Za-z0-9_.]*$/ { print $NF }' \
+	>"$E2E_TMP/by_name"
+cat "$E2E_TMP/by_name"
+[ "$(wc -l <"$E2E_TMP/by_name")" -ge 4 ] || fail "'s' left fewer than ratio's four functions"
+LC_ALL=C sort -c "$E2E_TMP/by_name" || fail "'s' did not sort the rows by name"
+T send-keys -t optop s
+wait_for "\\[s\\] by samples" 5
 
 # 'u' hides user space (ratio's functions), 'k' the kernel; Enter on a
 # session without call chains says so
