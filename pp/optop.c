@@ -124,13 +124,23 @@ static int run_batch(struct pp_live_top *t, double delay, int iterations,
 	struct timespec next;
 	char status[PATH_MAX + 512];
 
-	clock_gettime(CLOCK_MONOTONIC, &next);
 	if (pp_live_top_refresh(t))	/* the baseline */
 		return PP_EXIT_NOMEM;
+	/* from the baseline's end: it may take long (symbol tables) */
+	clock_gettime(CLOCK_MONOTONIC, &next);
 	for (int i = 0; !quit && (!iterations || i < iterations); i++) {
 		struct pp_live_rows rows;
+		struct timespec now;
 
 		ts_add(&next, delay);
+		/* behind (a slow refresh, a stopped process): a whole
+		 * interval from now, not a burst of short ones */
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec > next.tv_sec ||
+		    (now.tv_sec == next.tv_sec && now.tv_nsec > next.tv_nsec)) {
+			next = now;
+			ts_add(&next, delay);
+		}
 		wait_until(&next);
 		if (quit)
 			break;

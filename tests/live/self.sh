@@ -4,7 +4,7 @@
 # tests/workloads/ratio its batch tables put func_a50 first among ratio's
 # rows and the four functions' shares within 2 points of the program's
 # figures; its private profile directory (under $TMPDIR) is gone when it
-# exits, on SIGINT as on -n.
+# exits, on SIGINT as on -n; with --callers it collects call chains.
 . "$top_srcdir/tests/e2e/lib.sh"
 . "$top_srcdir/tests/accuracy/acclib.sh"
 . "$top_srcdir/tests/live/lib.sh"
@@ -59,4 +59,11 @@ TMPDIR=$E2E_TMP/tmp "$OPTOP" --batch -n 2 -d 0.5 >"$E2E_TMP/optop2.out" 2>&1 ||
 	{ cat "$E2E_TMP/optop2.out"; fail "optop --batch -n 2 failed"; }
 [ "$(grep -c '^optop: [0-9]*: ' "$E2E_TMP/optop2.out")" = 2 ] || fail "-n 2 did not print two tables"
 [ -z "$(ls -A "$E2E_TMP/tmp")" ] || fail "optop -n left $(ls -A "$E2E_TMP/tmp") behind"
+# --callers: its own profile collects call chains for them (whatever
+# runs: optop itself, the kernel's idle loop), and says so on exit too
+TMPDIR=$E2E_TMP/tmp "$OPTOP" --batch -n 3 -d 0.5 -l 5 --callers=2 >"$E2E_TMP/optop3.out" 2>&1 ||
+	{ cat "$E2E_TMP/optop3.out"; fail "optop --batch --callers failed"; }
+cat "$E2E_TMP/optop3.out"
+grep -qE "^ +<- +[0-9]+ +[0-9.]+ " "$E2E_TMP/optop3.out" || fail "no callers in optop's own profile with --callers"
+[ -z "$(ls -A "$E2E_TMP/tmp")" ] || fail "optop --callers left $(ls -A "$E2E_TMP/tmp") behind"
 echo "ok: optop's own profile"
