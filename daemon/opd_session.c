@@ -353,6 +353,7 @@ void opd_session_stats(struct opd_session *s, struct opd_stats *st)
 		st->v[OPD_IMAGES_NOT_KEPT_SPACE] = ks.nr_images_no_space;
 		st->v[OPD_IMAGES_NOT_KEPT] = ks.nr_images_keep_failed;
 		st->v[OPD_CGROUP_UNREAD] = ks.nr_cgroup_unread;
+		st->v[OPD_NSPID_UNREAD] = ks.nr_nspid_unread;
 		st->v[OPD_LOST_BT_NO_MAPPING] += ks.nr_bt_lost_no_mapping;
 		st->v[OPD_UNWIND_NO_CFI] = ks.nr_unwind_no_cfi;
 		st->v[OPD_UNWIND_SHORT_STACK] = ks.nr_unwind_short_stack;
@@ -434,6 +435,21 @@ static void cgroup_line(void *ctx, pid_t tgid, bool other_root,
 	op_cgroups_write_line(ctx, tgid, other_root, cgroup);
 }
 
+static void nsid_line(void *ctx, pid_t id, pid_t nsid)
+{
+	op_cgroups_write_nsid(ctx, id, nsid);
+}
+
+static void image_line(void *ctx, const char *rel, bool other_root,
+		       const char *cgroup)
+{
+	op_cgroups_write_image(ctx, rel, other_root, cgroup);
+}
+
+static const struct kop_cgroup_ops cgroup_ops = {
+	.process = cgroup_line, .nsid = nsid_line, .image = image_line,
+};
+
 /* stats/cgroups: each process image's cgroup, for the reports' container
  * names (op_cgroups.h); written whole, as the counters are. */
 static int write_cgroups(struct opd_session *s, const char *dir)
@@ -448,7 +464,7 @@ static int write_cgroups(struct opd_session *s, const char *dir)
 	ret = op_afile_open(&a, s->cfg.sd, path);
 	if (ret)
 		return ret;
-	kop_session_cgroups(s->kop, cgroup_line, a.f);
+	kop_session_cgroups(s->kop, &cgroup_ops, a.f);
 	return op_afile_commit(&a, false);
 }
 

@@ -54,6 +54,7 @@ enum opd_counter_id {
 	OPD_UNWIND_STACK,		/* --unwind: a setting, 0 is frame
 					 * pointers, else the stack copy's bytes */
 	OPD_CGROUP_UNREAD,		/* a process's cgroup unreadable */
+	OPD_NSPID_UNREAD,		/* an id in a PID namespace unreadable */
 	OPD_NR_COUNTERS
 };
 

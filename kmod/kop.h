@@ -156,6 +156,9 @@ struct kop_stats {
 	uint64_t keep_ns;		/* the keeper's time copying */
 	uint64_t nr_cgroup_unread;	/* processes whose cgroup could not be
 					 * read (gone before the sync) */
+	uint64_t nr_nspid_unread;	/* processes and threads in another
+					 * PID namespace whose id there could
+					 * not be read */
 };
 
 /* Event i's bit in a mask of events (the last bit stands for every event
@@ -293,15 +296,25 @@ int kop_dcookie_lookup(struct kop_session *s, uint64_t cookie,
  * kop_stats_release). Returns 0 or -ENOMEM. */
 int kop_stats_get(struct kop_session *s, struct kop_stats *st);
 
-/* Each process image's cgroup (cgroup v2 path, /proc/PID/cgroup read when
- * the sync thread first met a mapping of it after its exec) and whether it
- * saw another root (a container): fn(ctx, tgid, other_root, cgroup) for
- * each, in the order met, so a tgid's later call is its newer image. Any
- * thread; fn must not call back into the session. Nothing without
+/* Who ran what, for the reports' container names (stats/cgroups,
+ * op_cgroups.h): each process image's cgroup (cgroup v2 path,
+ * /proc/PID/cgroup read when the sync thread first met a mapping of it
+ * after its exec) and whether it saw another root (a container); the ids
+ * of processes and threads in their own PID namespace, where that is not
+ * the daemon's; and which cgroups' processes mapped each image named
+ * after its copy in the store (rel: its name below the store). Each in
+ * the order met, so a tgid's later process call is its newer image. Any
+ * thread; no callback may call back into the session. Nothing without
  * cfg.keep_dir. */
-typedef void (*kop_cgroup_fn)(void *ctx, pid_t tgid, bool other_root,
-			      const char *cgroup);
-void kop_session_cgroups(struct kop_session *s, kop_cgroup_fn fn, void *ctx);
+struct kop_cgroup_ops {
+	void (*process)(void *ctx, pid_t tgid, bool other_root,
+			const char *cgroup);
+	void (*nsid)(void *ctx, pid_t id, pid_t nsid);
+	void (*image)(void *ctx, const char *rel, bool other_root,
+		      const char *cgroup);
+};
+void kop_session_cgroups(struct kop_session *s,
+			 const struct kop_cgroup_ops *ops, void *ctx);
 void kop_stats_release(struct kop_stats *st);
 
 #endif /* KOP_H */

@@ -55,6 +55,7 @@ struct kop_rootent {
 				 * a copy if a later mapping opens it */
 	uint8_t tries;		/* unresolved: opens tried */
 	char *kept;		/* named after a copy: its path */
+	uint32_t img;		/* its name's index + 1 in r->cg */
 	struct kop_rootent *next_bid, *next_ino;
 	struct kop_rootent *next_all;
 };
@@ -95,7 +96,11 @@ int kop_roots_init(struct kop_roots *r, const char *proc_root,
 	r->buckets = calloc(ROOT_BUCKETS, sizeof(struct kop_rootent_heads));
 	if (!r->buckets)
 		return -ENOMEM;
-	pthread_mutex_init(&r->cg_lock, NULL);
+	if (kop_cgroups_init(&r->cg, proc_root)) {
+		free(r->buckets);
+		r->buckets = NULL;
+		return -ENOMEM;
+	}
 	/* our own view, which host paths are relative to */
 	if (stat("/proc/self/ns/mnt", &ns) == 0 && stat("/", &root) == 0) {
 		r->have_self = true;
@@ -114,115 +119,21 @@ void kop_roots_release(struct kop_roots *r)
 		free(e->kept);
 		free(e);
 	}
-	if (r->buckets) {
-		for (size_t i = 0; i < r->nr_cg_paths; i++)
-			free(r->cg_paths[i]);
-		free(r->cg_paths);
-		free(r->cg);
-		pthread_mutex_destroy(&r->cg_lock);
-	}
+	if (r->buckets)
+		kop_cgroups_release(&r->cg);
 	free(r->buckets);
 	memset(r, 0, sizeof(*r));
 }
 
-/* The cgroup v2 path of tgid ("0::PATH"), into buf. 0 or -errno. */
-static int read_cgroup(struct kop_roots *r, pid_t tgid, char *buf, size_t len)
+void kop_root_task_forked(struct kop_roots *r, struct kop_task *k)
 {
-	char path[PATH_MAX], line[PATH_MAX];
-	FILE *f;
-	int err = -ENOENT;
-
-	snprintf(path, sizeof(path), "%s/%d/cgroup", r->proc_root, (int)tgid);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		size_t n = strlen(line);
-
-		if (strncmp(line, "0::", 3) || line[3] != '/')
-			continue;
-		if (n && line[n - 1] == '\n')
-			line[--n] = '\0';
-		snprintf(buf, len, "%s", line + 3);
-		err = 0;
-		break;
-	}
-	fclose(f);
-	return err;
+	kop_cgroups_note_fork(&r->cg, k);
 }
 
-/* With cg_lock held: append (tgid, other_root, path index i). */
-static void add_cgroup_rec_locked(struct kop_roots *r, pid_t tgid,
-				  bool other_root, size_t i)
+void kop_root_task_thread(struct kop_roots *r, const struct kop_task *k,
+			  pid_t tid)
 {
-	if (r->nr_cg == r->cap_cg) {
-		struct kop_cgroup_rec *v = op_grow(r->cg, r->nr_cg + 1, &r->cap_cg,
-						   256, sizeof(*v));
-
-		if (!v)
-			return;
-		r->cg = v;
-	}
-	r->cg[r->nr_cg++] = (struct kop_cgroup_rec){
-		.tgid = tgid, .other_root = other_root, .path = (uint32_t)i,
-	};
-}
-
-void kop_root_task_forked(struct kop_roots *r, const struct kop_task *k)
-{
-	if (!k->cgroup)
-		return;
-	pthread_mutex_lock(&r->cg_lock);
-	add_cgroup_rec_locked(r, k->tgid, k->root == KOP_ROOT_OTHER, k->cgroup - 1);
-	pthread_mutex_unlock(&r->cg_lock);
-}
-
-/* Record k's cgroup (sync thread), and remember it in k for its forks. A
- * failure to read is counted; out of memory loses the record (the
- * reports then name no container). */
-static void note_cgroup(struct kop_roots *r, struct kop_task *k)
-{
-	char path[PATH_MAX];
-	size_t i;
-
-	if (read_cgroup(r, k->tgid, path, sizeof(path))) {
-		atomic_fetch_add_explicit(&r->nr_cgroup_unread, 1, memory_order_relaxed);
-		return;
-	}
-	pthread_mutex_lock(&r->cg_lock);
-	/* few distinct paths: the newest first */
-	for (i = r->nr_cg_paths; i-- > 0;)
-		if (!strcmp(r->cg_paths[i], path))
-			break;
-	if (i == SIZE_MAX) {
-		char **v = r->cg_paths, *dup = strdup(path);
-
-		if (r->nr_cg_paths == r->cap_cg_paths)
-			v = op_grow(r->cg_paths, r->nr_cg_paths + 1, &r->cap_cg_paths,
-				    16, sizeof(*v));
-		if (!v || !dup) {
-			free(dup);
-			goto out;
-		}
-		r->cg_paths = v;
-		i = r->nr_cg_paths;
-		v[r->nr_cg_paths++] = dup;
-	}
-	add_cgroup_rec_locked(r, k->tgid, k->root == KOP_ROOT_OTHER, i);
-	k->cgroup = (uint32_t)i + 1;
-out:
-	pthread_mutex_unlock(&r->cg_lock);
-}
-
-void kop_roots_cgroups(struct kop_roots *r, kop_cgroup_fn fn, void *ctx)
-{
-	if (!r->buckets)
-		return;
-	pthread_mutex_lock(&r->cg_lock);
-	for (size_t i = 0; i < r->nr_cg; i++)
-		fn(ctx, r->cg[i].tgid, r->cg[i].other_root,
-		   r->cg_paths[r->cg[i].path]);
-	pthread_mutex_unlock(&r->cg_lock);
+	kop_cgroups_note_thread(&r->cg, k, tid);
 }
 
 /* Does tgid see another root than ours: 1 yes, 0 no, -errno when /proc
@@ -252,7 +163,7 @@ bool kop_root_task_foreign(struct kop_roots *r, struct kop_task *k)
 		k->root = kop_root_foreign(r, k->tgid) > 0 ? KOP_ROOT_OTHER :
 							     KOP_ROOT_HOST;
 		/* the same moment names its container */
-		note_cgroup(r, k);
+		kop_cgroups_note_exec(&r->cg, k);
 	}
 	return k->root == KOP_ROOT_OTHER;
 }
@@ -412,8 +323,23 @@ static uint64_t name_cookie(struct kop_roots *r, struct kop_dcookies *dc,
 	return kop_dcookie_file(dc, name, dev, ino, bid, bid_size);
 }
 
-uint64_t kop_root_host_cookie(struct kop_roots *r, dev_t dev, ino_t ino,
-			      const uint8_t *bid, uint8_t bid_size)
+/* k mapped e's image: recorded when its name is the store's. */
+static uint64_t note_use(struct kop_roots *r, struct kop_rootent *e,
+			 const struct kop_task *k)
+{
+	size_t n = strlen(r->store);
+	const char *rel = e->rel;
+
+	if (!rel && e->kept && !strncmp(e->kept, r->store, n) && e->kept[n] == '/')
+		rel = e->kept + n + 1;
+	if (rel)
+		kop_cgroups_note_use(&r->cg, &e->img, rel, k);
+	return e->cookie;
+}
+
+uint64_t kop_root_host_cookie(struct kop_roots *r, const struct kop_task *k,
+			      dev_t dev, ino_t ino, const uint8_t *bid,
+			      uint8_t bid_size)
 {
 	struct kop_rootent *e;
 
@@ -425,7 +351,7 @@ uint64_t kop_root_host_cookie(struct kop_roots *r, dev_t dev, ino_t ino,
 	 * file by the name) */
 	if (!e || e->rel || (e->kept && access(e->kept, R_OK)))
 		return OP_NO_COOKIE;
-	return e->cookie;
+	return note_use(r, e, k);
 }
 
 /* Hand fd (a regular file, st) to the keeper as rel; closes it. */
@@ -478,11 +404,12 @@ static void retry_unresolved(struct kop_roots *r, struct kop_dcookies *dc,
 }
 
 uint64_t kop_root_cookie(struct kop_roots *r, struct kop_dcookies *dc,
-			 pid_t tgid, const char *path, uint64_t start,
-			 uint64_t end, dev_t dev, ino_t ino,
+			 const struct kop_task *k, const char *path,
+			 uint64_t start, uint64_t end, dev_t dev, ino_t ino,
 			 const uint8_t *bid, uint8_t bid_size)
 {
 	struct kop_rootent *e = find(r, dev, ino, bid, bid_size);
+	pid_t tgid = k->tgid;
 	char rel[PATH_MAX];
 	struct stat st, host;
 	bool via_map;
@@ -492,7 +419,7 @@ uint64_t kop_root_cookie(struct kop_roots *r, struct kop_dcookies *dc,
 	if (e) {
 		if (e->rel)
 			retry_unresolved(r, dc, e, tgid, path, start, end, dev, ino);
-		return e->cookie;
+		return note_use(r, e, k);
 	}
 	fd = open_in_root(r, tgid, path, start, end, &via_map);
 	if (fd >= 0 && fstat(fd, &st) == 0 &&
@@ -515,7 +442,7 @@ uint64_t kop_root_cookie(struct kop_roots *r, struct kop_dcookies *dc,
 			} else {
 				close(fd);
 			}
-			return e->cookie;
+			return note_use(r, e, k);
 		}
 	} else {
 		/* gone, or not the file mapped (moved, replaced, a link):
@@ -533,7 +460,9 @@ uint64_t kop_root_cookie(struct kop_roots *r, struct kop_dcookies *dc,
 			       path, (int)tgid, fd >= 0 ? "another file is there now" :
 			       strerror(-fd));
 		}
-		remember(r, cookie, dev, ino, bid, bid_size, rel);
+		e = remember(r, cookie, dev, ino, bid, bid_size, rel);
+		if (e)
+			note_use(r, e, k);
 		return cookie;
 	}
 	cookie = kop_dcookie_find(dc, dev, ino, bid, bid_size);
@@ -558,6 +487,8 @@ uint64_t kop_root_cookie(struct kop_roots *r, struct kop_dcookies *dc,
 	e = remember(r, cookie, dev, ino, bid, bid_size, NULL);
 	if (e && asprintf(&e->kept, "%s/%s", r->store, rel) < 0)
 		e->kept = NULL;
+	if (e)
+		note_use(r, e, k);
 	keep(r, fd, &st, rel);
 	return cookie;
 }

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "kop_cgroup.h"
 #include "kop_dcookie.h"
 #include "kop_keep.h"
 #include "kop_task.h"
@@ -37,24 +38,10 @@ struct kop_roots {
 	 * root, or was not the file mapped: one per image (the cookie is
 	 * remembered), any thread reads it */
 	_Atomic uint64_t nr_unresolved;
-	/* each process image's cgroup (/proc/PID/cgroup at its first
-	 * mapping after exec), in the order met: appended by the sync
-	 * thread, read by kop_session_cgroups() */
-	pthread_mutex_t cg_lock;
-	struct kop_cgroup_rec {
-		pid_t tgid;
-		bool other_root;
-		uint32_t path;		/* index in cg_paths */
-	} *cg;				/* protected by cg_lock */
-	size_t nr_cg, cap_cg;		/* protected by cg_lock */
-	char **cg_paths;		/* distinct paths; protected by cg_lock */
-	size_t nr_cg_paths, cap_cg_paths;	/* protected by cg_lock */
-	_Atomic uint64_t nr_cgroup_unread;	/* /proc/PID/cgroup unreadable */
+	/* who ran what: cgroups, ids in PID namespaces, who mapped which
+	 * kept image (kop_cgroup.h) */
+	struct kop_cgroups cg;
 };
-
-/* Any thread: fn(ctx, tgid, other_root, cgroup) for each process image
- * met, in order (a later one of a tgid is newer). */
-void kop_roots_cgroups(struct kop_roots *r, kop_cgroup_fn fn, void *ctx);
 
 /* store: where kept copies go and foreign images are named (absolute);
  * keeper: started on store, or NULL. 0 or -ENOMEM. */
@@ -71,10 +58,14 @@ bool kop_root_task_foreign(struct kop_roots *r, struct kop_task *k);
 /* A fork's child (its table copied from its parent's): recorded in its
  * parent's cgroup, which it starts in, so that a server's workers that
  * never exec are named by their container too. */
-void kop_root_task_forked(struct kop_roots *r, const struct kop_task *k);
+void kop_root_task_forked(struct kop_roots *r, struct kop_task *k);
 
-/* The cookie of a file mapping [start, end) of tgid, which sees another
- * root, at path as seen from that root: dev/ino or the build-id, as the
+/* A new thread tid of k's process (kop_cgroup.h). */
+void kop_root_task_thread(struct kop_roots *r, const struct kop_task *k,
+			  pid_t tid);
+
+/* The cookie of a file mapping [start, end) of k's process, which sees
+ * another root, at path as seen from that root: dev/ino or the build-id, as the
  * kernel gave them (zeros when it did not). The file is opened through
  * the process's own view (its mapping, or the path resolved inside its
  * root: never a host path), identified by build-id or (dev, ino):
@@ -85,18 +76,21 @@ void kop_root_task_forked(struct kop_roots *r, const struct kop_task *k);
  *     without a build-id), and a copy queued to the keeper under that
  *     name. A file that cannot be opened, or is not the mapped one, is
  *     named so too, without a copy, and counted in nr_unresolved.
- * OP_NO_COOKIE when out of memory. */
+ * Each image named after the store is recorded with k's cgroup
+ * (kop_cgroup.h). OP_NO_COOKIE when out of memory. */
+uint64_t kop_root_cookie(struct kop_roots *r, struct kop_dcookies *dc,
+			 const struct kop_task *k, const char *path, uint64_t start,
+			 uint64_t end, dev_t dev, ino_t ino,
+			 const uint8_t *bid, uint8_t bid_size);
+
 /* A host mapping's file met before from another root (by build-id or
  * (dev, ino)): its cookie, so that the same file is one image whoever
  * maps it first; OP_NO_COOKIE otherwise, and when that image's name has
  * no file behind it (not opened, or its copy not written yet): the host
- * mapping then keeps its own name. */
-uint64_t kop_root_host_cookie(struct kop_roots *r, dev_t dev, ino_t ino,
-			      const uint8_t *bid, uint8_t bid_size);
-
-uint64_t kop_root_cookie(struct kop_roots *r, struct kop_dcookies *dc,
-			 pid_t tgid, const char *path, uint64_t start,
-			 uint64_t end, dev_t dev, ino_t ino,
-			 const uint8_t *bid, uint8_t bid_size);
+ * mapping then keeps its own name. k's cgroup is recorded as one that
+ * mapped it. */
+uint64_t kop_root_host_cookie(struct kop_roots *r, const struct kop_task *k,
+			      dev_t dev, ino_t ino, const uint8_t *bid,
+			      uint8_t bid_size);
 
 #endif /* KOP_ROOT_H */

@@ -729,16 +729,19 @@ int kop_stats_get(struct kop_session *s, struct kop_stats *st)
 		st->keep_bytes = c.bytes;
 		st->keep_ns = c.busy_ns;
 		st->nr_cgroup_unread = atomic_load_explicit(
-			&s->roots.nr_cgroup_unread, memory_order_relaxed);
+			&s->roots.cg.nr_unread, memory_order_relaxed);
+		st->nr_nspid_unread = atomic_load_explicit(
+			&s->roots.cg.nr_nspid_unread, memory_order_relaxed);
 	}
 	st->nr_cpus = (unsigned int)s->nr_cpus;
 	return 0;
 }
 
-void kop_session_cgroups(struct kop_session *s, kop_cgroup_fn fn, void *ctx)
+void kop_session_cgroups(struct kop_session *s,
+			 const struct kop_cgroup_ops *ops, void *ctx)
 {
 	if (s->sync.roots)
-		kop_roots_cgroups(&s->roots, fn, ctx);
+		kop_cgroups_each(&s->roots.cg, ops, ctx);
 }
 
 void kop_stats_release(struct kop_stats *st)

@@ -523,13 +523,13 @@ static void do_mmap2(struct kop_sync *s, const struct kop_ring *r,
 		pgoff = KOP_MAP_ANON;
 	} else if (s->roots && kop_root_task_foreign(s->roots, k)) {
 		/* a container's path: opened through its root (kop_root.c) */
-		cookie = kop_root_cookie(s->roots, s->dcookies, (pid_t)pid, name,
+		cookie = kop_root_cookie(s->roots, s->dcookies, k, name,
 					 addr, addr + len, makedev(maj, min),
 					 (ino_t)ino, bid, bid_size);
 		pgoff &= ~KOP_MAP_ANON;
 	} else {
 		/* the same file as another root's: one image */
-		cookie = s->roots ? kop_root_host_cookie(s->roots, makedev(maj, min),
+		cookie = s->roots ? kop_root_host_cookie(s->roots, k, makedev(maj, min),
 							 (ino_t)ino, bid, bid_size) :
 				    OP_NO_COOKIE;
 		if (cookie == OP_NO_COOKIE)
@@ -586,6 +586,7 @@ static void do_comm(struct kop_sync *s, const struct kop_ring *r,
 	k->app_pending = true;
 	k->root = KOP_ROOT_UNKNOWN;	/* unshare(2) then exec: a new view */
 	k->cgroup = 0;
+	k->pidns = false;
 }
 
 static void do_fork_exit(struct kop_sync *s, const struct kop_ring *r,
@@ -603,8 +604,14 @@ static void do_fork_exit(struct kop_sync *s, const struct kop_ring *r,
 	pid = (pid_t)p[0];
 	ppid = (pid_t)p[1];
 	tid = (pid_t)p[2];
-	if (pid != tid)
-		return;		/* a thread: samples carry the tgid */
+	if (pid != tid) {
+		/* a thread: samples carry the tgid; in another PID
+		 * namespace, its own id there is read for the reports */
+		if (h->type == PERF_RECORD_FORK && s->roots &&
+		    (k = kop_task_find(&s->tasks, pid)) && k->pidns)
+			kop_root_task_thread(s->roots, k, tid);
+		return;
+	}
 	k = kop_task_find(&s->tasks, pid);
 	if (h->type == PERF_RECORD_EXIT) {
 		if (k)

@@ -307,6 +307,7 @@ int kop_task_copy_maps(struct kop_task *child, const struct kop_task *parent)
 	child->app_cookie = parent->app_cookie;
 	child->root = parent->root;	/* a fork keeps its parent's view */
 	child->cgroup = parent->cgroup;	/* and its cgroup */
+	child->pidns = parent->pidns;	/* and its PID namespace */
 	child->anon_cookie = parent->anon_cookie;
 	return 0;
 }

@@ -28,7 +28,8 @@ struct kop_task {
 	bool app_pending;	/* exec seen: next file mapping is the executable */
 	uint8_t root;		/* KOP_ROOT_*: whose root its paths are from */
 	uint32_t cgroup;	/* its cgroup's index in kop_roots + 1; 0:
-				 * not read (kop_root.c) */
+				 * not read (kop_cgroup.c) */
+	bool pidns;		/* in another PID namespace than ours */
 	uint64_t app_cookie;	/* OP_NO_COOKIE: kernel thread or unknown */
 	uint64_t anon_cookie;	/* "anon" fallback for pcs in no mapping; lazy */
 	uint64_t since;		/* time this mapping table started (exec, fork) */

@@ -51,6 +51,9 @@
 #define OP_STAT_IMAGES_NOT_KEPT		"images_not_kept"
 /* processes whose cgroup (their container's name) could not be read */
 #define OP_STAT_CGROUP_UNREAD		"cgroup_unread"
+/* processes and threads in another PID namespace whose id there (their
+ * pid in their container) could not be read */
+#define OP_STAT_NSPID_UNREAD		"nspid_unread"
 
 /* The counters of lost samples, each loss counted once at the stage that
  * lost it: their sum is what a session lost (the same list that

@@ -1,6 +1,8 @@
 /* The session's cgroups file (op_cgroups.h): containers named from their
  * cgroup paths as the runtimes lay them out, and the file read back with
- * one entry a process, its last line winning, bad lines skipped. */
+ * one entry a process, its last line winning, bad lines skipped; ids in
+ * PID namespaces (forgotten by a newer process line of the same pid);
+ * who mapped each kept image; kept images' names taken apart. */
 #include "config.h"
 
 #include <setjmp.h>
@@ -102,11 +104,113 @@ static void test_read(void **state)
 	free(dir);
 }
 
+static void test_ns_and_images(void **state)
+{
+	char *dir = tu_mkdtemp(), *stats = tu_path(dir, OP_STATS_DIR), *file;
+	static const char text[] =
+		"20 1 /c1\n"
+		"ns 20 1\n"
+		"21 1 /c2\n"
+		"ns 21 1\n"
+		"22 0 /user.slice/session-3.scope\n"
+		"ns 21 x\n"			/* malformed: skipped */
+		"image 1 ab/cdef/app/prog\t/c1\n"
+		"image 1 ab/cdef/app/prog\t/c1\n"	/* the same, said once */
+		"image 0 ab/cdef/app/prog\t/user.slice/session-3.scope\n"
+		"image 1 12/3456/app/prog\t/c2\n"
+		"image 1 99/9999/root\t/\n"
+		"image 1 notab /c1\n"		/* malformed: skipped */
+		"21 1 /c2\n"			/* pid 21 again: a new process */
+		"ns 25 2\n";			/* a thread of 20 */
+	struct op_cgroups c;
+	char who[64];
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(mkdir(stats, 0755), 0);
+	file = tu_path(stats, OP_CGROUPS_FILE);
+	assert_int_equal(tu_write_file(file, text, sizeof(text) - 1), 0);
+	assert_int_equal(op_cgroups_read(NULL, dir, &c), 0);
+	assert_int_equal(c.n, 3);
+	assert_int_equal(op_cgroups_nsid(&c, 20), 1);
+	assert_int_equal(op_cgroups_nsid(&c, 21), 0);	/* forgotten */
+	assert_int_equal(op_cgroups_nsid(&c, 22), 0);
+	assert_int_equal(op_cgroups_nsid(&c, 25), 2);
+	assert_true(op_cgroups_image_who(&c, "ab/cdef/app/prog", who, sizeof(who)));
+	assert_string_equal(who, "c1,host");
+	assert_true(op_cgroups_image_who(&c, "12/3456/app/prog", who, sizeof(who)));
+	assert_string_equal(who, "c2");
+	assert_true(op_cgroups_image_who(&c, "99/9999/root", who, sizeof(who)));
+	assert_string_equal(who, "/");
+	assert_false(op_cgroups_image_who(&c, "ab/cdef/app/other", who, sizeof(who)));
+	assert_string_equal(who, "");
+	/* a small buffer leaves names out, never cuts one */
+	assert_true(op_cgroups_image_who(&c, "ab/cdef/app/prog", who, 5));
+	assert_string_equal(who, "c1");
+	op_cgroups_release(&c);
+
+	/* written as read; names that could not be read back are not written */
+	f = fopen(file, "w");
+	assert_non_null(f);
+	op_cgroups_write_line(f, 30, true, "/c3");
+	op_cgroups_write_nsid(f, 30, 7);
+	op_cgroups_write_image(f, "aa/bbbb/x", true, "/c3");
+	op_cgroups_write_image(f, "aa/bbbb/tab\there", true, "/c3");
+	op_cgroups_write_image(f, "aa/bbbb/y", true, "/c\n3");
+	fclose(f);
+	assert_int_equal(op_cgroups_read(NULL, dir, &c), 0);
+	assert_int_equal(c.nr_uses, 1);
+	assert_int_equal(op_cgroups_nsid(&c, 30), 7);
+	assert_true(op_cgroups_image_who(&c, "aa/bbbb/x", who, sizeof(who)));
+	assert_string_equal(who, "c3");
+	op_cgroups_release(&c);
+	tu_rm_rf(dir);
+	free(file);
+	free(stats);
+	free(dir);
+}
+
+static void test_kept_path(void **state)
+{
+	static const struct {
+		const char *name, *path, *rel;
+	} cases[] = {
+		{ "/s/kept/ab/0123456789abcdef0123456789abcdef012345/app/prog",
+		  "/app/prog", "ab/0123456789abcdef0123456789abcdef012345/app/prog" },
+		{ "/s/kept/ino/fd-1-12345/app/prog", "/app/prog", "ino/fd-1-12345/app/prog" },
+		/* a store inside a path that has "kept" in it before */
+		{ "/kept/x/s/kept/ab/0123456789abcdef01/lib/libc.so.6", "/lib/libc.so.6",
+		  "ab/0123456789abcdef01/lib/libc.so.6" },
+		{ "/usr/bin/prog", NULL, NULL },
+		{ "/s/kept/ab/0123/app/prog", NULL, NULL },		/* too short an id */
+		{ "/s/kept/AB/0123456789ABCDEF01/app/prog", NULL, NULL },	/* not ours: upper case */
+		{ "/s/kept/ab/0123456789abcdef0/app/prog", NULL, NULL },	/* odd */
+		{ "/s/kept/ab/0123456789abcdef01", NULL, NULL },	/* no path */
+		{ "/s/kept/ino/fd-1-x/app/prog", NULL, NULL },
+		{ "/s/kept/other/thing", NULL, NULL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *rel = NULL, *path = op_kept_path(cases[i].name, &rel);
+
+		if (!cases[i].path) {
+			assert_null(path);
+			continue;
+		}
+		assert_non_null(path);
+		assert_string_equal(path, cases[i].path);
+		assert_string_equal(rel, cases[i].rel);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_read),
+		cmocka_unit_test(test_ns_and_images),
+		cmocka_unit_test(test_kept_path),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,78 @@
+/* kop_cgroup.c: who ran what, for the reports' container names. Each
+ * process image's cgroup, its pid in its own PID namespace when that is
+ * not the daemon's, its threads' ids there, and the cgroups of the
+ * processes that mapped each image named after a copy in the store. The
+ * daemon writes them to stats/cgroups at each dump (op_cgroups.h). */
+#ifndef KOP_CGROUP_H
+#define KOP_CGROUP_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "kop.h"
+#include "kop_task.h"
+
+/* The sync thread appends (kop_cgroups_note_*), the daemon's thread
+ * reads (kop_cgroups_each): every array is protected by lock. */
+struct kop_cgroups {
+	const char *proc_root;		/* read-only */
+	bool have_pidns;		/* read-only: self_pidns is known */
+	ino_t self_pidns;		/* read-only: /proc/self/ns/pid */
+	pthread_mutex_t lock;
+	struct kop_cgroup_proc {
+		pid_t tgid, nspid;	/* nspid 0: the daemon's namespace */
+		bool other_root;
+		uint32_t path;		/* index in paths */
+	} *procs;
+	size_t nr_procs, cap_procs;
+	char **paths;			/* distinct cgroup paths */
+	size_t nr_paths, cap_paths;
+	struct kop_cgroup_thread {
+		pid_t tid, nstid;
+	} *threads;			/* threads of processes in another
+					 * PID namespace, by their creation */
+	size_t nr_threads, cap_threads;
+	char **imgs;			/* images' names below the store */
+	size_t nr_imgs, cap_imgs;
+	struct kop_cgroup_use {
+		uint32_t img, path;	/* indices in imgs, paths */
+		bool other_root;
+	} *uses;			/* distinct, in the order met */
+	size_t nr_uses, cap_uses;
+	uint64_t *use_set;		/* open addressing over uses: key + 1 */
+	size_t use_set_size;
+	_Atomic uint64_t nr_unread;	/* /proc/PID/cgroup unreadable */
+	_Atomic uint64_t nr_nspid_unread;	/* /proc/PID/status's NSpid */
+};
+
+int kop_cgroups_init(struct kop_cgroups *c, const char *proc_root);
+void kop_cgroups_release(struct kop_cgroups *c);
+
+/* Sync thread. A process image met for the first time after its exec
+ * (k->root already decided): its cgroup and, in another PID namespace,
+ * its own pid there, recorded and remembered in k for its forks. A
+ * failure to read is counted; out of memory loses the record (the reports
+ * then name no container). */
+void kop_cgroups_note_exec(struct kop_cgroups *c, struct kop_task *k);
+/* A fork's child (its table copied from its parent's): recorded in its
+ * parent's cgroup, which it starts in; its pid in its namespace read. */
+void kop_cgroups_note_fork(struct kop_cgroups *c, struct kop_task *k);
+/* A new thread tid of k: its id in k's PID namespace, when k is in
+ * another one. */
+void kop_cgroups_note_thread(struct kop_cgroups *c, const struct kop_task *k,
+			     pid_t tid);
+/* k mapped the image named rel below the store: *img is the image's
+ * index + 1 in c (0: not yet known; set here), so that a use met again
+ * costs a lookup in a hash set. */
+void kop_cgroups_note_use(struct kop_cgroups *c, uint32_t *img,
+			  const char *rel, const struct kop_task *k);
+
+/* Any thread: what was recorded, in order (see kop.h). */
+void kop_cgroups_each(struct kop_cgroups *c, const struct kop_cgroup_ops *ops,
+		      void *ctx);
+
+#endif /* KOP_CGROUP_H */
