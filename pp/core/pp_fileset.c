@@ -18,6 +18,7 @@
 #include "op_cgroups.h"
 #include "op_config.h"
 #include "op_grow.h"
+#include "op_stats.h"
 #include "pp_spec.h"
 
 char *pp_session_dir_default(const char *dir)
@@ -284,17 +285,32 @@ static int fileset_select(struct pp_fileset *fs, const char *session_dir,
 		}
 		fs->nr_sessions++;
 		first = fs->nr_files;
-		if (spec->container.given) {
+		if (spec->container.given || fs->nr_sessions == 1) {
 			ret = op_cgroups_read(fs->sd, dir, &cgroups);
-			if (ret)
+			if (ret && spec->container.given)
 				break;
+			if (ret) {
+				/* only names are lost: the report goes on */
+				char p[sizeof(dir) + 16];
+
+				snprintf(p, sizeof(p), "%s/" OP_STATS_DIR "/" OP_CGROUPS_FILE,
+					 dir);
+				op_log(lg, OP_LOG_WARN, "%s; containers are not named",
+				       op_sd_explain(fs->sd, p, ret, why, sizeof(why)));
+				ret = 0;
+			}
 		}
 		ret = op_sfname_walk(fs->sd, dir, walk_file,
 				     &(struct walk_ctx){ .fs = fs, .spec = spec,
 							 .with_cg = with_cg,
 							 .cgroups = spec->container.given ?
 								    &cgroups : NULL });
-		op_cgroups_release(&cgroups);
+		/* the first session's names the report's containers */
+		if (fs->nr_sessions == 1)
+			fs->cgroups = cgroups;
+		else
+			op_cgroups_release(&cgroups);
+		memset(&cgroups, 0, sizeof(cgroups));
 		if (ret)
 			break;
 		attach_sums(fs, first, dir, lg);
@@ -312,8 +328,8 @@ static int fileset_select(struct pp_fileset *fs, const char *session_dir,
 		       fs->nr_unnamed, fs->first_unnamed ? fs->first_unnamed : "?");
 	if (!ret && !fs->nr_files && fs->nr_no_tgid)
 		op_log(lg, OP_LOG_WARN, "container: selects processes, and %zu sample "
-		       "file(s) name none: the session was not separated by thread "
-		       "(opcontrol --separate=thread)", fs->nr_no_tgid);
+		       "file(s) name none: the session was not separated by process "
+		       "(opcontrol --separate=container or --separate=thread)", fs->nr_no_tgid);
 	if (!ret && fs->nr_foreign)
 		op_log(lg, OP_LOG_DEBUG, "%zu sample file(s) not under {root} or "
 		       "{kern} left out, as OProfile's opreport leaves them",
@@ -349,6 +365,7 @@ void pp_fileset_release(struct pp_fileset *fs)
 	for (size_t i = 0; i < fs->nr_containers; i++)
 		free(fs->containers[i]);
 	free(fs->containers);
+	op_cgroups_release(&fs->cgroups);
 	free(fs->classes);
 	if (fs->sd) {
 		op_sessdir_close(fs->sd);

@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "op_cgroups.h"
 #include "op_log.h"
 #include "op_names.h"
 #include "op_sums.h"
@@ -89,6 +90,9 @@ struct pp_fileset {
 	char **containers;	/* container: the ones selected, "NAME (cgroup
 				 * PATH)", each once */
 	size_t nr_containers, alloc_containers;
+	struct op_cgroups cgroups;	/* the first session's processes'
+					 * cgroups, pids in their namespaces,
+					 * and who mapped its kept images */
 	char **sessions;	/* session directories read */
 	size_t nr_sessions, alloc_sessions;
 	/* the session directory they lie in, opened for reading: every file

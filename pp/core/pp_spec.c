@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "op_cgroups.h"
 #include "op_grow.h"
 #include "op_names.h"
 
@@ -313,6 +314,18 @@ static bool range_match(const struct pp_rangelist *l, long value)
 	return false;
 }
 
+/* An image by its name, or, kept from a container, by the path the
+ * container knew it by (op_kept_path()), which is what reports show. */
+static bool img_match(const struct pp_strlist *l, const char *name)
+{
+	const char *kept;
+
+	if (strlist_match(l, name))
+		return true;
+	kept = op_kept_path(name, NULL);
+	return kept && strlist_match(l, kept);
+}
+
 bool pp_spec_match_cgroup(const struct pp_spec *s, const char *name,
 			  const char *path)
 {
@@ -341,13 +354,13 @@ static bool same_img(const struct op_img *a, const struct op_img *b)
 
 bool pp_spec_match_file(const struct pp_spec *s, const struct op_sfname *n)
 {
-	if (s->image.given && !strlist_match(&s->image, n->dep.path))
+	if (s->image.given && !img_match(&s->image, n->dep.path))
 		return false;
-	if (strlist_match(&s->image_exclude, n->dep.path))
+	if (img_match(&s->image_exclude, n->dep.path))
 		return false;
 	if (s->lib_image.given) {
 		if (same_img(&n->image, &n->dep) ||
-		    !strlist_match(&s->lib_image, n->image.path))
+		    !img_match(&s->lib_image, n->image.path))
 			return false;
 	}
 	if (s->event.given && !strlist_match(&s->event, n->event))

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "odb.h"
+#include "op_cgroups.h"
 #include "op_events.h"
 #include "op_grow.h"
 #include "op_names.h"
@@ -45,6 +46,27 @@ static char *img_name(const struct op_img *img, bool long_name)
 	}
 	s = op_img_display(img, long_name);
 	return s ? s : strdup(img->path ? img->path : "?");
+}
+
+/* An image's name as a column of a text report shows it: a binary kept
+ * from a container by the path the container knew it by (its name in the
+ * session is its copy's, which OProfile's tools read: op_cgroups.h), and
+ * who ran it, as OProfile shows an anonymous region's process:
+ * "/app/prog (container:NAME)". Any other image as img_name() has it. */
+static char *shown_name(const struct op_img *img, bool long_name,
+			const struct op_cgroups *cg)
+{
+	const char *rel, *path = img->kind == OP_IMG_FILE && img->path ?
+				 op_kept_path(img->path, &rel) : NULL;
+	char who[256], *s;
+
+	if (!path)
+		return img_name(img, long_name);
+	if (!long_name && strrchr(path, '/')[1])
+		path = strrchr(path, '/') + 1;
+	if (op_cgroups_image_who(cg, rel, who, sizeof(who)))
+		return asprintf(&s, "%s (container:%s)", path, who) < 0 ? NULL : s;
+	return strdup(path);
 }
 
 int pp_symview_load_tab(struct pp_symtab *st, const struct op_img *img,
@@ -544,8 +566,8 @@ struct pp_symview *pp_symview_build(const struct pp_profile *p,
 		const struct pp_image *im = &p->images[i];
 
 		v->img_tab[i] = SIZE_MAX;
-		v->img_names[i] = img_name(&im->img, o->long_filenames);
-		v->app_names[i] = img_name(&im->app, o->long_filenames);
+		v->img_names[i] = shown_name(&im->img, o->long_filenames, &p->fs.cgroups);
+		v->app_names[i] = shown_name(&im->app, o->long_filenames, &p->fs.cgroups);
 		v->img_long[i] = img_name(&im->img, true);
 		v->app_long[i] = img_name(&im->app, true);
 		if (!v->img_names[i] || !v->app_names[i] || !v->img_long[i] ||
