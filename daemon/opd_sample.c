@@ -168,6 +168,8 @@ static void sample(void *ctx, const struct opd_transient *t, uint64_t pc,
 	if (sp->separate & OP_SEP_THREAD) {
 		tgid = t->tgid;
 		tid = t->tid;
+	} else if (sp->separate & OP_SEP_CONTAINER) {
+		tgid = t->tgid;	/* the reports find its container */
 	}
 	if (sp->separate & OP_SEP_CPU)
 		cpu = t->cpu;

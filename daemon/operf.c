@@ -55,6 +55,7 @@ struct operf_opts {
 	unsigned int unwind_stack;	/* its stack copy, 0: frame pointers */
 	int separate_thread;
 	int separate_cpu;
+	int separate_container;
 	char *session_dir;
 	char *vmlinux;
 	int append;
@@ -145,6 +146,8 @@ static int parse_options(struct operf *o, int argc, const char **argv)
 		  "one sample file per thread", NULL },
 		{ "separate-cpu", 'c', POPT_ARG_NONE, &p->separate_cpu, 0,
 		  "one sample file per CPU", NULL },
+		{ "separate-container", 0, POPT_ARG_NONE, &p->separate_container, 0,
+		  "one sample file per process, reported by its container", NULL },
 		{ "session-dir", 'd', POPT_ARG_STRING, &p->session_dir, 0,
 		  "session directory (default ./" OP_OPERF_DIR ")", "DIR" },
 		{ "vmlinux", 'k', POPT_ARG_STRING, &p->vmlinux, 0,
@@ -499,7 +502,8 @@ static int open_session(struct operf *o)
 		/* operf files every sample under its application */
 		.separate = OP_SEP_LIB | OP_SEP_KERNEL |
 			    (o->opt.separate_thread ? OP_SEP_THREAD : 0) |
-			    (o->opt.separate_cpu ? OP_SEP_CPU : 0),
+			    (o->opt.separate_cpu ? OP_SEP_CPU : 0) |
+			    (o->opt.separate_container ? OP_SEP_CONTAINER : 0),
 		.vmlinux = o->opt.vmlinux,
 		/* --unwind=dwarf is for call chains: it implies them */
 		.callgraph = o->opt.callgraph || o->opt.unwind_stack ?

@@ -48,6 +48,7 @@ struct opd_options {
 	char *session_dir;
 	char *events;
 	int separate_lib, separate_kernel, separate_thread, separate_cpu;
+	int separate_container;
 	char *vmlinux;
 	int no_vmlinux;
 	char *image;
@@ -174,6 +175,8 @@ static int parse_options(struct opd_daemon *d, int argc, const char **argv)
 		  "one sample file per thread", "0|1" },
 		{ "separate-cpu", 0, POPT_ARG_INT, &o->separate_cpu, 0,
 		  "one sample file per CPU", "0|1" },
+		{ "separate-container", 0, POPT_ARG_INT, &o->separate_container, 0,
+		  "one sample file per process, reported by container", "0|1" },
 		{ "vmlinux", 0, POPT_ARG_STRING, &o->vmlinux, 0,
 		  "kernel image with symbols; names the kernel's sample files", "FILE" },
 		{ "no-vmlinux", 0, POPT_ARG_NONE, &o->no_vmlinux, 0,
@@ -236,6 +239,7 @@ static int parse_options(struct opd_daemon *d, int argc, const char **argv)
 		{ "separate-kernel", o->separate_kernel },
 		{ "separate-thread", o->separate_thread },
 		{ "separate-cpu", o->separate_cpu },
+		{ "separate-container", o->separate_container },
 	};
 	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
 		if (flags[i].value != 0 && flags[i].value != 1) {
@@ -247,7 +251,8 @@ static int parse_options(struct opd_daemon *d, int argc, const char **argv)
 	d->separate = (o->separate_lib ? OP_SEP_LIB : 0) |
 		      (o->separate_kernel ? OP_SEP_KERNEL : 0) |
 		      (o->separate_thread ? OP_SEP_THREAD : 0) |
-		      (o->separate_cpu ? OP_SEP_CPU : 0);
+		      (o->separate_cpu ? OP_SEP_CPU : 0) |
+		      (o->separate_container ? OP_SEP_CONTAINER : 0);
 	/* Call chains are filed under the process's application, as operf
 	 * files every sample: a chain through libc and the kernel then reads
 	 * as one program's, and its arcs sit beside its samples. Without

@@ -111,6 +111,7 @@ static const struct {
 	{ "kernel", OP_SEP_KERNEL | OP_SEP_LIB },	/* implies lib, as in OProfile */
 	{ "thread", OP_SEP_THREAD },
 	{ "cpu", OP_SEP_CPU },
+	{ "container", OP_SEP_CONTAINER },
 	{ "all", OP_SEP_ALL },
 };
 
@@ -154,14 +155,15 @@ void op_separate_format(unsigned int flags, char *buf, size_t len)
 	} order[] = {
 		{ OP_SEP_LIB, "lib" }, { OP_SEP_KERNEL, "kernel" },
 		{ OP_SEP_THREAD, "thread" }, { OP_SEP_CPU, "cpu" },
+		{ OP_SEP_CONTAINER, "container" },
 	};
 	size_t used = 0, k;
 
 	if (!len)
 		return;
 	buf[0] = '\0';
-	flags &= OP_SEP_ALL;
-	if (flags == 0 || flags == OP_SEP_ALL) {
+	flags &= OP_SEP_ALL | OP_SEP_CONTAINER;
+	if (flags == 0 || (flags & OP_SEP_ALL) == OP_SEP_ALL) {
 		snprintf(buf, len, "%s", flags ? "all" : "none");
 		return;
 	}
@@ -462,6 +464,7 @@ static void apply(struct op_settings *s, struct rc_state *st,
 	} seps[] = {
 		{ "SEPARATE_LIB", OP_SEP_LIB }, { "SEPARATE_KERNEL", OP_SEP_KERNEL },
 		{ "SEPARATE_THREAD", OP_SEP_THREAD }, { "SEPARATE_CPU", OP_SEP_CPU },
+		{ "SEPARATE_CONTAINER", OP_SEP_CONTAINER },
 	};
 	unsigned long n;
 	size_t k;
@@ -686,6 +689,7 @@ int op_settings_save(const struct op_settings *s, const struct op_sessdir *sd,
 	fprintf(f, "SEPARATE_KERNEL=%d\n", !!(s->separate & OP_SEP_KERNEL));
 	fprintf(f, "SEPARATE_THREAD=%d\n", !!(s->separate & OP_SEP_THREAD));
 	fprintf(f, "SEPARATE_CPU=%d\n", !!(s->separate & OP_SEP_CPU));
+	fprintf(f, "SEPARATE_CONTAINER=%d\n", !!(s->separate & OP_SEP_CONTAINER));
 	fprintf(f, "CALLGRAPH=%u\n", s->callgraph_depth);
 	op_unwind_format(s->unwind_stack, unwind, sizeof(unwind));
 	fprintf(f, "UNWIND=%s\n", unwind);

@@ -58,11 +58,17 @@ enum {
 	OP_SEP_THREAD = 1 << 2,
 	OP_SEP_CPU = 1 << 3,
 	OP_SEP_ALL = OP_SEP_LIB | OP_SEP_KERNEL | OP_SEP_THREAD | OP_SEP_CPU,
+	/* ours: one sample file per process (the TGID field, TID "all",
+	 * which OProfile's daemon never writes and its opreport reads as a
+	 * process), which the reports group by the process's container.
+	 * thread separates by process already. */
+	OP_SEP_CONTAINER = 1 << 4,
 };
 
-/* Parse "none", "lib,kernel", "all"... Returns 0 or -EINVAL; on -EINVAL
- * *bad points at the offending token (inside spec). "library" is accepted
- * for "lib", as OProfile's opcontrol spells it; the flags are independent. */
+/* Parse "none", "lib,kernel", "all", "container"... Returns 0 or -EINVAL;
+ * on -EINVAL *bad points at the offending token (inside spec). "library"
+ * is accepted for "lib", as OProfile's opcontrol spells it; the flags are
+ * independent ("all" is OProfile's four, which need no "container"). */
 int op_separate_parse(const char *spec, unsigned int *flags, const char **bad);
 /* Canonical text ("none", "lib,cpu", "all") into buf. */
 void op_separate_format(unsigned int flags, char *buf, size_t len);

@@ -211,6 +211,7 @@ static int opc_daemon_argv(const struct opc *c, const char *prog, char **argv)
 	ARG("--separate-kernel=%d", !!(s->separate & OP_SEP_KERNEL));
 	ARG("--separate-thread=%d", !!(s->separate & OP_SEP_THREAD));
 	ARG("--separate-cpu=%d", !!(s->separate & OP_SEP_CPU));
+	ARG("--separate-container=%d", !!(s->separate & OP_SEP_CONTAINER));
 	if (s->vmlinux[0])
 		ARG("--vmlinux=%s", s->vmlinux);
 	else

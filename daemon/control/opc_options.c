@@ -219,7 +219,7 @@ int opc_apply_settings(const struct opc_opts *o, struct op_settings *s)
 
 		if (op_separate_parse(o->separate, &flags, &bad)) {
 			opc_err("--separate: unknown value \"%s\" "
-				"(none, lib, kernel, thread, cpu, all)", bad ? bad : o->separate);
+				"(none, lib, kernel, thread, cpu, container, all)", bad ? bad : o->separate);
 			return -EINVAL;
 		}
 		s->separate = flags;

@@ -26,11 +26,14 @@ int pp_merge_parse(const char *text, struct pp_merge *m, const char **bad)
 		else if (IS("tid"))
 			m->tid = true;
 		else if (IS("tgid"))	/* as OProfile: a thread is in its group */
-			m->tgid = m->tid = true;
+			m->tgid = m->tid = m->container = true;
+		else if (IS("container"))
+			m->container = true;
 		else if (IS("unitmask") || IS("unit-mask"))
 			m->unitmask = true;
 		else if (IS("all"))
-			m->lib = m->cpu = m->tid = m->tgid = m->unitmask = true;
+			m->lib = m->cpu = m->tid = m->tgid = m->unitmask =
+				m->container = true;
 		else {
 			if (bad)
 				*bad = p;
@@ -51,6 +54,7 @@ static const char *pp_axis_name(enum pp_axis axis)
 	case PP_AXIS_TGID: return "tgid";
 	case PP_AXIS_TID: return "tid";
 	case PP_AXIS_CPU: return "cpu";
+	case PP_AXIS_CONTAINER: return "container";
 	case PP_AXIS_MULTI: return "multiple";
 	case PP_AXIS_NONE: break;
 	}
@@ -61,14 +65,55 @@ static const char *pp_axis_name(enum pp_axis axis)
 struct class_key {
 	const char *event;
 	unsigned long count;
-	long um, tgid, tid, cpu;
+	long um, tgid, tid, cpu, ctr;
 };
 
 #define MERGED (-2L)
 
-static struct class_key file_key(const struct pp_sfile *f,
-				 const struct pp_merge *m)
+/* The containers of a fileset's container-separated files: their names,
+ * sorted, each once; a file's key holds the index of its own. */
+struct ctr_names {
+	const struct op_cgroups *cg;
+	char **v;
+	size_t n;
+};
+
+/* A file separated by container: its process's container's name (the
+ * cgroup's, "/" for the root one, "unknown" when the session does not
+ * say); NULL for any other file. */
+static const char *file_ctr(const struct pp_sfile *f, const struct op_cgroups *cg)
 {
+	const struct op_cgroup *c;
+
+	if (f->name.tgid == OP_SF_ALL || f->name.tid != OP_SF_ALL)
+		return NULL;
+	c = op_cgroups_find(cg, f->name.tgid);
+	return !c ? "unknown" : *c->name ? c->name : "/";
+}
+
+static long ctr_index(const struct ctr_names *cn, const char *name)
+{
+	size_t lo = 0, hi = cn->n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(cn->v[mid], name);
+
+		if (!c)
+			return (long)mid;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return OP_SF_ALL;
+}
+
+static struct class_key file_key(const struct pp_sfile *f,
+				 const struct pp_merge *m,
+				 const struct ctr_names *cn)
+{
+	const char *ctr = cn ? file_ctr(f, cn->cg) : NULL;
 	struct class_key k = {
 		.event = f->name.event,
 		.count = f->name.count,
@@ -76,8 +121,46 @@ static struct class_key file_key(const struct pp_sfile *f,
 		.tgid = m->tgid ? MERGED : f->name.tgid,
 		.tid = m->tid ? MERGED : f->name.tid,
 		.cpu = m->cpu ? MERGED : f->name.cpu,
+		.ctr = OP_SF_ALL,
 	};
+
+	if (ctr) {
+		/* a process's file: the process is only a way to its
+		 * container, which the file is classed by */
+		k.tgid = MERGED;
+		k.ctr = m->container ? MERGED : ctr_index(cn, ctr);
+	}
 	return k;
+}
+
+static int str_qcmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* cn for fs: the distinct containers of its container-separated files. */
+static int ctr_names_init(struct ctr_names *cn, const struct pp_fileset *fs)
+{
+	size_t k = 0;
+
+	cn->cg = &fs->cgroups;
+	cn->n = 0;
+	cn->v = malloc((fs->nr_files ? fs->nr_files : 1) * sizeof(*cn->v));
+	if (!cn->v)
+		return -ENOMEM;
+	for (size_t i = 0; i < fs->nr_files; i++) {
+		const char *name = file_ctr(&fs->files[i], cn->cg);
+
+		if (name)
+			cn->v[cn->n++] = (char *)name;
+	}
+	if (cn->n)
+		qsort(cn->v, cn->n, sizeof(*cn->v), str_qcmp);
+	for (size_t i = 0; i < cn->n; i++)
+		if (!k || strcmp(cn->v[k - 1], cn->v[i]))
+			cn->v[k++] = cn->v[i];
+	cn->n = k;
+	return 0;
 }
 
 static long key_value(const struct class_key *k, enum pp_axis axis)
@@ -87,6 +170,7 @@ static long key_value(const struct class_key *k, enum pp_axis axis)
 	case PP_AXIS_TGID: return k->tgid;
 	case PP_AXIS_TID: return k->tid;
 	case PP_AXIS_CPU: return k->cpu;
+	case PP_AXIS_CONTAINER: return k->ctr;
 	default: return 0;
 	}
 }
@@ -117,7 +201,32 @@ static int class_cmp(const struct pp_class *a, const struct pp_class *b,
 	return field_cmp(a->value, b->value);
 }
 
-static void class_describe(struct pp_class *c, enum pp_axis axis)
+/* A process's or thread's class named beside OProfile's words: its own
+ * id in its PID namespace where that differs, and its container when it
+ * saw another root (OProfile's line alone for any other process, so that
+ * both opreports print the same). */
+static void describe_pid(char *buf, size_t len, const char *what,
+			 const char *v, const struct ctr_names *cn, long tgid,
+			 long id, bool thread)
+{
+	const struct op_cgroup *c = cn && tgid >= 0 ? op_cgroups_find(cn->cg, (pid_t)tgid) : NULL;
+	pid_t nsid = cn && id >= 0 ? op_cgroups_nsid(cn->cg, (pid_t)id) : 0;
+	const char *name = c && c->other_root ? (*c->name ? c->name : "/") : NULL;
+
+	if (nsid && name)
+		snprintf(buf, len, "%s %s (%s %d in container %s)", what, v,
+			 thread ? "tid" : "pid", (int)nsid, name);
+	else if (nsid)
+		snprintf(buf, len, "%s %s (%s %d in its PID namespace)", what, v,
+			 thread ? "tid" : "pid", (int)nsid);
+	else if (name)
+		snprintf(buf, len, "%s %s (container %s)", what, v, name);
+	else
+		snprintf(buf, len, "%s %s", what, v);
+}
+
+static void class_describe(struct pp_class *c, enum pp_axis axis,
+			   const struct ctr_names *cn, long tgid)
 {
 	char v[32];
 
@@ -132,14 +241,34 @@ static void class_describe(struct pp_class *c, enum pp_axis axis)
 		break;
 	case PP_AXIS_TID:
 		snprintf(c->label, sizeof(c->label), "tid:%s", v);
-		snprintf(c->longname, sizeof(c->longname),
-			 "Processes with a thread ID of %s", v);
+		describe_pid(c->longname, sizeof(c->longname),
+			     "Processes with a thread ID of", v, cn, tgid,
+			     c->value, true);
 		break;
 	case PP_AXIS_TGID:
 		snprintf(c->label, sizeof(c->label), "tgid:%s", v);
-		snprintf(c->longname, sizeof(c->longname),
-			 "Processes with a thread group ID of %s", v);
+		describe_pid(c->longname, sizeof(c->longname),
+			     "Processes with a thread group ID of", v, cn,
+			     c->value, c->value, false);
 		break;
+	case PP_AXIS_CONTAINER: {
+		const char *name = cn && c->value >= 0 && (size_t)c->value < cn->n ?
+				   cn->v[c->value] : "all";
+		const char *path = NULL;
+
+		for (size_t i = 0; cn && i < cn->cg->n && !path; i++)
+			if (!strcmp(*cn->cg->v[i].name ? cn->cg->v[i].name : "/", name))
+				path = cn->cg->v[i].path;
+		/* the name alone: the column is 17 wide */
+		snprintf(c->label, sizeof(c->label), "%s", name);
+		if (path)
+			snprintf(c->longname, sizeof(c->longname),
+				 "Samples in container %s (cgroup %s)", name, path);
+		else
+			snprintf(c->longname, sizeof(c->longname),
+				 "Samples in container %s", name);
+		break;
+	}
 	case PP_AXIS_UNITMASK:
 		snprintf(c->label, sizeof(c->label), "unitmask:0x%02x",
 			 c->unit_mask);
@@ -158,7 +287,8 @@ static void class_describe(struct pp_class *c, enum pp_axis axis)
 /* The distinct classes of fs's files along axis, sorted and described,
  * into a new array *out of *nr. Returns 0 or -ENOMEM. */
 static int collect_classes(const struct pp_fileset *fs,
-			   const struct pp_merge *merge, enum pp_axis axis,
+			   const struct pp_merge *merge,
+			   const struct ctr_names *cn, enum pp_axis axis,
 			   struct pp_class **out, size_t *nr)
 {
 	struct pp_class *classes = NULL;
@@ -166,7 +296,7 @@ static int collect_classes(const struct pp_fileset *fs,
 
 	for (size_t i = 0; i < fs->nr_files; i++) {
 		const struct pp_sfile *f = &fs->files[i];
-		struct class_key k = file_key(f, merge);
+		struct class_key k = file_key(f, merge, cn);
 		struct pp_class c;
 		size_t lo = 0, hi = n;
 
@@ -197,7 +327,7 @@ static int collect_classes(const struct pp_fileset *fs,
 			}
 			memmove(&classes[lo + 1], &classes[lo],
 				(n - lo) * sizeof(*classes));
-			class_describe(&c, axis);
+			class_describe(&c, axis, cn, f->name.tgid);
 			classes[lo] = c;
 			n++;
 		}
@@ -218,6 +348,7 @@ static const char *axis_suggestion(enum pp_axis axis)
 	case PP_AXIS_TGID: return "specify tgid: or --merge tgid";
 	case PP_AXIS_TID: return "specify tid: or --merge tid";
 	case PP_AXIS_CPU: return "specify cpu: or --merge cpu";
+	case PP_AXIS_CONTAINER: return "specify container: or --merge container";
 	case PP_AXIS_NONE:
 	case PP_AXIS_MULTI:
 		break;
@@ -237,6 +368,8 @@ static int template_cmp(const struct class_key *a, const struct class_key *b)
 		c = field_cmp(a->tgid, b->tgid);
 	if (!c)
 		c = field_cmp(a->tid, b->tid);
+	if (!c)
+		c = field_cmp(a->ctr, b->ctr);
 	if (!c)
 		c = field_cmp(a->um, b->um);
 	if (!c)
@@ -264,6 +397,7 @@ static void template_name(const struct class_key *k, enum pp_axis axis,
 	case PP_AXIS_TGID: v = k->tgid; break;
 	case PP_AXIS_TID: v = k->tid; break;
 	case PP_AXIS_CPU: v = k->cpu; break;
+	case PP_AXIS_CONTAINER: v = k->ctr; break;
 	default:
 		snprintf(buf, len, "%s:%lu", k->event, k->count);
 		return;
@@ -328,8 +462,9 @@ static bool allow_axes(const struct class_key *t, size_t n, enum pp_axis shown,
 int pp_classify(struct pp_fileset *fs, const struct pp_merge *merge,
 		char *err, size_t errlen)
 {
-	bool vary[PP_AXIS_CPU + 1] = { false };
+	bool vary[PP_AXIS_CONTAINER + 1] = { false };
 	enum pp_axis axis = PP_AXIS_NONE;
+	struct ctr_names cn;
 	struct class_key *t;
 	size_t n = 0;
 	int ret;
@@ -341,11 +476,15 @@ int pp_classify(struct pp_fileset *fs, const struct pp_merge *merge,
 		return 0;
 	/* OProfile's classes: the distinct templates left after merging,
 	 * each compared with the first */
-	t = malloc(fs->nr_files * sizeof(*t));
-	if (!t)
+	if (ctr_names_init(&cn, fs))
 		return -ENOMEM;
+	t = malloc(fs->nr_files * sizeof(*t));
+	if (!t) {
+		free(cn.v);
+		return -ENOMEM;
+	}
 	for (size_t i = 0; i < fs->nr_files; i++)
-		t[i] = file_key(&fs->files[i], merge);
+		t[i] = file_key(&fs->files[i], merge, &cn);
 	qsort(t, fs->nr_files, sizeof(*t), template_qcmp);
 	for (size_t i = 0; i < fs->nr_files; i++)
 		if (!n || template_cmp(&t[n - 1], &t[i]))
@@ -361,32 +500,38 @@ int pp_classify(struct pp_fileset *fs, const struct pp_merge *merge,
 			vary[PP_AXIS_TID] = true;
 		if (t[i].cpu != t[0].cpu)
 			vary[PP_AXIS_CPU] = true;
+		if (t[i].ctr != t[0].ctr)
+			vary[PP_AXIS_CONTAINER] = true;
 	}
 	/* OProfile's event axis holds the unit mask too; columns that differ
 	 * only by unit mask are labelled by it here */
 	if (vary[PP_AXIS_EVENT] && vary[PP_AXIS_UNITMASK]) {
 		axes_error(t, n, PP_AXIS_EVENT, PP_AXIS_UNITMASK, err, errlen);
 		free(t);
+		free(cn.v);
 		return -EDOM;
 	}
-	for (int a = PP_AXIS_EVENT; a <= PP_AXIS_CPU; a++) {
+	for (int a = PP_AXIS_EVENT; a <= PP_AXIS_CONTAINER; a++) {
 		if (!vary[a])
 			continue;
 		if (!allow_axes(t, n, axis, (enum pp_axis)a)) {
 			axes_error(t, n, axis, (enum pp_axis)a, err, errlen);
 			free(t);
+			free(cn.v);
 			return -EDOM;
 		}
 		axis = (enum pp_axis)a;
 	}
 	free(t);
 	fs->axis = axis;
-	ret = collect_classes(fs, merge, axis, &fs->classes, &fs->nr_classes);
-	if (ret)
+	ret = collect_classes(fs, merge, &cn, axis, &fs->classes, &fs->nr_classes);
+	if (ret) {
+		free(cn.v);
 		return ret;
+	}
 	/* class indices once every class is known */
 	for (size_t i = 0; i < fs->nr_files; i++) {
-		struct class_key k = file_key(&fs->files[i], merge);
+		struct class_key k = file_key(&fs->files[i], merge, &cn);
 		struct pp_class c;
 
 		memset(&c, 0, sizeof(c));
@@ -405,6 +550,7 @@ int pp_classify(struct pp_fileset *fs, const struct pp_merge *merge,
 		}
 		fs->files[i].cls = (unsigned int)lo;	/* present: inserted above */
 	}
+	free(cn.v);
 	return 0;
 }
 
@@ -445,7 +591,7 @@ int pp_classify_multi(struct pp_fileset *fs, const struct pp_merge *merge)
 	if (!keys)
 		return -ENOMEM;
 	for (size_t i = 0; i < fs->nr_files; i++)
-		keys[i] = file_key(&fs->files[i], merge);
+		keys[i] = file_key(&fs->files[i], merge, NULL);
 	qsort(keys, fs->nr_files, sizeof(*keys), multi_qcmp);
 	for (size_t i = 0; i < fs->nr_files; i++)
 		if (!n || multi_key_cmp(&keys[n - 1], &keys[i]))
@@ -457,7 +603,7 @@ int pp_classify_multi(struct pp_fileset *fs, const struct pp_merge *merge)
 	}
 	fs->nr_classes = n;
 	for (size_t i = 0; i < fs->nr_files; i++) {
-		struct class_key k = file_key(&fs->files[i], merge);
+		struct class_key k = file_key(&fs->files[i], merge, NULL);
 		size_t lo = 0, hi = n;
 
 		while (lo < hi) {
@@ -478,7 +624,7 @@ int pp_classify_multi(struct pp_fileset *fs, const struct pp_merge *merge)
 			c->count = k.count;
 			c->unit_mask = fs->files[i].name.unit_mask;
 			c->value = -1;
-			class_describe(c, PP_AXIS_MULTI);
+			class_describe(c, PP_AXIS_MULTI, NULL, OP_SF_ALL);
 		}
 	}
 	free(keys);

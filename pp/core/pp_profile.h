@@ -29,11 +29,12 @@
 struct pp_spec;
 
 struct pp_merge {
-	bool cpu, lib, tid, tgid, unitmask;
+	bool cpu, lib, tid, tgid, unitmask, container;
 };
 
-/* Parse --merge's "lib,cpu,tid,tgid,unitmask,all" (also "unit-mask");
- * tgid merges tid too, as in OProfile.
+/* Parse --merge's "lib,cpu,tid,tgid,unitmask,container,all" (also
+ * "unit-mask"); tgid merges tid too, as in OProfile, and container
+ * (files separated by container are a process's).
  * Returns 0 or -EINVAL with *bad at the offending token inside text. */
 int pp_merge_parse(const char *text, struct pp_merge *m, const char **bad);
 
@@ -44,6 +45,8 @@ enum pp_axis {
 	PP_AXIS_TGID,
 	PP_AXIS_TID,
 	PP_AXIS_CPU,
+	PP_AXIS_CONTAINER,	/* --separate=container's files (a TGID, TID
+				 * "all"), by their process's container */
 	PP_AXIS_MULTI,		/* several at once: XML only, pp_classify_multi() */
 };
 

@@ -6,6 +6,7 @@
 #include "pp_export.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -323,13 +324,43 @@ static int line_cmp(const void *a, const void *b, void *vctx)
 	return (x->nr > y->nr) - (x->nr < y->nr);
 }
 
+/* The root frame of a stack under key k: its container's, or NULL. */
+static const char *fold_root(struct pp_fold *f, const struct pp_export *x,
+			     const struct pp_xkey *k)
+{
+	const struct op_cgroup *c;
+	char *name, **v;
+
+	if (k->tgid == OP_SF_ALL)
+		return NULL;
+	c = op_cgroups_find(&x->cgroups, k->tgid);
+	/* by thread: containers' processes; by container: every one */
+	if (!c || (k->tid != OP_SF_ALL && !c->other_root))
+		return NULL;
+	if (asprintf(&name, "container:%s", *c->name ? c->name : "/") < 0)
+		return NULL;
+	for (size_t i = 0; i < f->nr_roots; i++)
+		if (!strcmp(f->roots[i], name)) {
+			free(name);
+			return f->roots[i];
+		}
+	v = realloc(f->roots, (f->nr_roots + 1) * sizeof(*v));
+	if (!v) {
+		free(name);
+		return NULL;
+	}
+	f->roots = v;
+	return f->roots[f->nr_roots++] = name;
+}
+
 int pp_export_fold(const struct pp_export *x, struct pp_fold *f)
 {
-	size_t n = 0;
+	size_t n = 0, slots = x->nr_frames + x->nr_stacks;
 
 	memset(f, 0, sizeof(*f));
-	f->names = malloc((x->nr_frames ? x->nr_frames : 1) * sizeof(*f->names));
-	f->kinds = malloc(x->nr_frames ? x->nr_frames : 1);
+	/* each stack's frames, and room for its root before them */
+	f->names = malloc((slots ? slots : 1) * sizeof(*f->names));
+	f->kinds = malloc(slots ? slots : 1);
 	f->lines = malloc((x->nr_stacks ? x->nr_stacks : 1) * sizeof(*f->lines));
 	if (!f->names || !f->kinds || !f->lines) {
 		pp_fold_release(f);
@@ -338,17 +369,24 @@ int pp_export_fold(const struct pp_export *x, struct pp_fold *f)
 	for (size_t i = 0; i < x->nr_stacks; i++) {
 		const struct pp_xstack *s = &x->stacks[i];
 		struct pp_fold_line *l = &f->lines[i];
+		const char *root = fold_root(f, x, &x->keys[s->key]);
+		size_t at = s->first + i;
 
-		l->first = s->first;
+		l->first = at;
 		l->nr = s->nr;
 		l->count = s->count;
 		f->total += s->count;
+		if (root) {
+			f->names[at] = root;
+			f->kinds[at++] = PP_XKIND_USER;
+			l->nr++;
+		}
 		/* root first: the chain's outermost frame leads */
 		for (uint32_t k = 0; k < s->nr; k++) {
 			uint32_t loc = x->frames[s->first + s->nr - 1 - k];
 
-			f->names[s->first + k] = pp_export_frame_name(x, loc);
-			f->kinds[s->first + k] =
+			f->names[at + k] = pp_export_frame_name(x, loc);
+			f->kinds[at + k] =
 				(uint8_t)pp_export_kind(x, x->locs[loc].image, s->app);
 		}
 	}
@@ -367,6 +405,9 @@ int pp_export_fold(const struct pp_export *x, struct pp_fold *f)
 
 void pp_fold_release(struct pp_fold *f)
 {
+	for (size_t i = 0; i < f->nr_roots; i++)
+		free(f->roots[i]);
+	free(f->roots);
 	free(f->names);
 	free(f->kinds);
 	free(f->lines);

@@ -169,8 +169,12 @@ int pp_export_symbolize(struct pp_export *x, const struct pp_report_opts *o,
 
 /* Folded stacks: stacks by frame names, root first, equal ones merged,
  * sorted by name. names[first..first+nr) root first; kinds alike. */
+/* Folded stacks, root first. A process's stack in a container (known
+ * when the session gives its process: separated by container or by
+ * thread) starts at a frame "container:NAME" of its own; with
+ * --separate=container every process's does (its cgroup's name). */
 struct pp_fold {
-	const char **names;	/* borrowed from the model */
+	const char **names;	/* borrowed from the model, or roots' */
 	uint8_t *kinds;		/* enum pp_xkind */
 	struct pp_fold_line {
 		size_t first;
@@ -179,6 +183,8 @@ struct pp_fold {
 	} *lines;
 	size_t nr_lines;
 	uint64_t total;
+	char **roots;		/* the containers' frames, owned */
+	size_t nr_roots;
 };
 int pp_export_fold(const struct pp_export *x, struct pp_fold *f);
 void pp_fold_release(struct pp_fold *f);
