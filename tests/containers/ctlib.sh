@@ -36,10 +36,18 @@ ct_unmount() {
 	fail "cannot unmount $1 (is a descriptor of it still open?)"
 }
 CT_MOUNTS=()
+CT_CGROUPS=()
+CT_PIDS=()
 ct_cleanup() {
 	local status=$? m
+	for m in "${CT_PIDS[@]}"; do
+		kill "$m" 2>/dev/null || true
+	done
 	for m in "${CT_MOUNTS[@]}"; do
 		mountpoint -q "$m" 2>/dev/null && umount -l "$m"
+	done
+	for m in "${CT_CGROUPS[@]}"; do
+		rmdir "$m" 2>/dev/null || true
 	done
 	(exit "$status")
 	acc_cleanup
@@ -52,4 +60,24 @@ ct_run() {
 	local root=$1
 	shift
 	unshare --mount --pid --fork chroot "$root" "$@"
+}
+
+# ct_cgroup NAME: a cgroup of the test's own under the cgroup v2 mount,
+# its path in CT_CG (removed at exit, once its processes are gone).
+ct_cgroup() {
+	local cg2
+	cg2=$(findmnt -n -t cgroup2 -o TARGET | head -1)
+	[ -n "$cg2" ] || fail "no cgroup v2 hierarchy mounted"
+	CT_CG=$cg2/$1
+	mkdir "$CT_CG" || fail "cannot make the cgroup $CT_CG"
+	CT_CGROUPS+=("$CT_CG")
+}
+
+# ct_run_in CGROUP ROOT PROG ARGS...: ct_run in a cgroup (a directory
+# under the cgroup v2 mount), as a container runtime starts one.
+ct_run_in() {
+	local cg=$1
+	shift
+	sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec unshare --mount --pid --fork chroot "$@"' \
+		sh "$cg" "$@"
 }

@@ -92,6 +92,9 @@ static const struct {
 	{ "thread,cpu", 0, OP_SEP_THREAD | OP_SEP_CPU, 0, "thread,cpu" },
 	{ "lib,kernel,thread,cpu", 0, OP_SEP_ALL, 0, "all" },
 	{ "all", 0, OP_SEP_ALL, 0, "all" },
+	/* ours: by process, reported by container */
+	{ "container", 0, OP_SEP_CONTAINER, 0, "container" },
+	{ "container,cpu", 0, OP_SEP_CONTAINER | OP_SEP_CPU, 0, "cpu,container" },
 	{ "none,cpu", 0, OP_SEP_CPU, 0, "cpu" },
 	{ "", -EINVAL, 0, 0, NULL },
 	{ "foo", -EINVAL, 0, 0, NULL },
@@ -249,6 +252,13 @@ static void test_save_load(void **state)
 	assert_int_equal(op_settings_load(&back, NULL, f->rc, &lg), 0);
 	assert_memory_equal(&s, &back, sizeof(s));
 	assert_int_equal(lb.nr, 0);
+	/* SEPARATE_CONTAINER, ours, round-trips too */
+	s.separate = OP_SEP_CONTAINER | OP_SEP_CPU;
+	assert_int_equal(op_settings_save(&s, NULL, f->rc), 0);
+	assert_int_equal(op_settings_load(&back, NULL, f->rc, &lg), 0);
+	assert_memory_equal(&s, &back, sizeof(s));
+	assert_int_equal(lb.nr, 0);
+	s.separate = OP_SEP_ALL;
 
 	/* values that cannot be written are refused, the file kept */
 	strcpy(s.image, "a\nNR_CHOSEN=0");
