@@ -150,7 +150,7 @@ int main(int argc, const char **argv)
 		{ "event", 'e', POPT_ARG_STRING, &event_arg, OPT_EVENT,
 		  "event to sample, repeatable, or \"default\"", "NAME:COUNT:UNITMASK:KERNEL:USER" },
 		{ "separate", 'p', POPT_ARG_STRING, &o.separate, 0,
-		  "separate samples by none,lib,kernel,thread,cpu,all (kernel implies lib)", "LIST" },
+		  "separate samples by none,lib,kernel,thread,cpu,container,all (kernel implies lib; container: by process, reported by container)", "LIST" },
 		{ "callgraph", 'c', POPT_ARG_STRING, &o.callgraph, 0,
 		  "collect each sample's callers, up to DEPTH frames (frame pointers; "
 		  "0 is off; files by application, as --separate=lib,kernel)", "DEPTH" },

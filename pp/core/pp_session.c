@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "odb.h"
+#include "op_cgroups.h"
 #include "op_events.h"
 #include "op_stats.h"
 #include "pp_format.h"
@@ -198,6 +199,43 @@ static void other_losses(FILE *err, const struct op_sessdir *sd, const char *sta
 	other_roots(err, sd, stats);
 }
 
+/* What the reports could not name of a session with containers (a
+ * process that saw another root, or a kept image): processes whose
+ * cgroup, and processes or threads whose pid in their PID namespace,
+ * could not be read. A session without containers says nothing, as
+ * OProfile's opreport says nothing. */
+static void container_names(FILE *err, const struct op_sessdir *sd,
+			    const char *samples_dir, const char *stats)
+{
+	unsigned long cg = read_op_stat(sd, stats, OP_STAT_CGROUP_UNREAD);
+	unsigned long ns = read_op_stat(sd, stats, OP_STAT_NSPID_UNREAD);
+	struct op_cgroups c;
+	bool containers = false;
+
+	if (cg == (unsigned long)-1)
+		cg = 0;
+	if (ns == (unsigned long)-1)
+		ns = 0;
+	if ((!cg && !ns) || op_cgroups_read(sd, samples_dir, &c))
+		return;
+	containers = c.nr_uses > 0;
+	for (size_t i = 0; i < c.n && !containers; i++)
+		containers = c.v[i].other_root;
+	op_cgroups_release(&c);
+	if (!containers)
+		return;
+	fprintf(err, "\nWARNING: some processes of this session are named by no "
+		"container, or by their host pid alone (they ended before the "
+		"daemon could read them):");
+	if (cg)
+		fprintf(err, " %lu processes' cgroups (cgroup_unread)%s", cg,
+			ns ? "," : "");
+	if (ns)
+		fprintf(err, " %lu pids or tids in their PID namespaces "
+			"(nspid_unread)", ns);
+	fputc('\n', err);
+}
+
 void pp_session_warnings(FILE *err, const struct op_sessdir *sd,
 			 const char *samples_dir, const char *session_dir)
 {
@@ -252,6 +290,7 @@ void pp_session_warnings(FILE *err, const struct op_sessdir *sd,
 	/* ours last, so that OProfile's text comes first and whole */
 	our_losses(err, sd, stats);
 	other_losses(err, sd, stats);
+	container_names(err, sd, samples_dir, stats);
 	{
 		/* a session with call chains: say so, as --status does; OProfile's
 		 * opreport has no word for it */
