@@ -227,7 +227,7 @@ int main(int argc, const char **argv)
 		{ "no-header", 'n', POPT_ARG_NONE, &cl.no_header, 0, "no header lines or column titles", NULL },
 		{ "output-file", 'o', POPT_ARG_STRING, &cl.output, 0, "write to FILE", "FILE" },
 		{ "merge", 'm', POPT_ARG_STRING, &cl.merge, 0,
-		  "merge along lib,cpu,tid,tgid,unitmask,all", "LIST" },
+		  "merge along lib,cpu,tid,tgid,unitmask,container,all", "LIST" },
 		{ "show-address", 'w', POPT_ARG_NONE, &cl.show_address, 0, "add the vma column", NULL },
 		{ "include-symbols", 'i', POPT_ARG_STRING, &cl.include_symbols, 0,
 		  "only these symbols", "NAME,..." },
@@ -277,7 +277,7 @@ int main(int argc, const char **argv)
 		lg.max = OP_LOG_DEBUG;
 	if (cl.merge && pp_merge_parse(cl.merge, &merge, &bad)) {
 		fprintf(stderr, "opreport: unknown --merge value at '%s' "
-			"(use lib,cpu,tid,tgid,unitmask,all)\n", bad);
+			"(use lib,cpu,tid,tgid,unitmask,container,all)\n", bad);
 		status = PP_EXIT_USAGE;
 		goto out_popt;
 	}
