@@ -1,4 +1,4 @@
-/* fuzz-sources: kmod/kop_perf.c kmod/kop_ring.c kmod/kop_dcookie.c kmod/kop_root.c kmod/kop_keep.c kmod/kop_task.c kmod/kop_evbuf.c kmod/kop_sync.c kmod/kop_sync_thread.c kmod/kop_flight.c kmod/kop_emit.c kmod/kop_sync_unwind.c kmod/kop_unwind.c kmod/kop_session.c libop/op_config.c libop/op_kernel.c libop/op_afile.c libop/op_sessdir.c libop/op_sessdir_dir.c libop/op_log.c libop/op_perf.c libop/op_proto.c tests/kmod/fake_ring.c tests/kmod/stream_walk.c */
+/* fuzz-sources: kmod/kop_perf.c kmod/kop_ring.c kmod/kop_dcookie.c kmod/kop_root.c kmod/kop_cgroup.c kmod/kop_keep.c kmod/kop_task.c kmod/kop_evbuf.c kmod/kop_sync.c kmod/kop_sync_thread.c kmod/kop_flight.c kmod/kop_emit.c kmod/kop_sync_unwind.c kmod/kop_unwind.c kmod/kop_unwind_rows.c kmod/kop_session.c libop/op_config.c libop/op_kernel.c libop/op_afile.c libop/op_sessdir.c libop/op_sessdir_dir.c libop/op_log.c libop/op_perf.c libop/op_proto.c tests/kmod/fake_ring.c tests/kmod/stream_walk.c */
 /* fuzz-libs: -ldw -lelf */
 /* Fuzz the ring reader and the sync: the input is the bytes the "kernel"
  * wrote into CPU 0's sample ring (the first byte picks where in the ring

@@ -1,4 +1,4 @@
-/* fuzz-sources: pp/core/pp_spec.c pp/core/pp_classify.c libop/op_names.c libop/op_sums.c libop/op_afile.c libop/op_sessdir.c libop/op_sessdir_dir.c libop/odb.c libop/op_log.c */
+/* fuzz-sources: pp/core/pp_spec.c pp/core/pp_classify.c libop/op_cgroups.c libop/op_names.c libop/op_sums.c libop/op_afile.c libop/op_sessdir.c libop/op_sessdir_dir.c libop/odb.c libop/op_log.c */
 /* Fuzz opreport's command-line parsers: the profile specification (words
  * split on spaces), its differential split, and --merge. Every input must
  * be refused cleanly or parsed, never crash or leak. */
