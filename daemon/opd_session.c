@@ -10,12 +10,14 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "op_afile.h"
 #include "op_cgroups.h"
 #include "op_stats.h"
 #include "op_sums.h"
+#include "op_vdso.h"
 #include "opd_ksyms.h"
 
 #define OPD_READ_WORDS 65536
@@ -468,6 +470,32 @@ static int write_cgroups(struct opd_session *s, const char *dir)
 	return op_afile_commit(&a, false);
 }
 
+/* stats/vdso: the vDSO's image (op_vdso.h), ours, which is every
+ * process's of this boot, so that the reports name its functions on any
+ * machine, later. Once a session: it does not change while the machine
+ * runs. */
+static int save_vdso(struct opd_session *s, const char *dir)
+{
+	char path[PATH_MAX];
+	struct op_afile a;
+	struct stat st;
+	const void *img;
+	size_t size;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/" OP_VDSO_FILE, dir);
+	if (!(img = op_vdso_image(&size)) || !op_sd_stat(s->cfg.sd, path, &st))
+		return 0;
+	ret = op_afile_open(&a, s->cfg.sd, path);
+	if (ret)
+		return ret;
+	if (fwrite(img, 1, size, a.f) != size) {
+		op_afile_abort(&a);
+		return -EIO;
+	}
+	return op_afile_commit(&a, false);
+}
+
 int opd_session_dump(struct opd_session *s, const char *why, bool ending)
 {
 	const char *dir = s->cfg.current_dir;
@@ -512,6 +540,10 @@ int opd_session_dump(struct opd_session *s, const char *why, bool ending)
 		       path, op_sd_explain(s->cfg.sd, path, r, msg, sizeof(msg)));
 		ret = ret ? ret : r;
 	}
+	r = save_vdso(s, dir);
+	if (r)
+		op_log(&s->cfg.log, OP_LOG_WARN, "%s: cannot save the vDSO in %s/" OP_VDSO_FILE
+		       ": %s; reports name its samples by its region", why, dir, strerror(-r));
 	/* the files stay as they are until the next start: record them */
 	if (ending || !s->running)
 		opd_session_write_sums(s, dir, why);

@@ -19,12 +19,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "kop_unwind_rows.h"
 #include "op_proto.h"
+#include "op_vdso.h"
 
 /* Processes whose libdw state is kept: a system-wide session samples a
  * few busy processes and many that run a moment; the least recently
@@ -312,31 +312,19 @@ static int frame_cb(Dwfl_Frame *frame, void *arg)
 /* ---- files --------------------------------------------------------- */
 
 /* The vDSO is the kernel's, the same image in every 64-bit process of a
- * boot: ours, copied once, read as an ELF file in memory (its size is what
- * its headers span). A new reference to it each call. */
+ * boot: ours (op_vdso.h), copied once, read as an ELF file in memory. A
+ * new reference to it each call. */
 static Elf *vdso_elf(struct kop_unwind *u)
 {
-	const unsigned char *img = (const void *)getauxval(AT_SYSINFO_EHDR);
-	const Elf64_Ehdr *eh = (const void *)img;
-	uint64_t size;
+	const void *img;
+	size_t size;
 
 	if (u->vdso_elf)
 		return elf_begin(-1, ELF_C_READ_MMAP, u->vdso_elf);
 	if (u->vdso_tried)
 		return NULL;
 	u->vdso_tried = true;
-	if (!img || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
-	    eh->e_ident[EI_CLASS] != ELFCLASS64)
-		return NULL;
-	size = eh->e_shoff + (uint64_t)eh->e_shnum * eh->e_shentsize;
-	for (unsigned int i = 0; i < eh->e_phnum; i++) {
-		const Elf64_Phdr *ph = (const void *)(img + eh->e_phoff +
-						      (size_t)i * eh->e_phentsize);
-
-		if (ph->p_type == PT_LOAD && ph->p_offset + ph->p_filesz > size)
-			size = ph->p_offset + ph->p_filesz;
-	}
-	if (size > (1u << 24) || !(u->vdso = malloc(size)))
+	if (!(img = op_vdso_image(&size)) || !(u->vdso = malloc(size)))
 		return NULL;
 	memcpy(u->vdso, img, size);
 	u->vdso_elf = elf_memory((char *)u->vdso, size);
@@ -419,7 +407,7 @@ static struct ufile *get_file(struct kop_unwind *u, uint64_t cookie,
 	if (kop_dcookies_lookup(u->dc, cookie, info))
 		return NULL;
 	if (info->kind == KOP_IMAGE_ANON)
-		f->elf = strcmp(info->path, "[vdso]") ? NULL : vdso_elf(u);
+		f->elf = op_is_vdso_name(info->path) ? vdso_elf(u) : NULL;
 	else
 		f->elf = open_file(info->path);
 	len = strlen(info->path);
