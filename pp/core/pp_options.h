@@ -36,6 +36,11 @@ struct pp_report_opts {
 	const char *kallsyms;		/* default /proc/kallsyms */
 	const char *debug_dirs;		/* libdwfl debuginfo path, NULL: default */
 	const char *jit_dir;		/* where perf-PID.map live, default /tmp */
+	const char *vdso;		/* the vDSO's ELF image, which names the
+					 * functions of [vdso] regions (a
+					 * session's saved copy); NULL: they are
+					 * named by the region, as OProfile names
+					 * them */
 	const char *title;		/* command line, for XML */
 	const char *spec_text;		/* profile specification, for XML */
 	const char *merge_text;		/* --merge as given, for XML, or NULL */

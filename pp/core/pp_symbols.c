@@ -362,8 +362,16 @@ static bool has_symtab(Dwfl_Module *mod, Elf *elf)
 /* Symbol i of mod into sv when OProfile would take it (see pp_symbols.h):
  * from a .symtab, any symbol of an executable section, reaching the next
  * one or its section's end; from .dynsym, functions with their size. */
+/* perf's order instead, for the vDSO (pp_symtab_load_vdso()): a weak
+ * name loses first, then one starting with '_', so that the kernel's
+ * __vdso_clock_gettime is named, not its weak alias clock_gettime. */
+static int perf_alias_rank(const char *name, int bind)
+{
+	return (bind == STB_WEAK) << 2 | (bind == STB_LOCAL) << 1 | (name[0] == '_');
+}
+
 static int add_elf_sym(struct sym_vec *sv, Dwfl_Module *mod, int i,
-		       GElf_Addr bias, bool dynsym)
+		       GElf_Addr bias, bool dynsym, bool perf_aliases)
 {
 	char unnamed[64];
 	GElf_Sym sym;
@@ -400,6 +408,7 @@ static int add_elf_sym(struct sym_vec *sv, Dwfl_Module *mod, int i,
 		name = unnamed;
 	}
 	ret = pp_symvec_add(sv, addr - bias, dynsym ? sym.st_size : 0, name,
+			  perf_aliases ? perf_alias_rank(name, GELF_ST_BIND(sym.st_info)) :
 			  elf_alias_rank(name, GELF_ST_BIND(sym.st_info)));
 	if (!ret && !dynsym)
 		sv->v[sv->n - 1].limit = sh.sh_addr + sh.sh_size + sbias - bias;
@@ -415,8 +424,9 @@ char *pp_debug_dirs_under(const char *root)
 	return dirs;
 }
 
-int pp_symtab_load_elf(struct pp_symtab *st, const char *path,
-		       const char *debug_dirs, const struct op_logger *lg)
+static int load_elf(struct pp_symtab *st, const char *path,
+		    const char *debug_dirs, const struct op_logger *lg,
+		    bool perf_aliases)
 {
 	struct sym_vec sv = { 0 };
 	struct dw_state *dw;
@@ -492,7 +502,7 @@ int pp_symtab_load_elf(struct pp_symtab *st, const char *path,
 	st->dynsym_only = !has_symtab(mod, elf);
 	st->partial = st->dynsym_only;
 	for (int i = 1; i < nsyms; i++) {
-		ret = add_elf_sym(&sv, mod, i, bias, st->dynsym_only);
+		ret = add_elf_sym(&sv, mod, i, bias, st->dynsym_only, perf_aliases);
 		if (ret)
 			goto err_syms;
 	}
@@ -512,6 +522,22 @@ err_dw:
 	free(dw);
 	free(st->segs);
 	memset(st, 0, sizeof(*st));
+	return ret;
+}
+
+int pp_symtab_load_elf(struct pp_symtab *st, const char *path,
+		       const char *debug_dirs, const struct op_logger *lg)
+{
+	return load_elf(st, path, debug_dirs, lg, false);
+}
+
+int pp_symtab_load_vdso(struct pp_symtab *st, const char *path,
+			const struct op_logger *lg)
+{
+	int ret = load_elf(st, path, NULL, lg, true);
+
+	/* its .dynsym is all the kernel leaves it */
+	st->dynsym_only = false;
 	return ret;
 }
 

@@ -89,6 +89,14 @@ char *pp_debug_dirs_under(const char *root);
 int pp_symtab_load_elf(struct pp_symtab *st, const char *path,
 		       const char *debug_dirs, const struct op_logger *lg);
 
+/* The vDSO's symbols from its ELF image at path (op_vdso.h): its .dynsym,
+ * which is all the kernel leaves it, taken as a whole table (named without
+ * --dynamic-symbols: OProfile never names the vDSO's functions), and of
+ * aliases the one perf names (__vdso_clock_gettime, not its weak
+ * clock_gettime). Returns as pp_symtab_load_elf(). */
+int pp_symtab_load_vdso(struct pp_symtab *st, const char *path,
+			const struct op_logger *lg);
+
 /* Kernel symbols from a kallsyms-format file. module NULL: the kernel (text
  * symbols without a [module] suffix, relative to _text); else the module's
  * symbols relative to its lowest one. 0, -ENOENT, -ENODATA (no _text or no

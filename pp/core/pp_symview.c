@@ -18,14 +18,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "odb.h"
+#include "op_afile.h"
 #include "op_cgroups.h"
 #include "op_events.h"
 #include "op_grow.h"
 #include "op_names.h"
+#include "op_vdso.h"
 #include "pp_archive.h"
 #include "pp_klines.h"
 #include "pp_symbols.h"
@@ -111,6 +114,8 @@ int pp_symview_load_tab(struct pp_symtab *st, const struct op_img *img,
 			       img->path, strerror(-ret));
 		return ret;
 	case OP_IMG_ANON:
+		if (op_is_vdso_name(img->path) && o->vdso)
+			return pp_symtab_load_vdso(st, o->vdso, lg);
 		snprintf(buf, sizeof(buf), "%s%s/perf-%d.map",
 			 o->root ? o->root : "", o->jit_dir ? o->jit_dir : "/tmp",
 			 (int)img->anon_tgid);
@@ -445,6 +450,34 @@ static void korder_free(struct pp_symview *v)
 	v->korder = NULL;
 }
 
+/* The session's saved vDSO (op_vdso.h), when the report reads one
+ * session, as a file of its own that libdw can open by name: read through
+ * the session directory (no link followed out of it) into a memfd. Its
+ * descriptor, or -1. */
+static int session_vdso(const struct pp_profile *p, char *path, size_t len)
+{
+	unsigned char *buf = NULL;
+	size_t n = 0;
+	char *saved;
+	int fd = -1;
+
+	if (p->fs.nr_sessions != 1 ||
+	    asprintf(&saved, "%s/" OP_VDSO_FILE, p->fs.sessions[0]) < 0)
+		return -1;
+	if (!op_file_read(p->fs.sd, saved, &buf, &n) && n &&
+	    (fd = memfd_create("vdso", MFD_CLOEXEC)) >= 0) {
+		if (write(fd, buf, n) != (ssize_t)n) {
+			close(fd);
+			fd = -1;
+		} else {
+			snprintf(path, len, "/proc/self/fd/%d", fd);
+		}
+	}
+	free(buf);
+	free(saved);
+	return fd;
+}
+
 /* Load every table: kallsyms ones on a thread (one read of the file for
  * the kernel and all modules), the others here meanwhile. The kallsyms
  * tables come from the session's saved copy when it names every sampled
@@ -456,6 +489,9 @@ static int load_tabs(struct pp_symview *v, const struct pp_profile *p,
 {
 	const char *kallsyms = o->kallsyms ? o->kallsyms : "/proc/kallsyms";
 	char *saved = session_ksyms(v, p, o);
+	struct pp_report_opts with_vdso = *o;
+	char vdso[64];
+	int vdso_fd = o->vdso ? -1 : session_vdso(p, vdso, sizeof(vdso));
 	struct kallsyms_job job = { .sd = saved ? p->fs.sd : NULL,
 				    .path = saved ? saved : kallsyms };
 	size_t nt = v->nr_tabs ? v->nr_tabs : 1;
@@ -473,7 +509,13 @@ static int load_tabs(struct pp_symview *v, const struct pp_profile *p,
 		free(job.status);
 		free(tab_of_job);
 		free(saved);
+		if (vdso_fd >= 0)
+			close(vdso_fd);
 		return -ENOMEM;
+	}
+	if (vdso_fd >= 0) {
+		with_vdso.vdso = vdso;
+		o = &with_vdso;
 	}
 	for (size_t t = 0; t < v->nr_tabs; t++) {
 		const struct op_img *img = &p->images[tab_image[t]].img;
@@ -533,6 +575,8 @@ static int load_tabs(struct pp_symview *v, const struct pp_profile *p,
 	free(job.status);
 	free(tab_of_job);
 	free(saved);
+	if (vdso_fd >= 0)
+		close(vdso_fd);
 	return 0;
 }
 
