@@ -42,6 +42,7 @@
 #include "op_version.h"
 #include "opd_ctl.h"
 #include "opd_lock.h"
+#include "opd_proc.h"
 #include "opd_session.h"
 
 struct opd_options {
@@ -61,6 +62,9 @@ struct opd_options {
 	char *cpus;		/* NULL: every CPU */
 	int flight;		/* flight recorder's window, s; 0: off */
 	int keep_max;		/* kept/'s bound, MiB; -1: the default */
+	char *keep_fd;		/* --keep-fd: descriptors not closed at start */
+	int keep_fds[OPD_KEEP_FDS_MAX];
+	int nr_keep_fds;
 	int verbose;
 	int foreground;
 	int version;
@@ -205,6 +209,9 @@ static int parse_options(struct opd_daemon *d, int argc, const char **argv)
 		{ "keep-max", 0, POPT_ARG_INT, &o->keep_max, 0,
 		  "bound the binaries kept from containers in kept/ (0: keep none)",
 		  "MIB" },
+		{ "keep-fd", 0, POPT_ARG_STRING, &o->keep_fd, 0,
+		  "descriptors to keep open; every other one from 3 up that "
+		  "the daemon inherits is closed at start", "FD[,FD...]" },
 		{ "verbose", 0, POPT_ARG_NONE, &o->verbose, 0,
 		  "log debugging detail", NULL },
 		{ "foreground", 0, POPT_ARG_NONE, &o->foreground, 0,
@@ -298,6 +305,14 @@ static int parse_options(struct opd_daemon *d, int argc, const char **argv)
 		fprintf(stderr, "oprofiled: --keep-max=%d: the bound is 0 to %u MiB\n",
 			o->keep_max, OP_MAX_KEEP_MB);
 		return -EINVAL;
+	}
+	if (o->keep_fd) {
+		o->nr_keep_fds = opd_keep_fds_parse(o->keep_fd, o->keep_fds);
+		if (o->nr_keep_fds < 0) {
+			fprintf(stderr, "oprofiled: --keep-fd=%s: not a list of at most %d descriptors from 3 up\n",
+				o->keep_fd, OPD_KEEP_FDS_MAX);
+			return -EINVAL;
+		}
 	}
 	if (o->cpus) {
 		const char *bad;
@@ -705,64 +720,7 @@ static void cleanup(struct opd_daemon *d)
 	free(d->opt.image);
 	free(d->opt.cpus);
 	free(d->opt.unwind);
-}
-
-/* Fork; the parent waits on the pipe for the child's verdict. Returns in
- * the child only. */
-static void daemonise(struct opd_daemon *d)
-{
-	int fds[2];
-	pid_t child;
-
-	if (pipe2(fds, O_CLOEXEC) < 0) {
-		perror("oprofiled: pipe");
-		exit(1);
-	}
-	child = fork();
-	if (child < 0) {
-		perror("oprofiled: fork");
-		exit(1);
-	}
-	if (child > 0) {
-		char msg[1024];
-		size_t got = 0;
-		ssize_t n;
-
-		close(fds[1]);
-		while (got < sizeof(msg) - 1 &&
-		       ((n = read(fds[0], msg + got, sizeof(msg) - 1 - got)) > 0 ||
-			(n < 0 && errno == EINTR)))
-			got += n > 0 ? (size_t)n : 0;
-		msg[got] = '\0';
-		if (!strcmp(msg, "ok\n"))
-			exit(0);
-		if (!got)
-			fputs("oprofiled: the daemon died during start-up\n", stderr);
-		else
-			fprintf(stderr, "oprofiled: %s", msg);
-		exit(1);
-	}
-	close(fds[0]);
-	d->ready_fd = fds[1];
-	setsid();
-}
-
-/* stdin and stdout to /dev/null; stderr to the log, so that whatever the
- * runtime says when it kills us (a sanitizer report, glibc's abort
- * message) is where the user looks. */
-static void detach_stdio(const struct opd_daemon *d)
-{
-	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-	int log = op_sd_open(&d->sd, d->paths.log_file, O_WRONLY | O_APPEND | O_CREAT, 0644);
-
-	if (fd >= 0) {
-		dup2(fd, STDIN_FILENO);
-		dup2(fd, STDOUT_FILENO);
-		dup2(log >= 0 ? log : fd, STDERR_FILENO);
-		close(fd);
-	}
-	if (log >= 0)
-		close(log);
+	free(d->opt.keep_fd);
 }
 
 int main(int argc, char **argv)
@@ -779,6 +737,12 @@ int main(int argc, char **argv)
 	d->log = (struct op_logger){ .fn = log_fn, .ctx = d, .max = OP_LOG_INFO };
 	if (parse_options(d, argc, (const char **)argv))
 		return 1;
+	/* before anything of ours is open: what we inherit is not ours
+	 * (opd_proc.h) */
+	ret = opd_close_inherited(d->opt.keep_fds, (size_t)d->opt.nr_keep_fds, 0);
+	if (ret)
+		fprintf(stderr, "oprofiled: cannot close the descriptors it inherited: %s\n",
+			strerror(-ret));
 	if (d->opt.version) {
 		op_print_version(argv[0]);
 		return 0;
@@ -786,7 +750,7 @@ int main(int argc, char **argv)
 	if (d->opt.verbose)
 		d->log.max = OP_LOG_DEBUG;
 	if (!d->opt.foreground)
-		daemonise(d);
+		d->ready_fd = opd_daemonise();
 	d->pid = getpid();
 
 	ret = startup(d);
@@ -795,10 +759,16 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (d->ready_fd >= 0) {
+		int log;
+
 		if (chdir("/") < 0) {
 			/* nothing relative is used after start-up */
 		}
-		detach_stdio(d);
+		log = op_sd_open(&d->sd, d->paths.log_file, O_WRONLY | O_APPEND | O_CREAT,
+				 0644);
+		opd_detach_stdio(log);
+		if (log >= 0)
+			close(log);
 		if (write(d->ready_fd, "ok\n", 3) < 0) {
 			/* the parent is gone; keep running */
 		}

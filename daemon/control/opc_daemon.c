@@ -287,6 +287,8 @@ int opc_start_daemon(struct opc *c)
 		if (null >= 0) {
 			dup2(null, STDIN_FILENO);
 			dup2(null, STDOUT_FILENO);
+			if (null > STDERR_FILENO)
+				close(null);
 		}
 		dup2(errfd, STDERR_FILENO);
 		if (strchr(prog, '/'))

@@ -15,8 +15,9 @@ export PATH="$top_builddir/daemon:$top_builddir/pp:$PATH"
 # Tests that profile the whole system take turns: two at once would each
 # record the other's workload, and slow it (make check -j runs tests side
 # by side, and other build trees may run theirs). The lock is machine-wide
-# and held until the test exits; a daemon the test starts inherits it, and
-# e2e_cleanup never leaves one behind.
+# and held until the test exits; a daemon the test starts does not hold it
+# (oprofiled closes what it inherits), and e2e_cleanup never leaves one
+# behind.
 E2E_LOCK=${TMPDIR:-/tmp}/opsampler-system-wide.lock
 e2e_lock_system_wide() {
 	exec {E2E_LOCK_FD}>>"$E2E_LOCK"
@@ -24,7 +25,7 @@ e2e_lock_system_wide() {
 		fail "waited ${E2E_LOCK_WAIT:-1200} s for $E2E_LOCK (another test profiling the system?)"
 }
 # e2e_unlock_system_wide: for a test whose recording is over while it
-# still has work to do (its daemons must have exited: they hold the lock too)
+# still has work to do (its daemons must have exited: they record still)
 e2e_unlock_system_wide() {
 	flock -u "$E2E_LOCK_FD"
 	exec {E2E_LOCK_FD}>&-
