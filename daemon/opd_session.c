@@ -127,6 +127,7 @@ static int kop_new(struct opd_session *s)
 		.flight_window_ns = (uint64_t)s->cfg.flight_seconds * 1000000000ULL,
 		.proc_root = "/proc",
 		.keep_dir = s->cfg.keep_dir,
+		.sd = s->cfg.sd,
 		.keep_max_bytes = s->cfg.keep_max_bytes,
 		.log = s->cfg.log,
 	};

@@ -24,6 +24,7 @@
 #include <sys/types.h>
 
 #include "op_log.h"
+#include "op_sessdir.h"
 
 /* The kernel side, behind an ops struct so tests drive the real sync code
  * with in-memory rings of the exact perf layout. NULL in kop_config means
@@ -94,6 +95,9 @@ struct kop_config {
 	 * (kop_root.c, kop_keep.c). NULL: named by their paths, as the host
 	 * sees them, and not kept. */
 	const char *keep_dir;
+	/* the session directory keep_dir lies in: the store is opened
+	 * beneath it, no link followed (op_sessdir.h); NULL: by its path */
+	const struct op_sessdir *sd;
 	uint64_t keep_max_bytes;	/* the store's bound: a file that would
 					 * pass it is not copied (0: none is) */
 	const struct kop_source_ops *ops;	/* NULL: the real kernel */

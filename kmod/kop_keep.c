@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,31 +74,6 @@ static uint64_t tree_bytes(int dirfd, int depth)
 	return sum;
 }
 
-/* mkdir -p of an absolute path (the store itself: the session's, which
- * the daemon owns). 0 or -errno. */
-static int mkdir_p(const char *path)
-{
-	char buf[PATH_MAX];
-	size_t n = strlen(path);
-
-	if (n >= sizeof(buf))
-		return -ENAMETOOLONG;
-	memcpy(buf, path, n + 1);
-	for (char *p = buf + 1; ; p++) {
-		if (*p == '/' || !*p) {
-			char c = *p;
-
-			*p = '\0';
-			if (mkdir(buf, 0755) && errno != EEXIST)
-				return -errno;
-			*p = c;
-			if (!c)
-				break;
-		}
-	}
-	return 0;
-}
-
 /* The directory of rel below dirfd, made as needed, each step opened
  * without following a link: *base is rel's last component. A descriptor
  * or -errno. */
@@ -127,9 +103,17 @@ static int open_parent(int dirfd, const char *rel, const char **base)
 			return err;
 		}
 		next = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0) {
+			/* a link says ENOTDIR to O_DIRECTORY: say what it is */
+			struct stat st;
+			int err = -errno;
+
+			if (!fstatat(fd, comp, &st, AT_SYMLINK_NOFOLLOW) && S_ISLNK(st.st_mode))
+				err = -ELOOP;
+			close(fd);
+			return err;
+		}
 		close(fd);
-		if (next < 0)
-			return -errno;
 		fd = next;
 		p = slash + 1;
 	}
@@ -155,7 +139,8 @@ int kop_keep_copy(int dirfd, const char *rel, int fd, uint64_t size,
 		return pfd;
 	if (fstatat(pfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		close(pfd);
-		return S_ISREG(st.st_mode) ? -EEXIST : -ENOTDIR;
+		return S_ISREG(st.st_mode) ? -EEXIST : S_ISLNK(st.st_mode) ? -ELOOP :
+		       -ENOTDIR;
 	}
 	snprintf(tmp, sizeof(tmp), ".%.200s.%d.tmp", base, (int)getpid());
 	out = openat(pfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
@@ -237,18 +222,21 @@ static void *keeper_main(void *arg)
 		t0 = now_ns();
 		err = fits ? kop_keep_copy(k->dirfd, j.rel, j.fd, j.size, &j.mtime) :
 			     -ENOSPC;
-		if (err == -ENOSPC && !fits) {
-			/* a copy kept by an earlier session costs nothing */
-			struct stat st;
+		/* a copy kept by an earlier session costs nothing */
+		if (err == -ENOSPC && !fits && kop_keeper_holds(k, j.rel))
+			err = -EEXIST;
+		if (err == -ELOOP) {
+			char why[PATH_MAX + 128];
 
-			if (fstatat(k->dirfd, j.rel, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-			    S_ISREG(st.st_mode))
-				err = -EEXIST;
-		}
-		if (err && err != -EEXIST && err != -ENOSPC)
+			op_log(k->log, OP_LOG_WARN,
+			       "keep: %s; %s not kept, counted in images_not_kept",
+			       op_sd_explain(&k->store, j.rel, err, why, sizeof(why)),
+			       j.rel);
+		} else if (err && err != -EEXIST && err != -ENOSPC) {
 			op_log(k->log, OP_LOG_WARN,
 			       "keep: cannot keep a copy of %s in %s: %s; counted in images_not_kept",
 			       j.rel, k->dir, strerror(-err));
+		}
 		job_done(&j);
 
 		pthread_mutex_lock(&k->lock);
@@ -274,29 +262,57 @@ static void *keeper_main(void *arg)
 	return NULL;
 }
 
-int kop_keeper_start(struct kop_keeper *k, const char *dir, uint64_t max_bytes,
+/* The store beneath sd, made as needed; -ELOOP for a link on the way. */
+static int store_open(struct kop_keeper *k, const struct op_sessdir *sd,
+		      const char *dir, char *why, size_t whylen)
+{
+	int err;
+
+	if (!sd) {
+		err = op_sd_mkdirs(NULL, dir, 0755);
+		if (err)
+			snprintf(why, whylen, "%s", strerror(-err));
+		return err ? err : op_sessdir_open(&k->store, dir, OP_SD_READ, why, whylen);
+	}
+	err = op_sd_mkdirs(sd, dir, 0755);
+	if (!err)
+		err = op_sessdir_sub(sd, dir, &k->store);
+	if (err)
+		op_sd_explain(sd, dir, err, why, whylen);
+	return err;
+}
+
+int kop_keeper_start(struct kop_keeper *k, const struct op_sessdir *sd,
+		     const char *dir, uint64_t max_bytes,
 		     const struct op_logger *log)
 {
+	char why[PATH_MAX + 128];
 	int err, fd;
 
 	memset(k, 0, sizeof(*k));
 	k->dirfd = -1;
+	k->store.fd = -1;
 	k->log = log;
 	k->max_bytes = max_bytes;
 	k->dir = strdup(dir);
 	if (!k->dir)
 		return -ENOMEM;
-	err = mkdir_p(dir);
-	if (!err) {
-		k->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (k->dirfd < 0)
-			err = -errno;
+	err = store_open(k, sd, dir, why, sizeof(why));
+	if (err == -ELOOP) {
+		/* someone's link: nothing kept, the session goes on */
+		op_log(log, OP_LOG_WARN,
+		       "keep: %s; binaries from other roots (containers) are not kept: counted in images_not_kept",
+		       why);
+		pthread_mutex_init(&k->lock, NULL);
+		pthread_cond_init(&k->cond, NULL);
+		return 0;
 	}
 	if (err) {
 		op_log(log, OP_LOG_ERR, "keep: cannot make the store %s: %s",
-		       dir, strerror(-err));
+		       dir, err == -ENOMEM ? strerror(-err) : why);
 		goto err_dir;
 	}
+	k->dirfd = k->store.fd;
 	fd = dup(k->dirfd);
 	if (fd >= 0)
 		k->used = tree_bytes(fd, 64);
@@ -321,8 +337,7 @@ err_jobs:
 	free(k->jobs);
 	k->jobs = NULL;
 err_dir:
-	if (k->dirfd >= 0)
-		close(k->dirfd);
+	op_sessdir_close(&k->store);
 	k->dirfd = -1;
 	free(k->dir);
 	k->dir = NULL;
@@ -332,6 +347,13 @@ err_dir:
 void kop_keeper_push(struct kop_keeper *k, struct kop_keep_job *job)
 {
 	pthread_mutex_lock(&k->lock);
+	if (k->store.fd < 0) {
+		/* refused at start, and said then */
+		k->counts.nr_failed++;
+		pthread_mutex_unlock(&k->lock);
+		job_done(job);
+		return;
+	}
 	if (k->running && !k->stop && k->nr < k->cap) {
 		k->jobs[(k->head + k->nr) % k->cap] = *job;
 		k->nr++;
@@ -367,12 +389,13 @@ void kop_keeper_release(struct kop_keeper *k)
 	for (size_t i = 0; i < k->nr; i++)
 		job_done(&k->jobs[(k->head + i) % k->cap]);
 	free(k->jobs);
-	close(k->dirfd);
+	op_sessdir_close(&k->store);
 	free(k->dir);
 	pthread_mutex_destroy(&k->lock);
 	pthread_cond_destroy(&k->cond);
 	memset(k, 0, sizeof(*k));
 	k->dirfd = -1;
+	k->store.fd = -1;
 }
 
 void kop_keeper_counts(struct kop_keeper *k, struct kop_keep_counts *c)
@@ -383,4 +406,12 @@ void kop_keeper_counts(struct kop_keeper *k, struct kop_keep_counts *c)
 	pthread_mutex_lock(&k->lock);
 	*c = k->counts;
 	pthread_mutex_unlock(&k->lock);
+}
+
+bool kop_keeper_holds(const struct kop_keeper *k, const char *path)
+{
+	struct stat st;
+
+	return k && k->store.fd >= 0 && !op_sd_stat(&k->store, path, &st) &&
+	       S_ISREG(st.st_mode);
 }

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "op_log.h"
+#include "op_sessdir.h"
 
 /* One file to keep: an open descriptor of it (the keeper's once pushed)
  * and its name below the store. */
@@ -34,7 +35,10 @@ struct kop_keep_counts {
  * the keeper thread pops; everything marked is protected by lock. */
 struct kop_keeper {
 	char *dir;			/* the store, absolute; read-only */
-	int dirfd;			/* the store, opened once; read-only */
+	/* the store, opened once beneath the session directory; read-only.
+	 * fd -1: refused (a link where it should be), nothing is kept */
+	struct op_sessdir store;
+	int dirfd;			/* store.fd */
 	uint64_t max_bytes;		/* the store's bound; read-only */
 	const struct op_logger *log;
 	pthread_t thread;
@@ -52,9 +56,14 @@ struct kop_keeper {
  * one more is counted as failed. */
 #define KOP_KEEP_QUEUE 256
 
-/* Create the store dir (mkdir -p), measure what it holds, start the
- * thread. 0 or -errno (logged). */
-int kop_keeper_start(struct kop_keeper *k, const char *dir, uint64_t max_bytes,
+/* Create the store dir (mkdir -p beneath sd, the session directory, no
+ * link followed; sd NULL: dir as it is, for tests), measure what it
+ * holds, start the thread. A symbolic link at dir or on the way is
+ * refused and named in the log, and the keeper then keeps nothing:
+ * every push is counted as failed (images_not_kept), the session goes
+ * on. 0 or -errno (logged). */
+int kop_keeper_start(struct kop_keeper *k, const struct op_sessdir *sd,
+		     const char *dir, uint64_t max_bytes,
 		     const struct op_logger *log);
 /* Sync thread: queue a copy. Takes job->fd and job->rel whatever happens;
  * a job that cannot be queued is counted as failed. */
@@ -64,6 +73,10 @@ void kop_keeper_stop(struct kop_keeper *k);
 void kop_keeper_release(struct kop_keeper *k);
 /* Any thread. */
 void kop_keeper_counts(struct kop_keeper *k, struct kop_keep_counts *c);
+/* Whether the store holds a regular file at path (absolute, under the
+ * store, or relative to it), reached without following a link. Any
+ * thread; false for NULL k. */
+bool kop_keeper_holds(const struct kop_keeper *k, const char *path);
 
 /* Copy the regular file open at fd into dirfd/rel (directories made as
  * needed, no symbolic link followed), whole or not at all: a temporary

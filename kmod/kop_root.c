@@ -349,7 +349,7 @@ uint64_t kop_root_host_cookie(struct kop_roots *r, const struct kop_task *k,
 	/* not a name with no file behind it: an unresolved one's, or a copy
 	 * not written yet (the host's samples, and its unwinder, read the
 	 * file by the name) */
-	if (!e || e->rel || (e->kept && access(e->kept, R_OK)))
+	if (!e || e->rel || (e->kept && !kop_keeper_holds(r->keeper, e->kept)))
 		return OP_NO_COOKIE;
 	return note_use(r, e, k);
 }

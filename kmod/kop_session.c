@@ -446,7 +446,7 @@ static int keep_start(struct kop_session *s)
 
 	if (!s->cfg.keep_dir || s->sync.roots)
 		return 0;
-	err = kop_keeper_start(&s->keeper, s->cfg.keep_dir, s->cfg.keep_max_bytes,
+	err = kop_keeper_start(&s->keeper, s->cfg.sd, s->cfg.keep_dir, s->cfg.keep_max_bytes,
 			       &s->cfg.log);
 	if (err)
 		return err;

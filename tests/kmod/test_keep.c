@@ -3,14 +3,17 @@
  * left; an existing copy left alone; a link in the store (or a name that
  * would climb out of it) never followed: nothing is written outside. And
  * the thread: queued copies are written by the time it stops, within the
- * bound, the rest counted. */
+ * bound, the rest counted; in a session, a link at the store or at a
+ * directory in it refused, named and counted. */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -127,7 +130,7 @@ static void test_keeper(void **state)
 
 	(void)state;
 	/* room for one 6-byte file and not two */
-	assert_int_equal(kop_keeper_start(&k, store, 10, &lg), 0);
+	assert_int_equal(kop_keeper_start(&k, NULL, store, 10, &lg), 0);
 	for (int i = 0; i < 2; i++) {
 		struct kop_keep_job j = { 0 };
 		char rel[32];
@@ -153,12 +156,120 @@ static void test_keeper(void **state)
 	free(store);
 }
 
+struct said {
+	char text[4096];
+	unsigned int nr;
+};
+
+static void said_fn(void *ctx, enum op_log_level level, const char *msg)
+{
+	struct said *w = ctx;
+	size_t len = strlen(w->text);
+
+	(void)level;
+	snprintf(w->text + len, sizeof(w->text) - len, "%s\n", msg);
+	w->nr++;
+}
+
+/* One copy pushed to a keeper of SESSION/kept, opened beneath the session;
+ * what was counted. */
+static void keep_one(const struct op_sessdir *sd, const char *store, const char *src,
+		     const char *rel, struct op_logger *lg, struct kop_keep_counts *c)
+{
+	struct kop_keep_job j = { 0 };
+	struct kop_keeper k;
+	struct stat st;
+
+	assert_int_equal(kop_keeper_start(&k, sd, store, 1 << 20, lg), 0);
+	j.fd = open_file(src, "prog", "container's", &st);
+	j.size = (uint64_t)st.st_size;
+	j.rel = strdup(rel);
+	kop_keeper_push(&k, &j);
+	kop_keeper_stop(&k);
+	kop_keeper_counts(&k, c);
+	kop_keeper_release(&k);
+}
+
+/* The store in a session: kept/ itself a link, then kept/ab a link, each
+ * to a directory outside: refused and named, counted as not kept, nothing
+ * written outside; and kop_keeper_holds() finds a copy only through no
+ * link. */
+static void test_store_links(void **state)
+{
+	char *sess = tu_mkdtemp(), *src = tu_mkdtemp(), *outside = tu_mkdtemp();
+	char *store = tu_path(sess, "kept"), *ab = tu_path(store, "ab"), *p;
+	struct said said = { .nr = 0 };
+	struct op_logger lg = { said_fn, &said, OP_LOG_WARN };
+	char why[4096], want[PATH_MAX + 64];
+	struct kop_keep_counts c;
+	struct op_sessdir sd;
+	struct kop_keeper k;
+	DIR *d;
+
+	(void)state;
+	assert_int_equal(op_sessdir_open(&sd, sess, OP_SD_READ, why, sizeof(why)), 0);
+	/* kept/ a link */
+	assert_int_equal(symlink(outside, store), 0);
+	keep_one(&sd, store, src, "ab/cdef/prog", &lg, &c);
+	assert_int_equal(c.nr_kept, 0);
+	assert_int_equal(c.nr_failed, 1);
+	snprintf(want, sizeof(want), "%s is a symbolic link: refused, not followed", store);
+	assert_non_null(strstr(said.text, want));
+	assert_non_null(strstr(said.text, "images_not_kept"));
+	/* kept/ab a link */
+	assert_int_equal(unlink(store), 0);
+	assert_int_equal(mkdir(store, 0755), 0);
+	assert_int_equal(symlink(outside, ab), 0);
+	said.text[0] = '\0';
+	keep_one(&sd, store, src, "ab/cdef/prog", &lg, &c);
+	assert_int_equal(c.nr_kept, 0);
+	assert_int_equal(c.nr_failed, 1);
+	snprintf(want, sizeof(want), "%s is a symbolic link: refused, not followed", ab);
+	assert_non_null(strstr(said.text, want));
+	/* nothing outside */
+	d = opendir(outside);
+	assert_non_null(d);
+	for (struct dirent *de; (de = readdir(d));)
+		assert_true(!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."));
+	closedir(d);
+	/* a copy under the link is not held; one kept for real is */
+	p = tu_path(outside, "x");
+	assert_int_equal(tu_write_file(p, "x", 1), 0);
+	free(p);
+	assert_int_equal(kop_keeper_start(&k, &sd, store, 1 << 20, &lg), 0);
+	assert_false(kop_keeper_holds(&k, "ab/x"));
+	p = tu_path(store, "ab/x");
+	assert_false(kop_keeper_holds(&k, p));
+	free(p);
+	kop_keeper_release(&k);
+	assert_int_equal(unlink(ab), 0);
+	keep_one(&sd, store, src, "ab/cdef/prog", &lg, &c);
+	assert_int_equal(c.nr_kept, 1);
+	assert_int_equal(kop_keeper_start(&k, &sd, store, 1 << 20, &lg), 0);
+	p = tu_path(store, "ab/cdef/prog");
+	assert_true(kop_keeper_holds(&k, p));
+	assert_true(kop_keeper_holds(&k, "ab/cdef/prog"));
+	free(p);
+	kop_keeper_release(&k);
+
+	op_sessdir_close(&sd);
+	tu_rm_rf(sess);
+	tu_rm_rf(src);
+	tu_rm_rf(outside);
+	free(sess);
+	free(src);
+	free(outside);
+	free(store);
+	free(ab);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_copy),
 		cmocka_unit_test(test_no_escape),
 		cmocka_unit_test(test_keeper),
+		cmocka_unit_test(test_store_links),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
