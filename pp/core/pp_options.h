@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct op_sessdir;
+
 enum pp_sort_key {
 	PP_SORT_SAMPLE,
 	PP_SORT_VMA,
@@ -44,6 +46,10 @@ struct pp_report_opts {
 	const char *title;		/* command line, for XML */
 	const char *spec_text;		/* profile specification, for XML */
 	const char *merge_text;		/* --merge as given, for XML, or NULL */
+	/* the session read (the profile's fileset sets it, pp_symview_build):
+	 * a binary named under it, a copy the daemon kept there, is found
+	 * and opened through it, no link followed (op_sessdir.h) */
+	const struct op_sessdir *sd;
 };
 
 #endif /* PP_OPTIONS_H */

@@ -30,6 +30,7 @@ struct dw_state {
 	Dwfl_Callbacks cb;
 	char *debuginfo_path;
 	Dwfl *dwfl;
+	const struct op_sessdir *sd;	/* debug files under it: through it */
 };
 
 
@@ -308,9 +309,11 @@ static int find_debuginfo_local(Dwfl_Module *mod, void **userdata,
 		else
 			snprintf(cand, sizeof(cand), "%s/%.*s/%s", dir, (int)len, p,
 				 debuglink_file);
-		/* never the binary itself */
+		/* never the binary itself; beside a kept copy, no link */
 		if (strcmp(cand, file_name)) {
-			fd = open(cand, O_RDONLY | O_CLOEXEC);
+			fd = dw->sd && op_sd_rel(dw->sd, cand) ?
+			     op_sd_open(dw->sd, cand, O_RDONLY, 0) :
+			     open(cand, O_RDONLY | O_CLOEXEC);
 			if (fd >= 0) {
 				*debuginfo_file_name = strdup(cand);
 				return fd;
@@ -424,9 +427,9 @@ char *pp_debug_dirs_under(const char *root)
 	return dirs;
 }
 
-static int load_elf(struct pp_symtab *st, const char *path,
-		    const char *debug_dirs, const struct op_logger *lg,
-		    bool perf_aliases)
+static int load_elf(struct pp_symtab *st, const struct op_sessdir *sd,
+		    const char *path, const char *debug_dirs,
+		    const struct op_logger *lg, bool perf_aliases)
 {
 	struct sym_vec sv = { 0 };
 	struct dw_state *dw;
@@ -438,15 +441,28 @@ static int load_elf(struct pp_symtab *st, const char *path,
 	int nsyms, ret, fd;
 
 	memset(st, 0, sizeof(*st));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (sd && !op_sd_rel(sd, path))
+		sd = NULL;
+	/* in the session: this descriptor is the file libdwfl reads (it
+	 * takes it); elsewhere libdwfl opens path */
+	fd = sd ? op_sd_open(sd, path, O_RDONLY, 0) : open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -errno;
-	close(fd);
+		return sd ? fd : -errno;
+	if (!sd) {
+		close(fd);
+		fd = -1;
+	}
 	dw = calloc(1, sizeof(*dw));
-	if (!dw)
+	if (!dw) {
+		if (fd >= 0)
+			close(fd);
 		return -ENOMEM;
+	}
+	dw->sd = sd;
 	dw->debuginfo_path = strdup(debug_dirs ? debug_dirs : PP_DEBUG_DIRS);
 	if (!dw->debuginfo_path) {
+		if (fd >= 0)
+			close(fd);
 		ret = -ENOMEM;
 		goto err_dw;
 	}
@@ -455,10 +471,12 @@ static int load_elf(struct pp_symtab *st, const char *path,
 	dw->cb.debuginfo_path = &dw->debuginfo_path;
 	dw->dwfl = dwfl_begin(&dw->cb);
 	if (!dw->dwfl) {
+		if (fd >= 0)
+			close(fd);
 		ret = -ENOMEM;
 		goto err_dw;
 	}
-	mod = dwfl_report_offline(dw->dwfl, path, path, -1);
+	mod = dwfl_report_offline(dw->dwfl, path, path, fd);
 	dwfl_report_end(dw->dwfl, NULL, NULL);
 	if (!mod) {
 		op_log(lg, OP_LOG_DEBUG, "symbols: %s: %s", path, dwfl_errmsg(-1));
@@ -528,13 +546,20 @@ err_dw:
 int pp_symtab_load_elf(struct pp_symtab *st, const char *path,
 		       const char *debug_dirs, const struct op_logger *lg)
 {
-	return load_elf(st, path, debug_dirs, lg, false);
+	return load_elf(st, NULL, path, debug_dirs, lg, false);
+}
+
+int pp_symtab_load_elf_sd(struct pp_symtab *st, const struct op_sessdir *sd,
+			  const char *path, const char *debug_dirs,
+			  const struct op_logger *lg)
+{
+	return load_elf(st, sd, path, debug_dirs, lg, false);
 }
 
 int pp_symtab_load_vdso(struct pp_symtab *st, const char *path,
 			const struct op_logger *lg)
 {
-	int ret = load_elf(st, path, NULL, lg, true);
+	int ret = load_elf(st, NULL, path, NULL, lg, true);
 
 	/* its .dynsym is all the kernel leaves it */
 	st->dynsym_only = false;

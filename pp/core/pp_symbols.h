@@ -39,6 +39,7 @@
 
 #include "op_log.h"
 #include "op_kernel.h"
+#include "op_sessdir.h"
 
 struct pp_sym {
 	uint64_t start;
@@ -96,6 +97,15 @@ int pp_symtab_load_elf(struct pp_symtab *st, const char *path,
  * clock_gettime). Returns as pp_symtab_load_elf(). */
 int pp_symtab_load_vdso(struct pp_symtab *st, const char *path,
 			const struct op_logger *lg);
+
+/* The same, for a path that may lie in the session directory sd (a copy
+ * the daemon kept there, SESSION_DIR/kept/...): it, and a debug file
+ * beside it, are then opened beneath sd, no link followed (op_sessdir.h;
+ * -ELOOP for a link on the way). sd NULL, or a path outside it: as
+ * pp_symtab_load_elf(). */
+int pp_symtab_load_elf_sd(struct pp_symtab *st, const struct op_sessdir *sd,
+			  const char *path, const char *debug_dirs,
+			  const struct op_logger *lg);
 
 /* Kernel symbols from a kallsyms-format file. module NULL: the kernel (text
  * symbols without a [module] suffix, relative to _text); else the module's

@@ -83,9 +83,11 @@ int pp_symview_load_tab(struct pp_symtab *st, const struct op_img *img,
 		/* missing or unusable: pp_symview_warn_missing(), pp_symview_warn_unusable() */
 		char *path = pp_symview_find_image(img, img->path, o);
 
-		if (!path)
+		if (!path) {
+			pp_symview_session_link(img, img->path, o, lg);
 			return -ENOENT;
-		ret = pp_symtab_load_elf(st, path, o->debug_dirs, lg);
+		}
+		ret = pp_symtab_load_elf_sd(st, o->sd, path, o->debug_dirs, lg);
 		free(path);
 		return ret;
 	}
@@ -581,16 +583,21 @@ static int load_tabs(struct pp_symview *v, const struct pp_profile *p,
 }
 
 struct pp_symview *pp_symview_build(const struct pp_profile *p,
-				    const struct pp_report_opts *o,
+				    const struct pp_report_opts *opts,
 				    const struct op_logger *lg,
 				    struct pp_report_status *st)
 {
+	/* binaries kept in the session are read through it */
+	struct pp_report_opts so = *opts;
+	const struct pp_report_opts *o = &so;
 	struct pp_symview *v = calloc(1, sizeof(*v));
 	size_t n = p->nr_images;
 	bool want_syms = o->symbols || o->details;
 	size_t *tab_image = NULL;	/* per table: the first image using it */
 	size_t *by_name = NULL;		/* pp_symview_images_by_name() */
 
+	if (!so.sd)
+		so.sd = p->fs.sd;
 	if (!v)
 		return NULL;
 	v->nc = p->fs.nr_classes ? p->fs.nr_classes : 1;

@@ -18,6 +18,11 @@ char *pp_symview_find_image(const struct op_img *img, const char *name,
 			    const struct pp_report_opts *o);
 bool pp_symview_image_found(const struct op_img *img, const char *name,
 			    const struct pp_report_opts *o);
+/* When img (name) lies in the session read (o->sd) behind a symbolic
+ * link, which pp_symview_find_image() refused: say which, through lg. */
+void pp_symview_session_link(const struct op_img *img, const char *name,
+			     const struct pp_report_opts *o,
+			     const struct op_logger *lg);
 
 /* The first image of each long name in *out, sorted as OProfile lists
  * them: by its name, in byte order. Returns how many, or -ENOMEM. */

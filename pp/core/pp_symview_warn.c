@@ -5,6 +5,7 @@
 #include "pp_symview_rooms.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 
 #include "op_grow.h"
 #include "op_names.h"
+#include "op_sessdir.h"
 #include "pp_archive.h"
 #include "pp_debuginfod.h"
 
@@ -88,6 +90,16 @@ char *pp_symview_find_image(const struct op_img *img, const char *name,
 	if (img->kind == OP_IMG_ANON)
 		return NULL;
 	path = pp_locate_binary(name, o->root, o->image_path);
+	if (path && o->sd && op_sd_rel(o->sd, path)) {
+		/* in the session (a kept copy): through it, a link refused
+		 * (pp_symview_session_link() names it) */
+		struct stat sb;
+
+		if (!op_sd_stat(o->sd, path, &sb) && S_ISREG(sb.st_mode))
+			return path;
+		free(path);
+		return NULL;
+	}
 	if (path && pp_readable_file(path))
 		return path;
 	free(path);
@@ -101,6 +113,28 @@ char *pp_symview_find_image(const struct op_img *img, const char *name,
 		return path;
 	free(path);
 	return NULL;
+}
+
+void pp_symview_session_link(const struct op_img *img, const char *name,
+			     const struct pp_report_opts *o,
+			     const struct op_logger *lg)
+{
+	char *path, why[PATH_MAX + 128];
+	struct stat sb;
+	int ret;
+
+	if (!o->sd || img->kind != OP_IMG_FILE)
+		return;
+	path = pp_locate_binary(name, o->root, o->image_path);
+	if (!path || !op_sd_rel(o->sd, path)) {
+		free(path);
+		return;
+	}
+	ret = op_sd_stat(o->sd, path, &sb);
+	if (ret == -ELOOP || (!ret && S_ISLNK(sb.st_mode)))
+		op_log(lg, OP_LOG_WARN, "%s", op_sd_explain(o->sd, path, -ELOOP, why,
+							    sizeof(why)));
+	free(path);
 }
 
 bool pp_symview_image_found(const struct op_img *img, const char *name,

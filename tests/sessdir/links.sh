@@ -2,11 +2,12 @@
 # A symlink planted in a session directory (CWE-59): for each thing a
 # session holds, a link to a target directory outside it, against the
 # commands that write sessions (opcontrol --setup/--start/--dump/--save/
-# --reset/--shutdown/--snapshot, operf) and those that read them (opreport,
-# opexport). Each time: the command says what it refused, nothing in the
-# target is created, renamed or deleted, and its file is intact. A session
-# directory others may write in is refused; one someone else owns is still
-# read by the report tools.
+# --reset/--shutdown/--snapshot, the daemon keeping containers' binaries in
+# kept/, operf) and those that read them (opreport, opexport). Each time: the
+# command says what it refused, nothing in the target is created, renamed
+# or deleted, and its file is intact. A session directory others may
+# write in is refused; one someone else owns is still read by the report
+# tools.
 . "$top_srcdir/tests/e2e/lib.sh"
 . "$top_srcdir/tests/opcontrol/common.sh"
 e2e_need_perf
@@ -211,6 +212,58 @@ rmdir "$SESSION_DIR"
 expect 0 "" opc --setup --event=$EV
 [ $((0$(stat -c %a "$SESSION_DIR") & 022)) -eq 0 ] || fail "a new session directory is open to others"
 
+# ---- the containers' kept/ store ----
+# a program run in another root is kept in SESSION_DIR/kept/ by build-id.
+# kept/ a link, then kept/PREFIX a link, each to a directory holding a
+# binary with symbols under the copy's name: the daemon keeps nothing
+# through them, names the link in its log and counts images_not_kept;
+# opreport reads no symbols through them, and names the link too
+ct=$E2E_TMP/ct
+mkdir -p "$ct/app"
+cp "$WORKLOADS/burn" "$ct/app/prog"
+for lib in $(ldd "$WORKLOADS/burn" | grep -o '/[^ ]*'); do
+	mkdir -p "$ct$(dirname "$lib")"
+	cp -L "$lib" "$ct$lib"
+done
+bid=$(readelf -n "$WORKLOADS/burn" | awk '/Build ID/ { print $3 }')
+[ -n "$bid" ] || fail "burn has no build-id"
+keep_case() {	# PLANT (under the session) TARGET-DIR REL (the copy's name in it)
+	echo "kept/: $1 a link"
+	fresh
+	local kt=$2 was
+	mkdir -p "$kt/$(dirname "$3")"
+	cp "$WORKLOADS/burn" "$kt/$3"
+	was=$(cd "$kt" && find . -printf '%p %y %s %T@\n' | sort)
+	mkdir -p "$SESSION_DIR/$(dirname "$1")"
+	ln -s "$kt" "$SESSION_DIR/$1"
+	expect 0 "" opc --setup --event=$EV
+	expect 0 "" opc --start
+	unshare --mount --pid --fork chroot "$ct" /app/prog -t 0.5 1 >/dev/null ||
+		fail "burn in a chroot failed"
+	expect 0 "" opc --dump
+	expect 0 "" opc --shutdown
+	stop_daemon
+	[ "$was" = "$(cd "$kt" && find . -printf '%p %y %s %T@\n' | sort)" ] ||
+		fail "kept/ with $1 a link: the directory behind it changed"
+	[ -L "$SESSION_DIR/$1" ] || fail "kept/ with $1 a link: the link was removed"
+	grep -qF "$SESSION_DIR/$1 is a symbolic link: refused, not followed" \
+		"$SESSION_DIR/samples/oprofiled.log" ||
+		fail "the daemon's log does not name the link $SESSION_DIR/$1"
+	[ "$(stat_of images_not_kept)" -ge 1 ] ||
+		fail "kept/ with $1 a link: images_not_kept is $(stat_of images_not_kept)"
+	rc=0
+	OUT=$("$OPREPORT" -l --long-filenames --session-dir="$SESSION_DIR" 2>&1) || rc=$?
+	grep -qF "$SESSION_DIR/kept/${bid:0:2}/${bid:2}/app/prog" <<<"$OUT" ||
+		{ echo "$OUT" >&2; fail "kept/ with $1 a link: the program is not named after its copy"; }
+	! grep -q burn_loop <<<"$OUT" ||
+		{ echo "$OUT" >&2; fail "opreport read symbols through the link $SESSION_DIR/$1"; }
+	grep -qF "$SESSION_DIR/$1 is a symbolic link: refused, not followed" <<<"$OUT" ||
+		{ echo "$OUT" >&2; fail "opreport did not name the link $SESSION_DIR/$1"; }
+	intact "kept/ with $1 a link"
+}
+keep_case kept "$E2E_TMP/kept-target1" "${bid:0:2}/${bid:2}/app/prog"
+keep_case "kept/${bid:0:2}" "$E2E_TMP/kept-target2" "${bid:2}/app/prog"
+
 # ---- operf: ./oprofile_data and what it holds ----
 work=$E2E_TMP/work
 mkdir "$work"
@@ -296,4 +349,5 @@ OUT=$("$OPEXPORT" --session-dir="$E2E_TMP/r-chains" --format=folded -o "$E2E_TMP
 grep -qF "$E2E_TMP/r-chains/samples/current/callchains is a symbolic link: refused, not followed" <<<"$OUT" ||
 	{ echo "$OUT" >&2; fail "opexport did not name the callchains link"; }
 intact "the report tools"
+
 echo "links.sh: $n session directories, every planted link refused and named"
