@@ -237,8 +237,8 @@ static int open_source(const struct cmdline *cl, struct pp_live_source *src,
 		return PP_EXIT_OK;
 	}
 	if (ret != -ENOENT) {
-		fprintf(stderr, "optop: bad session directory %s: %s\n", tried,
-			strerror(-ret));
+		/* tried says why (a link refused is named) */
+		fprintf(stderr, "optop: cannot watch the session: %s\n", tried);
 		return PP_EXIT_NO_SESSION;
 	}
 	if (cl->cmd.opts.session_dir) {

@@ -26,8 +26,14 @@
  * caller caches in the key's tag, so a refresh costs what the interval's
  * new samples cost plus a linear pass, never a symbol lookup of an old key.
  *
+ * Every path is read through the session directory's held descriptor
+ * (op_sessdir.h), as opreport reads: a symbolic link met anywhere in the
+ * session (samples, current, a sample file's directory, a sample file) is
+ * refused and named once, never followed out of the session.
+ *
  * Ownership: a scan owns its files and keys; the pointers passed to the
- * callback live until the next refresh.
+ * callback live until the next refresh. The op_sessdir is the caller's,
+ * and must outlive the scan.
  */
 #ifndef PP_LIVE_H
 #define PP_LIVE_H
@@ -40,6 +46,7 @@
 #include "odb.h"
 #include "op_log.h"
 #include "op_names.h"
+#include "op_sessdir.h"
 
 /* No tag yet: the caller has not looked at this key (or file). */
 #define PP_LIVE_NO_TAG UINT32_MAX
@@ -80,6 +87,7 @@ struct pp_live_news {
 };
 
 struct pp_live_scan {
+	const struct op_sessdir *sd;	/* the session: every path through it */
 	char *current_dir;	/* samples/current */
 	struct pp_live_file **files;
 	size_t nr_files, alloc_files;
@@ -91,6 +99,8 @@ struct pp_live_scan {
 	/* rel names already said to be unreadable */
 	char **said_bad;
 	size_t nr_said_bad, alloc_said_bad;
+	int said_dir_err;	/* current_dir's error last said (0: none) */
+	bool said_stats_link;	/* stats/ is a link, and that was said */
 };
 
 /* Called once per (file, key) that gained delta samples in a refresh. */
@@ -98,9 +108,10 @@ typedef void (*pp_live_delta_fn)(void *ctx, struct pp_live_file *f,
 				 struct pp_live_key *k, uint64_t delta);
 
 /* Watch current_dir (a session's samples/current, which may not exist
- * yet). 0 or -ENOMEM. */
-int pp_live_scan_init(struct pp_live_scan *s, const char *current_dir,
-		      const struct op_logger *lg);
+ * yet), read through sd (NULL: a directory of no session, by path). 0 or
+ * -ENOMEM. */
+int pp_live_scan_init(struct pp_live_scan *s, const struct op_sessdir *sd,
+		      const char *current_dir, const struct op_logger *lg);
 
 /* Look at every file again and call fn for what each key gained since the
  * last refresh (none on the first: it takes the baseline). news (may be

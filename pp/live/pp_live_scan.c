@@ -6,11 +6,13 @@
 #include "pp_live.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "op_grow.h"
+#include "op_stats.h"
 
 /* ---- keys of one file ---- */
 
@@ -157,16 +159,23 @@ static struct pp_live_file *file_add(struct pp_live_scan *s, const char *rel,
 	return f;
 }
 
-/* Said once per file name: a file that cannot be read stays unread. */
-static void say_bad(struct pp_live_scan *s, const char *rel, int err)
+/* Said once per file name: a file that cannot be read stays unread. A
+ * link is named (the walk enters none, so it is rel itself). */
+static void say_bad(struct pp_live_scan *s, const char *rel, const char *full,
+		    int err)
 {
+	char why[PATH_MAX + 128];
 	char **v;
 
 	for (size_t i = 0; i < s->nr_said_bad; i++)
 		if (!strcmp(s->said_bad[i], rel))
 			return;
-	op_log(&s->lg, OP_LOG_WARN, "cannot read the sample file %s/%s: %s",
-	       s->current_dir, rel, odb_strerror(err));
+	if (err == -ELOOP)
+		op_log(&s->lg, OP_LOG_WARN, "%s",
+		       op_sd_explain(s->sd, full, err, why, sizeof(why)));
+	else
+		op_log(&s->lg, OP_LOG_WARN, "cannot read the sample file %s/%s: %s",
+		       s->current_dir, rel, odb_strerror(err));
 	if (s->nr_said_bad == s->alloc_said_bad) {
 		v = op_grow(s->said_bad, s->nr_said_bad + 1, &s->alloc_said_bad,
 			    8, sizeof(*v));
@@ -189,20 +198,18 @@ struct refresh {
 	int err;
 };
 
-/* Map the file at full when it is new or another inode; *reopened says
- * which. 0, or the error that kept it unread. */
-static int file_map(struct pp_live_file *f, const char *full, bool *reopened)
+/* Map the file at full (st, its stat) when it is new or another inode;
+ * *reopened says which. 0, or the error that kept it unread. */
+static int file_map(const struct op_sessdir *sd, struct pp_live_file *f,
+		    const char *full, struct stat st, bool *reopened)
 {
-	struct stat st;
 	odb_t db;
 	int ret;
 
 	*reopened = false;
-	if (stat(full, &st))
-		return -errno;
 	if (f->db.base && st.st_ino == f->ino && st.st_dev == f->dev)
 		return 0;
-	ret = odb_open(&db, NULL, full, ODB_RDONLY);
+	ret = odb_open(&db, sd, full, ODB_RDONLY);
 	if (ret)
 		return ret;
 	/* what was mapped, not what was stat'ed: the name may have moved on */
@@ -286,8 +293,19 @@ static int refresh_file(const char *rel, const char *full, void *arg)
 	struct pp_live_scan *s = r->s;
 	struct pp_live_file *f;
 	bool fresh = false, reopened;
+	struct stat st;
 	int ret;
 
+	/* the walk hands a link over as a file, whatever it stands for (a
+	 * sample file, a directory of them): refused, and said once */
+	ret = op_sd_stat(s->sd, full, &st);
+	if (ret == -ENOENT)
+		return 0;	/* gone between the walk and now */
+	if (!ret && S_ISLNK(st.st_mode)) {
+		r->news.nr_bad++;
+		say_bad(s, rel, full, -ELOOP);
+		return 0;
+	}
 	if (strncmp(rel, "{root}/", 7) && strncmp(rel, "{kern}/", 7))
 		return 0;	/* as opreport: nothing else is read */
 	f = file_find(s, rel);
@@ -305,13 +323,13 @@ static int refresh_file(const char *rel, const char *full, void *arg)
 		f->found = s->gen;
 		fresh = true;
 	}
-	ret = file_map(f, full, &reopened);
+	ret = ret ? ret : file_map(s->sd, f, full, st, &reopened);
 	if (ret == -ENOENT)
 		return 0;	/* gone between the walk and now */
 	f->seen = s->gen;
 	if (ret) {
 		r->news.nr_bad++;
-		say_bad(s, rel, ret);
+		say_bad(s, rel, full, ret);
 		return 0;
 	}
 	if (file_sum(f, s->gen)) {
@@ -357,16 +375,33 @@ static int drop_gone(struct pp_live_scan *s, size_t *nr_gone)
 	return index_rebuild(s, s->nr_index ? s->nr_index : 64);
 }
 
-int pp_live_scan_init(struct pp_live_scan *s, const char *current_dir,
-		      const struct op_logger *lg)
+int pp_live_scan_init(struct pp_live_scan *s, const struct op_sessdir *sd,
+		      const char *current_dir, const struct op_logger *lg)
 {
 	memset(s, 0, sizeof(*s));
+	s->sd = sd;
 	s->current_dir = strdup(current_dir);
 	if (!s->current_dir)
 		return -ENOMEM;
 	if (lg)
 		s->lg = *lg;
 	return 0;
+}
+
+/* The walk skips stats/, and optop reads nothing there; but a link in its
+ * place is someone's doing, said once as opreport says it. */
+static void stats_link(struct pp_live_scan *s)
+{
+	char path[PATH_MAX + 16], why[PATH_MAX + 128];
+	struct stat st;
+	bool link;
+
+	snprintf(path, sizeof(path), "%s/" OP_STATS_DIR, s->current_dir);
+	link = !op_sd_stat(s->sd, path, &st) && S_ISLNK(st.st_mode);
+	if (link && !s->said_stats_link)
+		op_log(&s->lg, OP_LOG_WARN, "%s",
+		       op_sd_explain(s->sd, path, -ELOOP, why, sizeof(why)));
+	s->said_stats_link = link;
 }
 
 int pp_live_scan_refresh(struct pp_live_scan *s, pp_live_delta_fn fn,
@@ -376,10 +411,20 @@ int pp_live_scan_refresh(struct pp_live_scan *s, pp_live_delta_fn fn,
 	int ret;
 
 	s->gen++;
-	ret = op_sfname_walk(NULL, s->current_dir, refresh_file, &r);
-	if (ret && ret != -ENOENT && ret != -ENOTDIR)
+	ret = op_sfname_walk(s->sd, s->current_dir, refresh_file, &r);
+	if (ret == -ENOENT || ret == -ENOTDIR)
+		ret = 0;	/* not yet, or no more */
+	/* said once, not at every refresh: a link where samples or
+	 * current should be is named */
+	if (ret && ret != s->said_dir_err) {
+		char why[PATH_MAX + 128];
+
 		op_log(&s->lg, OP_LOG_WARN, "cannot read %s: %s", s->current_dir,
-		       strerror(-ret));
+		       op_sd_explain(s->sd, s->current_dir, ret, why, sizeof(why)));
+		r.news.nr_bad++;
+	}
+	s->said_dir_err = ret;
+	stats_link(s);
 	if (drop_gone(s, &r.news.nr_gone))
 		r.err = -ENOMEM;
 	if (news)

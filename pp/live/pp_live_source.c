@@ -28,20 +28,45 @@ static const char *const loss_names[] = { OP_STATS_SAMPLE_LOSSES };
 
 /* ---- a running profiler ---- */
 
-/* The profiler holding dir's lock, or 0. */
-static pid_t holder(const char *lock_file)
+/* The profiler holding the session's lock, or 0. */
+static pid_t holder(const struct pp_live_source *src)
 {
-	pid_t pid = opd_lock_read(NULL, lock_file);
+	pid_t pid = opd_lock_read(&src->sd, src->lock_file);
 
 	return pid > 0 && opd_lock_holder_alive(pid) ? pid : 0;
 }
 
-static int source_at(struct pp_live_source *src, const char *dir)
+/* oprofiled listens on its socket (a socket, never a link to one); operf
+ * has none */
+static bool listens(const struct pp_live_source *src)
+{
+	struct stat st;
+
+	return src->ctl_socket[0] && !op_sd_stat(&src->sd, src->ctl_socket, &st) &&
+	       S_ISSOCK(st.st_mode);
+}
+
+/* A link where the session keeps path: -ELOOP, named in why. */
+static int refuse_link(const struct pp_live_source *src, const char *path,
+		       char *why, size_t whylen)
+{
+	struct stat st;
+
+	if (!path[0] || op_sd_stat(&src->sd, path, &st) || !S_ISLNK(st.st_mode))
+		return 0;
+	op_sd_explain(&src->sd, path, -ELOOP, why, whylen);
+	return -ELOOP;
+}
+
+static int source_at(struct pp_live_source *src, const char *dir, char *why,
+		     size_t whylen)
 {
 	char abs[PATH_MAX];
 	struct op_paths p;
 	int ret;
 
+	memset(src, 0, sizeof(*src));
+	src->sd.fd = -1;
 	/* a relative --session-dir, as opreport takes it */
 	if (dir[0] != '/') {
 		if (!realpath(dir, abs))
@@ -55,39 +80,58 @@ static int source_at(struct pp_live_source *src, const char *dir)
 		ret = op_paths_init_operf(&p, dir);
 	if (ret)
 		return ret;
-	memset(src, 0, sizeof(*src));
 	snprintf(src->session_dir, sizeof(src->session_dir), "%s", p.session_dir);
 	snprintf(src->current_dir, sizeof(src->current_dir), "%s", p.current_dir);
 	snprintf(src->lock_file, sizeof(src->lock_file), "%s", p.lock_file);
 	snprintf(src->ctl_socket, sizeof(src->ctl_socket), "%s", p.ctl_socket);
-	src->pid = holder(src->lock_file);
-	if (!src->pid)
-		return -ENOENT;
-	/* oprofiled listens on its socket; operf has none */
-	src->kind = src->ctl_socket[0] && !access(src->ctl_socket, F_OK) ?
-		    PP_LIVE_DAEMON : PP_LIVE_OPERF;
+	/* a reader's: whoever owns the session, nothing followed out of it */
+	ret = op_sessdir_open(&src->sd, src->session_dir, OP_SD_READ, why, whylen);
+	if (ret)
+		return ret == -ENOTDIR ? -ENOENT : ret;
+	ret = refuse_link(src, src->lock_file, why, whylen);
+	if (!ret)
+		ret = refuse_link(src, src->ctl_socket, why, whylen);
+	if (!ret) {
+		src->pid = holder(src);
+		if (!src->pid)
+			ret = -ENOENT;
+	}
+	if (ret) {
+		op_sessdir_close(&src->sd);
+		return ret;
+	}
+	src->kind = listens(src) ? PP_LIVE_DAEMON : PP_LIVE_OPERF;
 	return 0;
 }
 
 int pp_live_source_find(struct pp_live_source *src, const char *given,
 			char *tried, size_t tried_len)
 {
-	char operf_dir[PATH_MAX];
+	char operf_dir[PATH_MAX], why[PATH_MAX + 128];
 	int ret;
 
 	if (given) {
-		snprintf(tried, tried_len, "%s", given);
-		return source_at(src, given);
+		ret = source_at(src, given, why, sizeof(why));
+		snprintf(tried, tried_len, "%s", ret && ret != -ENOENT ? why : given);
+		return ret;
 	}
 	if (getcwd(operf_dir, sizeof(operf_dir)) &&
 	    strlen(operf_dir) + sizeof(OP_OPERF_DIR) + 1 < sizeof(operf_dir)) {
 		strcat(operf_dir, "/" OP_OPERF_DIR);
-		ret = source_at(src, operf_dir);
-		if (ret != -ENOENT)
+		ret = source_at(src, operf_dir, why, sizeof(why));
+		if (ret != -ENOENT) {
+			if (ret)
+				snprintf(tried, tried_len, "%s", why);
 			return ret;
+		}
 	}
-	snprintf(tried, tried_len, "./%s and %s", OP_OPERF_DIR, OP_DEFAULT_SESSION_DIR);
-	return source_at(src, OP_DEFAULT_SESSION_DIR);
+	ret = source_at(src, OP_DEFAULT_SESSION_DIR, why, sizeof(why));
+	if (ret && ret != -ENOENT)
+		snprintf(tried, tried_len, "%s", why);
+	else
+		snprintf(tried, tried_len, "./%s and %s", OP_OPERF_DIR,
+			 OP_DEFAULT_SESSION_DIR);
+	return ret;
 }
 
 /* oprofiled's status reply: "KEY VALUE" lines. */
@@ -209,6 +253,7 @@ int pp_live_source_self(struct pp_live_source *src, const char *events,
 	int ret;
 
 	memset(src, 0, sizeof(*src));
+	src->sd.fd = -1;
 	src->kind = PP_LIVE_SELF;
 	ret = op_perf_probe_system_wide();
 	if (ret == -EACCES || ret == -EPERM) {
@@ -244,6 +289,10 @@ int pp_live_source_self(struct pp_live_source *src, const char *events,
 			 strerror(-ret));
 		goto err_self;
 	}
+	/* read back as a watched session is */
+	ret = op_sessdir_open(&src->sd, src->session_dir, OP_SD_READ, err, errlen);
+	if (ret)
+		goto err_self;
 	cfg.current_dir = src->current_dir;
 	cfg.events = events ? events : PP_LIVE_SELF_EVENT;
 	/* as operf: every sample under its application; by CPU for 'c' */
@@ -284,6 +333,7 @@ int pp_live_source_self(struct pp_live_source *src, const char *events,
 	return 0;
 
 err_self:
+	op_sessdir_close(&src->sd);
 	self_free(s);
 	return ret;
 }
@@ -307,7 +357,7 @@ int pp_live_source_poll(struct pp_live_source *src, struct pp_live_status *st)
 		st->pid = src->pid;
 		return 0;
 	}
-	pid = holder(src->lock_file);
+	pid = holder(src);
 	st->pid = pid;
 	st->restarted = pid && src->pid && pid != src->pid;
 	if (pid)
@@ -318,12 +368,12 @@ int pp_live_source_poll(struct pp_live_source *src, struct pp_live_status *st)
 	if (src->kind != PP_LIVE_DAEMON) {
 		/* an operf that started after the watched one stopped: it is
 		 * a daemon now if it listens */
-		if (src->ctl_socket[0] && !access(src->ctl_socket, F_OK))
+		if (listens(src))
 			src->kind = PP_LIVE_DAEMON;
 		else
 			return 0;
 	}
-	ret = op_ctl_request(NULL, src->ctl_socket, "status", 1000, &reply);
+	ret = op_ctl_request(&src->sd, src->ctl_socket, "status", 1000, &reply);
 	if (ret)
 		return ret;
 	if (!strncmp(reply, "ok\n", 3))
@@ -336,4 +386,5 @@ void pp_live_source_close(struct pp_live_source *src)
 {
 	self_free(src->self);
 	src->self = NULL;
+	op_sessdir_close(&src->sd);
 }

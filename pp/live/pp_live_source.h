@@ -9,6 +9,12 @@
  * over the control socket (the counters, read from memory: nothing is
  * written), which gives the samples lost so far; an operf publishes its
  * counters only when it stops, so its losses are unknown meanwhile.
+ *
+ * A watched session is someone else's (root's daemon, another user's
+ * operf), read as opreport reads one: through a held descriptor of its
+ * directory (op_sessdir.h, no ownership check), so that a symbolic link
+ * planted in it (at its lock, its control socket, samples, current, a
+ * sample file) is refused and named, never followed out of it.
  */
 #ifndef PP_LIVE_SOURCE_H
 #define PP_LIVE_SOURCE_H
@@ -20,6 +26,7 @@
 #include <sys/types.h>
 
 #include "op_log.h"
+#include "op_sessdir.h"
 
 enum pp_live_kind {
 	PP_LIVE_DAEMON,		/* opcontrol's oprofiled */
@@ -48,6 +55,7 @@ struct pp_live_self;
 
 struct pp_live_source {
 	enum pp_live_kind kind;
+	struct op_sessdir sd;		/* session_dir, read through (owned) */
 	char session_dir[PATH_MAX];
 	char current_dir[PATH_MAX];
 	char lock_file[PATH_MAX];
@@ -60,7 +68,8 @@ struct pp_live_source {
 /* A running profiler's session: in given when given, else in
  * ./oprofile_data then the default session directory, as opreport looks.
  * 0 with src filled, or -ENOENT (none running: tried holds the
- * directories looked in, for the message), -ENAMETOOLONG. */
+ * directories looked in, for the message), or another -errno with the
+ * reason in tried (-ELOOP: the link refused, named). */
 int pp_live_source_find(struct pp_live_source *src, const char *given,
 			char *tried, size_t tried_len);
 
@@ -77,8 +86,8 @@ int pp_live_source_self(struct pp_live_source *src, const char *events,
  * status then says not running). */
 int pp_live_source_poll(struct pp_live_source *src, struct pp_live_status *st);
 
-/* Stop optop's own profile, and remove its directory; nothing for a
- * watched profiler. */
+/* Stop optop's own profile, and remove its directory; for a watched
+ * profiler, let go of its directory. */
 void pp_live_source_close(struct pp_live_source *src);
 
 #endif /* PP_LIVE_SOURCE_H */

@@ -19,7 +19,9 @@ int pp_live_top_init(struct pp_live_top *t, const struct pp_live_source *src,
 	memset(t, 0, sizeof(*t));
 	t->src = *src;
 	pp_live_view_init(&t->view, opts, lg);
-	return pp_live_scan_init(&t->scan, t->src.current_dir, lg);
+	/* binaries kept in the session are read through it */
+	t->view.ropts.sd = &t->src.sd;
+	return pp_live_scan_init(&t->scan, &t->src.sd, t->src.current_dir, lg);
 }
 
 int pp_live_top_refresh(struct pp_live_top *t)

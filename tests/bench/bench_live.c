@@ -197,7 +197,7 @@ int main(void)
 				return 1;
 		}
 	}
-	if (pp_live_scan_init(&b.scan, b.current, NULL))
+	if (pp_live_scan_init(&b.scan, NULL, b.current, NULL))
 		return 1;
 	pp_live_view_init(&b.view, &o, NULL);
 	refresh(&b, &got);	/* the baseline: nothing there yet */

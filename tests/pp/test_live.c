@@ -20,6 +20,7 @@
 
 #include "odb.h"
 #include "op_names.h"
+#include "op_sessdir.h"
 #include "pp_live.h"
 #include "pp_live_view.h"
 #include "pp_symbols.h"
@@ -151,7 +152,7 @@ static void test_deltas(void **state)
 
 	add(path, 0x1000, 5);
 	add(path, 0x2000, 3);
-	assert_int_equal(pp_live_scan_init(&scan, f->current, NULL), 0);
+	assert_int_equal(pp_live_scan_init(&scan, NULL, f->current, NULL), 0);
 	refresh(&scan, &s, &news);
 	assert_int_equal(s.nr, 0);
 	assert_int_equal(news.samples, 0);
@@ -181,7 +182,7 @@ static void test_new_file(void **state)
 	struct seen s;
 
 	add(a, 0x10, 1);
-	assert_int_equal(pp_live_scan_init(&scan, f->current, NULL), 0);
+	assert_int_equal(pp_live_scan_init(&scan, NULL, f->current, NULL), 0);
 	refresh(&scan, &s, &news);
 	b = sfile(f, "/bin/b", -1);
 	add(b, 0x20, 7);
@@ -205,7 +206,7 @@ static void test_no_session_yet(void **state)
 	struct seen s;
 	char *a;
 
-	assert_int_equal(pp_live_scan_init(&scan, f->current, NULL), 0);
+	assert_int_equal(pp_live_scan_init(&scan, NULL, f->current, NULL), 0);
 	refresh(&scan, &s, &news);
 	assert_int_equal(s.nr, 0);
 	a = sfile(f, "/bin/a", 0);
@@ -232,7 +233,7 @@ static void test_growth(void **state)
 	for (uint64_t k = 1; k <= 100; k++)
 		assert_int_equal(odb_add(&db, k * 16, (uint32_t)k), 0);
 	odb_close(&db);
-	assert_int_equal(pp_live_scan_init(&scan, f->current, NULL), 0);
+	assert_int_equal(pp_live_scan_init(&scan, NULL, f->current, NULL), 0);
 	refresh(&scan, &s, &news);
 	assert_int_equal(stat(path, &before), 0);
 	assert_int_equal(odb_open(&db, NULL, path, ODB_RDWR), 0);
@@ -263,7 +264,7 @@ static void test_restart(void **state)
 
 	add(path, 0x100, 50);
 	add(path, 0x200, 20);
-	assert_int_equal(pp_live_scan_init(&scan, f->current, NULL), 0);
+	assert_int_equal(pp_live_scan_init(&scan, NULL, f->current, NULL), 0);
 	refresh(&scan, &s, &news);
 	assert_int_equal(unlink(path), 0);
 	add(path, 0x100, 4);
@@ -294,7 +295,7 @@ static void test_stop_and_reset(void **state)
 	struct seen s;
 
 	add(path, 0x100, 50);
-	assert_int_equal(pp_live_scan_init(&scan, f->current, NULL), 0);
+	assert_int_equal(pp_live_scan_init(&scan, NULL, f->current, NULL), 0);
 	refresh(&scan, &s, &news);
 	/* stopped: nothing moves */
 	refresh(&scan, &s, &news);
@@ -328,7 +329,7 @@ static void test_overflow_nodes(void **state)
 	struct seen s;
 
 	add(path, 0x100, UINT32_MAX - 1);
-	assert_int_equal(pp_live_scan_init(&scan, f->current, NULL), 0);
+	assert_int_equal(pp_live_scan_init(&scan, NULL, f->current, NULL), 0);
 	refresh(&scan, &s, &news);
 	add(path, 0x100, 5);
 	refresh(&scan, &s, &news);
@@ -353,7 +354,7 @@ static void test_not_sample_files(void **state)
 	assert_int_equal(tu_write_file(bad, "not a sample file", 17), 0);
 	snprintf(tmp, sizeof(tmp), "%s/{root}/.odbtmp.abcdef", f->current);
 	assert_int_equal(tu_write_file(tmp, "x", 1), 0);
-	assert_int_equal(pp_live_scan_init(&scan, f->current, NULL), 0);
+	assert_int_equal(pp_live_scan_init(&scan, NULL, f->current, NULL), 0);
 	refresh(&scan, &s, &news);
 	assert_int_equal(news.nr_bad, 1);
 	add(path, 0x10, 1);
@@ -376,7 +377,7 @@ static void test_unreadable_at_baseline(void **state)
 	struct seen s;
 
 	assert_int_equal(tu_write_file(path, "half a file", 11), 0);
-	assert_int_equal(pp_live_scan_init(&scan, f->current, NULL), 0);
+	assert_int_equal(pp_live_scan_init(&scan, NULL, f->current, NULL), 0);
 	refresh(&scan, &s, &news);
 	assert_int_equal(news.nr_bad, 1);
 	assert_int_equal(unlink(path), 0);
@@ -399,6 +400,105 @@ static char *target(void)
 
 	assert_true(asprintf(&p, "%s/tests/pp/pp_target_nopie", top ? top : "..") > 0);
 	return p;
+}
+
+
+/* ---- links planted in the watched session ---- */
+
+struct said {
+	char text[8192];
+	unsigned int nr;
+};
+
+static void said_fn(void *ctx, enum op_log_level level, const char *msg)
+{
+	struct said *w = ctx;
+	size_t len = strlen(w->text);
+
+	(void)level;
+	snprintf(w->text + len, sizeof(w->text) - len, "%s\n", msg);
+	w->nr++;
+}
+
+/* Read through the session's descriptor: a sample file that is a link, a
+ * directory of them that is a link, stats a link, then current itself a link, each to
+ * sample files outside with counts that grow; none is read, each is named
+ * once, and the session's own file still is. */
+static void test_links_refused(void **state)
+{
+	struct fixture *f = *state;
+	char *out = tu_mkdtemp(), *a = sfile(f, "/bin/a", -1), *b = sfile(f, "/bin/b", -1);
+	char *outside, *outdir, *linkdir, *cur2, *y, *stats, why[8192];
+	struct said said = { .nr = 0 };
+	struct op_logger lg = { said_fn, &said, OP_LOG_WARN };
+	struct fixture fo = { .dir = out };
+	struct op_sessdir sd;
+	struct pp_live_scan scan;
+	struct pp_live_news news;
+	struct seen s;
+
+	assert_non_null(out);
+	snprintf(fo.current, sizeof(fo.current), "%s/samples/current", out);
+	/* outside: /bin/b's file and /usr/bin/y's, with counts */
+	outside = sfile(&fo, "/bin/b", -1);
+	add(outside, 0x10, 5);
+	y = sfile(&fo, "/usr/bin/y", -1);
+	add(y, 0x20, 6);
+	/* planted: b's file a link to the outside one, {root}/usr a link */
+	add(a, 0x30, 1);
+	unlink(b);
+	assert_int_equal(symlink(outside, b), 0);
+	assert_true(asprintf(&linkdir, "%s/{root}/usr", f->current) > 0);
+	assert_true(asprintf(&outdir, "%s/{root}/usr", fo.current) > 0);
+	assert_int_equal(symlink(outdir, linkdir), 0);
+	assert_true(asprintf(&stats, "%s/stats", f->current) > 0);
+	assert_int_equal(symlink(out, stats), 0);
+
+	assert_int_equal(op_sessdir_open(&sd, f->dir, OP_SD_READ, why, sizeof(why)), 0);
+	assert_int_equal(pp_live_scan_init(&scan, &sd, f->current, &lg), 0);
+	refresh(&scan, &s, &news);
+	assert_int_equal(news.nr_bad, 2);
+	assert_int_equal(said.nr, 3);
+	snprintf(why, sizeof(why), "%s is a symbolic link: refused, not followed", b);
+	assert_non_null(strstr(said.text, why));
+	snprintf(why, sizeof(why), "%s is a symbolic link: refused, not followed", linkdir);
+	assert_non_null(strstr(said.text, why));
+	snprintf(why, sizeof(why), "%s is a symbolic link: refused, not followed", stats);
+	assert_non_null(strstr(said.text, why));
+	/* the outside counts grow: nothing of them is read, nothing said again */
+	add(outside, 0x10, 3);
+	add(a, 0x30, 2);
+	refresh(&scan, &s, &news);
+	assert_int_equal(s.total, 2);
+	assert_int_equal(seen_of(&s, 0x30), 2);
+	assert_int_equal(said.nr, 3);
+
+	/* current itself a link to the outside session */
+	assert_true(asprintf(&cur2, "%s.real", f->current) > 0);
+	assert_int_equal(rename(f->current, cur2), 0);
+	assert_int_equal(symlink(fo.current, f->current), 0);
+	add(outside, 0x10, 4);
+	refresh(&scan, &s, &news);
+	assert_int_equal(s.total, 0);
+	assert_int_equal(news.nr_bad, 1);
+	assert_int_equal(said.nr, 4);
+	snprintf(why, sizeof(why), "%s is a symbolic link: refused, not followed", f->current);
+	assert_non_null(strstr(said.text, why));
+	refresh(&scan, &s, &news);
+	assert_int_equal(said.nr, 4);	/* said once */
+
+	pp_live_scan_release(&scan);
+	op_sessdir_close(&sd);
+	tu_rm_rf(out);
+	free(out);
+	free(outside);
+	free(outdir);
+	free(linkdir);
+	free(cur2);
+	free(y);
+	free(stats);
+	free(a);
+	free(b);
 }
 
 /* The file offset of name in the table (PT_LOAD back from the vma). */
@@ -446,7 +546,7 @@ static void test_view(void **state)
 	kpath = sfile(f, "/bin/otherapp", 1);
 	add(tpath, a50, 1);
 	add(kpath, 0x10, 1);
-	assert_int_equal(pp_live_scan_init(&scan, f->current, NULL), 0);
+	assert_int_equal(pp_live_scan_init(&scan, NULL, f->current, NULL), 0);
 	pp_live_view_init(&v, &o, NULL);
 	pp_live_view_next(&v);
 	assert_int_equal(pp_live_scan_refresh(&scan, pp_live_view_delta, &v, NULL), 0);
@@ -646,7 +746,7 @@ static void test_callers(void **state)
 	assert_true(asprintf(&arcs, "%s/%s", f->current, rel) > 0);
 	free(rel);
 	add(arcs, mainf << 32 | a50, 1);
-	assert_int_equal(pp_live_scan_init(&scan, f->current, NULL), 0);
+	assert_int_equal(pp_live_scan_init(&scan, NULL, f->current, NULL), 0);
 	pp_live_view_init(&v, &o, NULL);
 	assert_int_equal(pp_live_scan_refresh(&scan, pp_live_view_delta, &v, NULL), 0);
 	/* main calls a50 7 times, b30 calls it 3 times */
@@ -810,6 +910,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_overflow_nodes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_sample_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unreadable_at_baseline, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_links_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_view, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kernel_rows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_callers, setup, teardown),

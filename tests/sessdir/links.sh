@@ -3,7 +3,8 @@
 # session holds, a link to a target directory outside it, against the
 # commands that write sessions (opcontrol --setup/--start/--dump/--save/
 # --reset/--shutdown/--snapshot, the daemon keeping containers' binaries in
-# kept/, operf) and those that read them (opreport, opexport). Each time: the
+# kept/, operf) and those that read them (opreport, opexport, optop
+# watching a running session). Each time: the
 # command says what it refused, nothing in the target is created, renamed
 # or deleted, and its file is intact. A session directory others may
 # write in is refused; one someone else owns is still read by the report
@@ -189,6 +190,73 @@ expect 1 "$SESSION_DIR/opd_ctl is a symbolic link: refused, not followed" opc --
 stop_daemon
 [ -L "$SESSION_DIR/opd_ctl" ] || fail "the daemon removed the link at opd_ctl"
 intact "the control socket a link"
+
+# ---- optop: watches a running session through its descriptor ----
+# links at a sample-file directory, a sample file and stats before it
+# starts: each named, none read; then, once it has its baseline and the
+# daemon is stopped, samples/current swapped for a link to a copy of the
+# session whose files are new to it: refused and named, and nothing of
+# the copy reported
+OPTOP=$top_builddir/pp/optop
+fresh
+expect 0 "" opc --setup --event=$EV --separate=lib,kernel
+expect 0 "" opc --start
+spin
+expect 0 "" opc --dump
+cur=$SESSION_DIR/samples/current
+copy=$E2E_TMP/optop-target
+mkdir -p "$copy"
+cp -a "$cur" "$copy/current"
+rm -rf "${copy:?}/current/stats"
+# new names to optop: the count field one more
+find "$copy/current" -type f -name 'TIMER.1000000.*' | while read -r f; do
+	mv "$f" "${f%/*}/TIMER.1000001.${f##*/TIMER.1000000.}"
+done
+[ -n "$(find "$copy/current" -type f -name 'TIMER.1000001.*')" ] ||
+	fail "no sample file in the copy for optop"
+copy_was=$(cd "$copy" && find . -printf '%p %y %s %T@\n' | sort)
+sample=$(find "$cur/{root}" -type f -path '*/burn/{dep}/{root}/*/burn/TIMER.*' | head -1)
+[ -n "$sample" ] || fail "no sample file for burn for optop"
+rm -f "$sample"
+ln -s "$TARGET/keep" "$sample"
+mkdir -p "$cur/{root}/planted"
+ln -s "$copy/current/{root}" "$cur/{root}/planted/dir"
+rm -rf "$cur/stats"
+ln -s "$TARGET" "$cur/stats"
+"$OPTOP" --batch -n 3 -d 1 -l 0 --session-dir="$SESSION_DIR" \
+	>"$E2E_TMP/optop.out" 2>"$E2E_TMP/optop.err" &
+optop=$!
+for _ in $(seq 200); do
+	grep -q "^optop: 1: " "$E2E_TMP/optop.out" && break
+	alive $optop || break
+	sleep 0.05
+done
+grep -q "^optop: 1: " "$E2E_TMP/optop.out" || { cat "$E2E_TMP/optop.err" >&2; fail "optop printed no first table"; }
+# stopped, the daemon makes no new file in current/ while it is swapped
+expect 0 "" opc --stop
+mv "$cur" "$cur.real"
+ln -s "$copy/current" "$cur"
+wait $optop || { cat "$E2E_TMP/optop.err" >&2; fail "optop --batch exited $?"; }
+rm "$cur"
+mv "$cur.real" "$cur"
+cat "$E2E_TMP/optop.err"
+for what in "$sample" "$cur/{root}/planted/dir" "$cur/stats" "$cur"; do
+	grep -qF "$what is a symbolic link: refused, not followed" "$E2E_TMP/optop.err" ||
+		{ cat "$E2E_TMP/optop.out" >&2; fail "optop did not name the link $what"; }
+done
+[ "$(grep -cF "$cur is a symbolic link" "$E2E_TMP/optop.err")" = 1 ] ||
+	fail "optop named the link at current more than once"
+if live_rows=$(awk '/^optop: [23]: /{ t = 1; next } t && $1 ~ /^[0-9]+$/ && $1 > 0' "$E2E_TMP/optop.out") &&
+	[ -n "$live_rows" ]; then
+	cat "$E2E_TMP/optop.out" >&2
+	fail "optop reported samples read through the link at current"
+fi
+[ "$copy_was" = "$(cd "$copy" && find . -printf '%p %y %s %T@\n' | sort)" ] ||
+	fail "the copy behind optop's links changed"
+expect 0 "" opc --shutdown
+stop_daemon
+intact "optop watching a session with links in it"
+echo "optop: every link refused and named"
 
 # the session directory itself: a link, writable by others, a parent
 # writable by others; refused, named, and nothing created in it
