@@ -10,6 +10,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <popt.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@
 #include "op_grow.h"
 #include "op_log.h"
 #include "op_names.h"
+#include "op_sessdir.h"
 #include "op_stats.h"
 #include "pp_cmdline.h"
 #include "pp_archive.h"
@@ -50,14 +52,12 @@ struct cmdline {
 
 /* The archive directory must be new or empty: an archive written over
  * another would mix two sessions' samples and binaries. (OProfile's
- * oparchive writes into it whatever it holds.) Returns an exit status. */
+ * oparchive writes into it whatever it holds.) A first look, before the
+ * session is read: nothing is created yet. Returns an exit status. */
 static int check_output_dir(const char *dir)
 {
 	char *real = realpath(dir, NULL);
-	struct dirent *de;
 	struct stat sb;
-	bool empty = true;
-	DIR *d;
 
 	if (real && !strcmp(real, "/")) {
 		free(real);
@@ -65,23 +65,50 @@ static int check_output_dir(const char *dir)
 		return PP_EXIT_USAGE;
 	}
 	free(real);
-	if (stat(dir, &sb)) {
+	if (lstat(dir, &sb)) {
 		if (errno == ENOENT)
 			return PP_EXIT_OK;
 		fprintf(stderr, "oparchive: cannot use %s: %s\n", dir, strerror(errno));
 		return PP_EXIT_OUTPUT;
 	}
-	if (!S_ISDIR(sb.st_mode)) {
+	/* a link: refused, by name, when it is opened */
+	if (!S_ISDIR(sb.st_mode) && !S_ISLNK(sb.st_mode)) {
 		fprintf(stderr, "oparchive: %s exists and is not a directory\n", dir);
 		return PP_EXIT_OUTPUT;
 	}
-	d = opendir(dir);
+	return PP_EXIT_OK;
+}
+
+/* Open the archive directory as a writer's (made 0755 when new), and
+ * check that it is empty, through the descriptor the archive is then
+ * written beneath. A link in it is named. Returns an exit status. */
+static int open_output_dir(struct op_sessdir *out, const char *dir)
+{
+	char err[PATH_MAX + 256];
+	struct dirent *de;
+	bool empty = true;
+	DIR *d;
+
+	if (op_sessdir_open(out, dir, OP_SD_WRITE | OP_SD_CREATE, err, sizeof(err))) {
+		fprintf(stderr, "oparchive: archive directory refused: %s\n", err);
+		return PP_EXIT_OUTPUT;
+	}
+	d = op_sd_opendir(out, ".");
 	if (!d) {
 		fprintf(stderr, "oparchive: cannot read %s: %s\n", dir, strerror(errno));
 		return PP_EXIT_OUTPUT;
 	}
-	while (empty && (de = readdir(d)))
-		empty = !strcmp(de->d_name, ".") || !strcmp(de->d_name, "..");
+	while ((de = readdir(d))) {
+		struct stat sb;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		empty = false;
+		if (!fstatat(dirfd(d), de->d_name, &sb, AT_SYMLINK_NOFOLLOW) &&
+		    S_ISLNK(sb.st_mode))
+			fprintf(stderr, "oparchive: %s/%s is a symbolic link: refused, "
+				"not followed\n", out->path, de->d_name);
+	}
 	closedir(d);
 	if (!empty) {
 		fprintf(stderr, "oparchive: %s exists and is not empty: give a new "
@@ -319,6 +346,7 @@ int main(int argc, const char **argv)
 	struct pp_archive arch = { 0 };
 	struct pp_spec spec = { 0 };
 	struct pp_fileset fs = { 0 };
+	struct op_sessdir out = { .fd = -1 };
 	char *session_dir = NULL, *root_debug = NULL;
 	const char *dir;
 	int status = PP_EXIT_OK;
@@ -362,10 +390,15 @@ int main(int argc, const char **argv)
 	if (status)
 		goto out;
 	have_fs = true;
-	if (cl.list_files)
+	if (cl.list_files) {
 		w.list = stdout;
-	else
+	} else {
+		status = open_output_dir(&out, cl.output);
+		if (status)
+			goto out;
 		w.dir = cl.output;
+		w.out = &out;
+	}
 	if (!cl.list_files && strcmp(dir, OP_DEFAULT_SESSION_DIR))
 		fprintf(stderr, "oparchive: the session in %s is archived at the "
 			"default place, %s%s\n", dir, cl.output,
@@ -381,6 +414,7 @@ out:
 	if (have_fs)
 		pp_fileset_release(&fs);
 	pp_archive_writer_release(&w);
+	op_sessdir_close(&out);
 	pp_archive_release(&arch);
 	pp_spec_release(&spec);
 	free(session_dir);

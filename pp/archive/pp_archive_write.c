@@ -27,24 +27,16 @@ static int write_error(struct pp_archive_writer *w, const char *what,
 	return -EIO;
 }
 
-/* mkdir -p of path's directories (not of its last component). */
-static int make_parents(struct pp_archive_writer *w, const char *path)
+/* A link met in the archive directory: refused, named, w->err set. */
+static int refused(struct pp_archive_writer *w, const char *rel, int err)
 {
-	char buf[PATH_MAX];
-	size_t len = strlen(path);
+	char why[PATH_MAX + 128];
 
-	if (len >= sizeof(buf))
-		return write_error(w, "create", path, ENAMETOOLONG);
-	memcpy(buf, path, len + 1);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0755) && errno != EEXIST)
-			return write_error(w, "create directory", buf, errno);
-		*p = '/';
-	}
-	return 0;
+	op_log(w->lg, OP_LOG_ERR, "cannot write the archive: %s",
+	       op_sd_explain(w->out, rel, err, why, sizeof(why)));
+	if (!w->err)
+		w->err = err;
+	return -EIO;
 }
 
 /* With --list-files: print src once. */
@@ -100,6 +92,7 @@ int pp_archive_put(struct pp_archive_writer *w, const struct op_sessdir *sd,
 {
 	char path[PATH_MAX];
 	struct timespec times[2];
+	const char *rel;
 	struct stat sb;
 	int in, out, ret;
 
@@ -120,21 +113,30 @@ int pp_archive_put(struct pp_archive_writer *w, const struct op_sessdir *sd,
 		close(in);
 		return write_error(w, "create", dest, ENAMETOOLONG);
 	}
-	ret = make_parents(w, path);
+	/* beneath the archive's descriptor: dest without its leading '/' */
+	rel = dest + strspn(dest, "/");
+	ret = op_sd_mkparents(w->out, rel, 0755);
 	if (ret) {
 		close(in);
-		return ret;
+		return ret == -ELOOP || ret == -EXDEV ? refused(w, rel, ret) :
+		       write_error(w, "create the directories of", path, -ret);
 	}
-	out = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
-		   (sb.st_mode & 07777) | S_IWUSR);
-	if (out < 0 && errno == EEXIST) {
-		/* met before: one image behind several sample files */
+	out = op_sd_open(w->out, rel, O_WRONLY | O_CREAT | O_EXCL,
+			 (sb.st_mode & 07777) | S_IWUSR);
+	if (out == -EEXIST) {
+		struct stat there;
+
 		close(in);
+		/* a link someone put there: refused; else met before (one
+		 * image behind several sample files) */
+		if (!op_sd_stat(w->out, rel, &there) && S_ISLNK(there.st_mode))
+			return refused(w, rel, -ELOOP);
 		return 0;
 	}
 	if (out < 0) {
 		close(in);
-		return write_error(w, "create", path, errno);
+		return out == -ELOOP || out == -EXDEV ? refused(w, rel, out) :
+		       write_error(w, "create", path, -out);
 	}
 	ret = copy_fd(in, out);
 	close(in);

@@ -14,9 +14,16 @@
  * DIR/usr/bin/ls); directories are made as needed. A file is copied with
  * its permission bits and mtime (opreport compares a binary's mtime with
  * its samples'), and never over an existing one: a destination met twice
- * is copied once. */
+ * is copied once.
+ *
+ * oparchive may run as root, and its directory is a writer's: out is it
+ * opened with OP_SD_WRITE (op_sessdir.h: owned by the user, writable by
+ * nobody else, nor its parents, not a link), and everything is created
+ * beneath that descriptor, no link followed: a link met inside is
+ * refused and named, nothing is written through it. */
 struct pp_archive_writer {
-	const char *dir;	/* the archive directory */
+	const char *dir;	/* the archive directory, as given (messages) */
+	const struct op_sessdir *out;	/* dir, opened as a writer's */
 	FILE *list;		/* non-NULL: --list-files, print sources here */
 	const struct op_logger *lg;	/* each copy is named at OP_LOG_INFO */
 	size_t nr_files;	/* copied or listed */

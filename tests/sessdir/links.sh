@@ -3,8 +3,8 @@
 # session holds, a link to a target directory outside it, against the
 # commands that write sessions (opcontrol --setup/--start/--dump/--save/
 # --reset/--shutdown/--snapshot, the daemon keeping containers' binaries in
-# kept/, operf) and those that read them (opreport, opexport, optop
-# watching a running session). Each time: the
+# kept/, operf, oparchive's output directory) and those that read them
+# (opreport, opexport, optop watching a running session). Each time: the
 # command says what it refused, nothing in the target is created, renamed
 # or deleted, and its file is intact. A session directory others may
 # write in is refused; one someone else owns is still read by the report
@@ -418,4 +418,38 @@ grep -qF "$E2E_TMP/r-chains/samples/current/callchains is a symbolic link: refus
 	{ echo "$OUT" >&2; fail "opexport did not name the callchains link"; }
 intact "the report tools"
 
+# ---- oparchive's output directory: a writer's ----
+OPARCHIVE=$top_builddir/pp/oparchive
+archive_refused() {	# WHAT MESSAGE DIR
+	expect 7 "$2" "$OPARCHIVE" --session-dir="$good" -o "$3"
+	intact "oparchive: $1"
+}
+# the directory itself a link
+ln -s "$TARGET" "$E2E_TMP/arch-link"
+archive_refused "the directory a link" \
+	"$E2E_TMP/arch-link is a symbolic link: refused, not followed" "$E2E_TMP/arch-link"
+# a link planted inside it before archiving: named, nothing written
+mkdir -m 0755 "$E2E_TMP/arch-planted"
+ln -s "$TARGET" "$E2E_TMP/arch-planted/var"
+archive_refused "a link inside" \
+	"$E2E_TMP/arch-planted/var is a symbolic link: refused, not followed" "$E2E_TMP/arch-planted"
+[ "$(ls -A "$E2E_TMP/arch-planted")" = var ] || fail "oparchive wrote beside a planted link"
+# a parent writable by others, not sticky: refused, nothing made
+mkdir -m 0777 "$E2E_TMP/arch-open"
+chmod 0777 "$E2E_TMP/arch-open"
+archive_refused "a parent open to others" \
+	"$E2E_TMP/arch-open (a parent of $E2E_TMP/arch-open/a): writable by group or others and not sticky" \
+	"$E2E_TMP/arch-open/a"
+[ ! -e "$E2E_TMP/arch-open/a" ] || fail "oparchive made its directory under an open parent"
+# the directory writable by others
+mkdir -m 0777 "$E2E_TMP/arch-777"
+chmod 0777 "$E2E_TMP/arch-777"
+archive_refused "the directory open to others" \
+	"$E2E_TMP/arch-777: writable by group or others (mode 0777)" "$E2E_TMP/arch-777"
+# a new one: made 0755, and read back
+expect 0 "" "$OPARCHIVE" --session-dir="$good" -o "$E2E_TMP/arch-new"
+[ "$(stat -c %a "$E2E_TMP/arch-new")" = 755 ] ||
+	fail "oparchive made its directory mode $(stat -c %a "$E2E_TMP/arch-new"), not 0755"
+expect 0 "burn" "$OPREPORT" "archive:$E2E_TMP/arch-new"
+intact "oparchive"
 echo "links.sh: $n session directories, every planted link refused and named"
