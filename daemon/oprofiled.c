@@ -12,8 +12,9 @@
  * daemonised oprofiled exit 0 (the child tells it through a pipe, or sends
  * the error message it must print before exiting 1).
  *
- * One room past 800 lines: the command line, the start-up and the loop
- * are the one thread's, and read in the order they run.
+ * The command line, the start-up and the loop are the one thread's, and
+ * read in the order they run; the process's own matters (what it
+ * inherits, daemonising) are opd_proc.c's.
  */
 #include "config.h"
 
