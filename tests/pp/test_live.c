@@ -656,7 +656,7 @@ static void test_kernel_rows(void **state)
 	*slash = '/';
 	add(upath, 0x10, 1);
 	add(kpath, 0x20, 1);
-	assert_int_equal(pp_live_scan_init(&scan, f->current, NULL), 0);
+	assert_int_equal(pp_live_scan_init(&scan, NULL, f->current, NULL), 0);
 	pp_live_view_init(&v, &o, NULL);
 	assert_int_equal(pp_live_scan_refresh(&scan, pp_live_view_delta, &v, NULL), 0);
 	add(upath, 0x10, 6);
@@ -830,7 +830,7 @@ static void test_callers_print(void **state)
 	flat = sfile(f, bin, -1);
 	mainarc = arc_file(f, bin, bin);
 	add(flat, a50, 1);
-	assert_int_equal(pp_live_scan_init(&scan, f->current, NULL), 0);
+	assert_int_equal(pp_live_scan_init(&scan, NULL, f->current, NULL), 0);
 	pp_live_view_init(&v, &o, NULL);
 	assert_int_equal(pp_live_scan_refresh(&scan, pp_live_view_delta, &v, NULL), 0);
 	/* a50: 100 samples, called from 12 binaries without symbols (one
