@@ -2,6 +2,10 @@
 # fresh session directory removed on exit, and the skip/fail rule for tests
 # that need the kernel's perf_event_open, which also take turns.
 set -euo pipefail
+# A command that fails outside a check ends the test under set -e; say which
+# (an inherit.sh run in CI ended with no word of why). Under set +e it
+# ends nothing and says nothing.
+trap '[[ $- != *e* ]] || echo "FAIL: line $LINENO of ${BASH_SOURCE[0]##*/}: \"$BASH_COMMAND\" exited $?" >&2' ERR
 
 : "${top_builddir:?run through make check}"
 : "${top_srcdir:?run through make check}"
