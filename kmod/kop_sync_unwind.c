@@ -32,6 +32,8 @@ int kop_sync_unwind_init(struct kop_sync *s)
 		kop_sync_unwind_release(s);
 		return -ENOMEM;
 	}
+	/* copies in the session's kept/ store: beneath it, no link */
+	kop_unwind_set_session(s->unwind, s->cfg->sd);
 	return 0;
 }
 

@@ -99,6 +99,7 @@ struct dbg_verdict {
 struct kop_unwind {
 	struct kop_dcookies *dc;
 	const struct op_logger *lg;
+	const struct op_sessdir *sd;	/* files under it: through it; read-only */
 	struct cached cache[NR_CACHED];
 	uint64_t clock;
 	struct ufile files[NR_FILES];	/* open addressing by cookie */
@@ -332,10 +333,14 @@ static Elf *vdso_elf(struct kop_unwind *u)
 }
 
 /* A file read whole (mapped, or read in when it cannot be), so that its
- * descriptor can be closed: a system-wide session meets thousands. */
-static Elf *open_file(const char *path)
+ * descriptor can be closed: a system-wide session meets thousands. A
+ * copy kept in the session is opened beneath it: a link in the store
+ * (someone's, in place of a copy the keeper refused to write through)
+ * is not followed. */
+static Elf *open_file(const struct op_sessdir *sd, const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = sd && op_sd_rel(sd, path) ? op_sd_open(sd, path, O_RDONLY, 0) :
+		 open(path, O_RDONLY | O_CLOEXEC);
 	Elf *elf;
 
 	if (fd < 0)
@@ -409,7 +414,7 @@ static struct ufile *get_file(struct kop_unwind *u, uint64_t cookie,
 	if (info->kind == KOP_IMAGE_ANON)
 		f->elf = op_is_vdso_name(info->path) ? vdso_elf(u) : NULL;
 	else
-		f->elf = open_file(info->path);
+		f->elf = open_file(u->sd, info->path);
 	len = strlen(info->path);
 	snprintf(f->name, sizeof(f->name), "%s",
 		 info->path + (len < sizeof(f->name) ? 0 : len - sizeof(f->name) + 1));
@@ -811,6 +816,11 @@ struct kop_unwind *kop_unwind_new(struct kop_dcookies *dc,
 	u->cb.section_address = dwfl_offline_section_address;
 	u->cb.debuginfo_path = &u->debuginfo_path;
 	return u;
+}
+
+void kop_unwind_set_session(struct kop_unwind *u, const struct op_sessdir *sd)
+{
+	u->sd = sd;
 }
 
 void kop_unwind_free(struct kop_unwind *u)

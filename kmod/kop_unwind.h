@@ -34,6 +34,7 @@
 #include "kop_dcookie.h"
 #include "kop_task.h"
 #include "op_log.h"
+#include "op_sessdir.h"
 
 /* The user registers asked for (perf's x86_64 numbering: AX BX CX DX SI DI
  * BP SP IP, R8 to R15): what a DWARF x86_64 frame can name, no more. */
@@ -88,6 +89,10 @@ struct kop_unwind;
 struct kop_unwind *kop_unwind_new(struct kop_dcookies *dc,
 				  const struct op_logger *lg);
 void kop_unwind_free(struct kop_unwind *u);
+/* sd: the session directory; a file named under it (a copy in its kept/
+ * store) is opened beneath it, never through a link (op_sessdir.h).
+ * NULL, the default: every file by its path. sd must outlive u. */
+void kop_unwind_set_session(struct kop_unwind *u, const struct op_sessdir *sd);
 
 /* Unwind the sample of thread tid of task k with user state *ur into pcs
  * (at most max, max >= 1): pcs[0] is the user pc the registers hold (the

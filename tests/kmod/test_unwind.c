@@ -9,7 +9,9 @@
  * (without a frame pointer: the chain ends; with one: libdw's fallback
  * follows it, and it is counted), a
  * stack copy cut short and a recursion deeper than the copy, a signal
- * frame. And the record parser on records whose sizes do not add up. */
+ * frame; a file named after a copy in a session's kept/ store, read
+ * beneath the session and not through a link there. And the record
+ * parser on records whose sizes do not add up. */
 #include "config.h"
 
 #include <setjmp.h>
@@ -23,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kop_unwind.h"
@@ -478,6 +481,83 @@ static void test_dlopen(void **state)
 	free(c2.stack);
 }
 
+/* A file whole into another path. */
+static void copy_file(const char *from, const char *to)
+{
+	FILE *f = fopen(from, "re");
+	static char buf[1 << 22];
+	size_t n;
+
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof(buf), f);
+	assert_true(n > 0 && n < sizeof(buf));
+	fclose(f);
+	assert_int_equal(tu_write_file(to, buf, n), 0);
+}
+
+/* The helper named after a copy in a session's kept/ store, as the daemon
+ * names a container's binary: with kept/ a link to the helper's own
+ * directory, the file is not read through it (its frames are not
+ * unwound, the build failure counted); a real copy there is read. */
+static void test_session_link(void **state)
+{
+	static const char *const want[] = { "rec_capture", "take", "rec_b",
+		"rec_a", "main", NULL };
+	char helper[PATH_MAX], hdir[PATH_MAX], why[PATH_MAX + 128];
+	char names[MAX_PCS][128];
+	char *sess = tu_mkdtemp(), *kept = tu_path(sess, "kept"), *copy;
+	struct kop_unwind_stats st;
+	struct op_sessdir sd;
+	struct rec_case c;
+	uint64_t pcs[MAX_PCS];
+	enum kop_unwind_end end;
+	struct env e;
+	size_t n;
+
+	(void)state;
+	assert_non_null(realpath("kmod/unwind_rec", helper));
+	snprintf(hdir, sizeof(hdir), "%s", helper);
+	*strrchr(hdir, '/') = '\0';
+	copy = tu_path(kept, "unwind_rec");
+	load("main", &c);
+	for (size_t i = 0; i < c.nr_maps; i++)
+		if (!strcmp(c.maps[i].path, helper))
+			snprintf(c.maps[i].path, sizeof(c.maps[i].path), "%s", copy);
+	assert_int_equal(op_sessdir_open(&sd, sess, OP_SD_READ, why, sizeof(why)), 0);
+
+	/* kept/ a link to where the helper is */
+	assert_int_equal(symlink(hdir, kept), 0);
+	env_init(&e, &c);
+	kop_unwind_set_session(e.u, &sd);
+	n = walk(&e, &c, 0, MAX_PCS, pcs, &end);
+	kop_unwind_get_stats(e.u, &st);
+	name_pcs(&c, pcs, n, names);
+	show("main, kept/ a link", names, n, end);
+	assert_true(st.nr_build_fail >= 1);
+	assert_false(in_order(names, n, want));
+	env_release(&e);
+
+	/* a real copy */
+	assert_int_equal(unlink(kept), 0);
+	assert_int_equal(mkdir(kept, 0755), 0);
+	copy_file(helper, copy);
+	env_init(&e, &c);
+	kop_unwind_set_session(e.u, &sd);
+	n = walk(&e, &c, 0, MAX_PCS, pcs, &end);
+	name_pcs(&c, pcs, n, names);
+	show("main, a kept copy", names, n, end);
+	assert_int_equal(end, KOP_UNWIND_DONE);
+	assert_true(in_order(names, n, want));
+	env_release(&e);
+
+	op_sessdir_close(&sd);
+	free(c.stack);
+	tu_rm_rf(sess);
+	free(sess);
+	free(kept);
+	free(copy);
+}
+
 /* max pcs, then DEPTH; registers not 64-bit: nothing */
 static void test_depth_and_abi(void **state)
 {
@@ -574,6 +654,7 @@ int main(void)
 		cmocka_unit_test(test_fp_fallback),
 		cmocka_unit_test(test_short_stack),
 		cmocka_unit_test(test_dlopen),
+		cmocka_unit_test(test_session_link),
 		cmocka_unit_test(test_depth_and_abi),
 		cmocka_unit_test(test_parse),
 	};
