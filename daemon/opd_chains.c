@@ -60,9 +60,9 @@ static void say(struct opd_chains *c, const char *what, int err)
 }
 
 /* A chain not stored: counted, and said once. */
-static void lost(struct opd_chains *c, const char *what, int err)
+static void lost(struct opd_chains *c, const char *what, int err, uint32_t n)
 {
-	c->nr_lost++;
+	c->nr_lost += n;
 	say(c, what, err);
 }
 
@@ -639,7 +639,8 @@ static odb_t *counts_file(struct opd_chains *c, const struct opd_chain_key *key)
 }
 
 void opd_chains_add(struct opd_chains *c, const struct opd_chain_key *key,
-		    uint32_t app, const struct op_chain_frame *frames, size_t nr)
+		    uint32_t app, const struct op_chain_frame *frames, size_t nr,
+		    uint32_t count)
 {
 	size_t n = HDR_WORDS + nr * FRAME_WORDS, slot = 0;
 	uint32_t stackw[HDR_WORDS + 64 * FRAME_WORDS];
@@ -672,17 +673,17 @@ void opd_chains_add(struct opd_chains *c, const struct opd_chain_key *key,
 			goto err;
 	}
 	db = counts_file(c, key);
-	ret = db ? odb_add(db, id, 1) : -errno;
+	ret = db ? odb_add(db, id, count) : -errno;
 	if (ret)
 		goto err;
-	c->nr_added++;
+	c->nr_added += count;
 	if (w != stackw)
 		free(w);
 	return;
 err:
 	if (w != stackw)
 		free(w);
-	lost(c, "storing a call chain", ret);
+	lost(c, "storing a call chain", ret, count);
 }
 
 int opd_chains_sync(struct opd_chains *c)

@@ -87,12 +87,12 @@ int opd_chains_init(struct opd_chains *c, const struct op_sessdir *sd,
 uint32_t opd_chains_image(struct opd_chains *c, const struct op_img *img,
 			  bool is_kernel);
 
-/* Count one sample whose chain is app (an image ID, 0 for none) and
+/* Count count samples whose chain is app (an image ID, 0 for none) and
  * frames[0..nr) (frames[0] the sampled pc). Failures are counted in
- * nr_lost and logged once. */
+ * nr_lost (count of them) and logged once. */
 void opd_chains_add(struct opd_chains *c, const struct opd_chain_key *key,
 		    uint32_t app, const struct op_chain_frame *frames,
-		    size_t nr);
+		    size_t nr, uint32_t count);
 
 /* Write the lists out (fdatasync), then msync the counts, so that what
  * a sync leaves on disk names no node it does not hold. 0 or the first

@@ -159,7 +159,9 @@ static bool h_trace_end(struct opd_decoder *dec, const uint64_t *args)
 }
 
 /* The codes that may come inside a chain: they say where its next frame
- * lies. Any other breaks the chain off. */
+ * lies (and, before its sample, SAMPLE_COUNT how many it stands for: the
+ * caller of in_chain() lets that one through). Any other breaks the chain
+ * off. */
 static bool in_chain(uint64_t code)
 {
 	return code == OP_KERNEL_ENTER || code == OP_USER_ENTER ||
@@ -239,13 +241,15 @@ void opd_decode(struct opd_decoder *dec, const uint64_t *w, size_t n)
 			}
 			dec->t.event = (uint32_t)ev;
 			if (dec->t.trace == OPD_TRACE_CALLERS) {
-				/* no count comes inside a chain: the
-				 * SAMPLE_COUNT would have ended it */
+				/* no count comes among the callers (it
+				 * would have ended the chain): each counts
+				 * as the chain's sample, t.count */
 				dec->nr_callers++;
 				if (dec->ops->caller)
 					dec->ops->caller(dec->ctx, &dec->t, pc);
 				continue;
 			}
+			dec->t.count = count;
 			dec->nr_samples += count;
 			dec->nr_samples_cpu[dec->t.cpu] += count;
 			dec->ops->sample(dec->ctx, &dec->t, pc, count);
@@ -290,7 +294,8 @@ void opd_decode(struct opd_decoder *dec, const uint64_t *w, size_t n)
 			continue;
 		}
 		i += 2 + (size_t)nr_args;
-		if (dec->t.trace != OPD_TRACE_NONE && !in_chain(code)) {
+		if (dec->t.trace != OPD_TRACE_NONE && !in_chain(code) &&
+		    !(code == OP_SAMPLE_COUNT && dec->t.trace == OPD_TRACE_SAMPLE)) {
 			bad(dec, OPD_BAD_TRUNCATED, code);
 			end_trace(dec, false);
 		}

@@ -50,6 +50,8 @@ struct opd_transient {
 	bool in_kernel;		/* after KERNEL_ENTER: samples are absolute pcs */
 	enum opd_trace trace;	/* where in a call chain the stream is */
 	uint32_t event;		/* event index of the sample being delivered */
+	uint32_t count;		/* how many samples it stands for (SAMPLE_COUNT);
+				 * a chain's callers count as many */
 };
 
 /* Kinds of bad sequence, each logged once. */
@@ -65,13 +67,15 @@ enum opd_bad_kind {
 struct opd_decode_ops {
 	/* A complete sample, n of them at once (SAMPLE_COUNT): pc is the
 	 * offset in t->cookie's image (user) or the absolute kernel pc
-	 * (t->in_kernel); t->event is set. n is 1 for a sample with callers. */
+	 * (t->in_kernel); t->event and t->count (n) are set; the callers
+	 * of a sample with a chain stand for n each. */
 	void (*sample)(void *ctx, const struct opd_transient *t, uint64_t pc,
 		       uint32_t n);
 	/* MODULE_LOADED seen; may be NULL */
 	void (*module_loaded)(void *ctx);
 	/* A caller in the chain of the last sample (t->trace is
-	 * OPD_TRACE_CALLERS): pc as for a sample, in t's image and mode.
+	 * OPD_TRACE_CALLERS): pc as for a sample, in t's image and mode;
+	 * it counts t->count times, as its sample did.
 	 * May be NULL (callers are then counted only). */
 	void (*caller)(void *ctx, const struct opd_transient *t, uint64_t pc);
 	/* The chain of the last sample ends: complete at TRACE_END, not

@@ -183,6 +183,7 @@ static void sample(void *ctx, const struct opd_transient *t, uint64_t pc,
 		c->callee_offset = offset;
 		c->app = app;
 		c->event = t->event;
+		c->count = n;
 		c->tgid = tgid;
 		c->tid = tid;
 		c->cpu = cpu;
@@ -227,7 +228,7 @@ static void caller(void *ctx, const struct opd_transient *t, uint64_t pc)
 	image = locate(sp, t, pc, &offset);
 	dep = image ? dep_of(sp, t, image, c->app) : NULL;
 	if (!dep) {
-		sp->nr_bt_lost_no_mapping++;
+		sp->nr_bt_lost_no_mapping += c->count;
 		c->cut = true;	/* the chain so far is still stored */
 		return;
 	}
@@ -242,11 +243,11 @@ static void caller(void *ctx, const struct opd_transient *t, uint64_t pc)
 
 		/* a new file may evict the sample path's cached one */
 		sp->last_file = NULL;
-		f = opd_sfile_get(sp->sfiles, &key, 1);
+		f = opd_sfile_get(sp->sfiles, &key, c->count);
 	}
 	if (f && opd_sfile_add(sp->sfiles, f, offset << 32 |
-			       (c->callee_offset & 0xffffffffULL), 1))
-		sp->nr_arcs++;
+			       (c->callee_offset & 0xffffffffULL), c->count))
+		sp->nr_arcs += c->count;
 	c->callee = image;
 	c->callee_offset = offset;
 }
@@ -280,9 +281,10 @@ static void trace_end(void *ctx, const struct opd_transient *t, bool complete)
 			app = c->app->chain_id;
 		}
 		if (c->nr_frames == SIZE_MAX || (c->app && !app))
-			sp->chains->nr_lost++;
+			sp->chains->nr_lost += c->count;
 		else
-			opd_chains_add(sp->chains, &key, app, c->frames, c->nr_frames);
+			opd_chains_add(sp->chains, &key, app, c->frames, c->nr_frames,
+				       c->count);
 	}
 	c->on = false;
 }

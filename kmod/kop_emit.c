@@ -217,7 +217,7 @@ void kop_emit_cpu(struct kop_sync *s, int cpu)
 		nr_written += e->count;
 		nr_kernel += e->kernel ? e->count : 0;
 		nr_anon += e->anon ? e->count : 0;
-		nr_chains += e->nr_frames != 0;
+		nr_chains += e->nr_frames ? e->count : 0;
 	}
 	s->counts.nr_samples += nr_written;
 	s->counts.nr_kernel_samples += nr_kernel;

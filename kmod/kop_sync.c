@@ -136,6 +136,7 @@ struct tally_key {
 	uint64_t offset, cookie, app;
 	uint64_t ids;	/* tid and tgid, laid out as in a kop_resolved */
 	uint64_t kind;	/* event, kernel and anon: kind_word() */
+	uint64_t chain;	/* its callers' chain_hash(); 0 without */
 };
 
 static inline uint64_t pair_ids(int32_t tid, int32_t tgid)
@@ -201,16 +202,40 @@ static inline uint64_t resolved_kind(const struct kop_resolved *t)
 static inline uint64_t tally_hash(const struct tally_key k)
 {
 	uint64_t h = k.offset ^ k.cookie * 0x9e3779b97f4a7c15ULL ^ k.ids ^
-		     (k.kind << 40 | k.kind >> 24);
+		     (k.kind << 40 | k.kind >> 24) ^ k.chain;
 
 	return h * 0xff51afd7ed558ccdULL;
 }
 
-/* A sample without callers that resolved to k is met again in o's block:
- * its twin counts it, true. Otherwise *free_at is the tally slot to
- * remember it in once it has its place in the list (KOP_TALLY_SLOTS when
- * the probe found none) and *tag what that slot keeps beside the place. */
+/* The callers a sample resolved to, as one word for the tally's key;
+ * never 0, the key of no callers. */
+static uint64_t chain_hash(const struct kop_frame *f, uint32_t nr)
+{
+	uint64_t h = nr;
+
+	for (uint32_t i = 0; i < nr; i++)
+		h = (h ^ f[i].offset ^ f[i].cookie * 0x9e3779b97f4a7c15ULL ^
+		     f[i].kernel) * 0xff51afd7ed558ccdULL;
+	return h | 1;
+}
+
+static bool same_frames(const struct kop_frame *a, const struct kop_frame *b,
+			uint32_t nr)
+{
+	for (uint32_t i = 0; i < nr; i++)
+		if (a[i].offset != b[i].offset || a[i].cookie != b[i].cookie ||
+		    a[i].kernel != b[i].kernel)
+			return false;
+	return true;
+}
+
+/* A sample that resolved to k, with the callers at chain (none when
+ * k.chain is 0; they are o's last frames), is met again in o's block: its
+ * twin counts it, true. Otherwise *free_at is the tally slot to remember
+ * it in once it has its place in the list (KOP_TALLY_SLOTS when the probe
+ * found none) and *tag what that slot keeps beside the place. */
 static inline bool tally(struct kop_cpu_out *o, const struct tally_key k,
+			 const struct kop_chain_pos *chain,
 			 uint32_t *free_at, uint64_t *tag)
 {
 	uint64_t h = tally_hash(k);
@@ -234,7 +259,11 @@ static inline bool tally(struct kop_cpu_out *o, const struct tally_key k,
 		t = &o->v[(uint32_t)slot - 1];
 		if (t->offset == k.offset && t->cookie == k.cookie &&
 		    resolved_ids(t) == k.ids && t->app_cookie == k.app &&
-		    resolved_kind(t) == k.kind && t->count < UINT32_MAX) {
+		    resolved_kind(t) == k.kind && t->count < UINT32_MAX &&
+		    t->nr_frames == chain->nr_frames &&
+		    (!k.chain || same_frames(&o->frames[t->first_frame],
+					     &o->frames[chain->first_frame],
+					     chain->nr_frames))) {
 			t->count++;
 			return true;
 		}
@@ -425,20 +454,25 @@ static void do_sample(struct kop_sync *s, const struct kop_ring *r,
 		}
 	}
 	app = k ? k->app_cookie : OP_NO_COOKIE;
-	if (module)
-		/* what follows is resolved against the new module set: no
-		 * sample before it may count one after */
-		kop_tally_clear(o);
-	else if (!s->cfg->callgraph_depth &&
-		 tally(o, (struct tally_key){ offset, cookie, app,
-					      pair_ids(tid, tgid),
-					      kind_word(r->event, kernel, anon) },
-		       &free_at, &tag))
-		return;
 	if (s->cfg->callgraph_depth)
 		resolve_chain(s, o, k, h, kernel, &frames);
 	if (s->unwind)
 		kop_sync_unwind(s, o, k, h, kernel, &frames);
+	if (module) {
+		/* what follows is resolved against the new module set: no
+		 * sample before it may count one after */
+		kop_tally_clear(o);
+	} else if (tally(o, (struct tally_key){ offset, cookie, app,
+					       pair_ids(tid, tgid),
+					       kind_word(r->event, kernel, anon),
+					       frames.nr_frames ?
+					       chain_hash(&o->frames[frames.first_frame],
+							  frames.nr_frames) : 0 },
+			 &frames, &free_at, &tag)) {
+		/* its twin's callers stand for these */
+		o->nr_frames -= frames.nr_frames;
+		return;
+	}
 	slot = out_slot(s, r->cpu);
 	if (!slot) {
 		s->counts.nr_lost_evbuf++;

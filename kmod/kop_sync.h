@@ -51,9 +51,10 @@ struct kop_frame {
 	uint8_t kernel;
 };
 
-/* The tally: where in a CPU's list the samples without callers are, by a
- * hash of what they resolved to, so that a sample met again in the same
- * block adds one to its twin's count instead of taking a place of its own.
+/* The tally: where in a CPU's list the samples are, by a hash of what they
+ * resolved to, their callers included, so that a sample met again in the
+ * same block, the same chain under it, adds one to its twin's count
+ * instead of taking a place of its own (and its chain's frames).
  * A block of a busy CPU holds thousands of samples (250 ms at 10 kHz) of a
  * few hundred pcs, often fewer: each distinct one then costs the stream,
  * the event buffer and the daemon once, not once a sample. A slot holds

@@ -45,8 +45,11 @@ enum op_code {
 	OP_DROPPED = 10,
 	/* args: n, at least 2: the sample whose two words follow at once
 	 * stands for n samples of the same context, pc and event (the sync
-	 * thread's tally of a block's repeats). Never before a chain: a
-	 * sample with callers counts once */
+	 * thread's tally of a block's repeats). In a chain it comes after
+	 * TRACE_BEGIN (and the sample's KERNEL_ENTER, USER_ENTER or
+	 * COOKIE_SWITCH), right before the sample: the chain then stands
+	 * for n, its callers counted n times each. Anywhere else in a chain
+	 * it breaks the chain off */
 	OP_SAMPLE_COUNT = 11,
 	OP_NR_CODES
 };

@@ -85,7 +85,7 @@ int main(int argc, char **argv)
 			k = s;	/* every chain at least once */
 		for (unsigned long d = 0; d < depth; d++)
 			f[d] = chains[k * depth + d];
-		opd_chains_add(&c, &key, ids[0], f, depth);
+		opd_chains_add(&c, &key, ids[0], f, depth, 1);
 	}
 	free(chains);
 	if (opd_chains_sync(&c) || c.nr_lost) {

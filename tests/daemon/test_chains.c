@@ -92,14 +92,16 @@ static void test_store(void **state)
 	f[1] = (struct op_chain_frame){ .image = l, .offset = 0x20 };
 	f[2] = (struct op_chain_frame){ .image = a, .offset = 0x10 };
 	/* nodes: 1 the root of app a, 2 a+0x10, 3 libc+0x20, 4 kernel+0x30 */
-	opd_chains_add(&c, &all, a, f, 3);
-	opd_chains_add(&c, &all, a, f, 3);
-	opd_chains_add(&c, &cpu1, a, f, 3);
-	opd_chains_add(&c, &all, a, f + 1, 2);	/* its caller's chain: node 3 */
-	opd_chains_add(&c, &all, 0, f + 2, 1);	/* no app: another root, 5 and 6 */
+	opd_chains_add(&c, &all, a, f, 3, 1);
+	opd_chains_add(&c, &all, a, f, 3, 1);
+	opd_chains_add(&c, &cpu1, a, f, 3, 1);
+	opd_chains_add(&c, &all, a, f + 1, 2, 1);	/* its caller's chain: node 3 */
+	/* no app, four samples at once (a tallied chain): another root, 5
+	 * and 6 */
+	opd_chains_add(&c, &all, 0, f + 2, 1, 4);
 	assert_int_equal(c.nr_chains, 3);
 	assert_int_equal(c.nr_nodes, 6);
-	assert_int_equal(c.nr_added, 5);
+	assert_int_equal(c.nr_added, 8);
 	assert_int_equal(c.nr_lost, 0);
 	assert_int_equal(opd_chains_sync(&c), 0);
 	opd_chains_release(&c);
@@ -109,7 +111,7 @@ static void test_store(void **state)
 
 	assert_int_equal(count_of(dir, "TIMER.1000000.0.all.all.all", 4), 2);
 	assert_int_equal(count_of(dir, "TIMER.1000000.0.all.all.all", 3), 1);
-	assert_int_equal(count_of(dir, "TIMER.1000000.0.all.all.all", 6), 1);
+	assert_int_equal(count_of(dir, "TIMER.1000000.0.all.all.all", 6), 4);
 	assert_int_equal(count_of(dir, "TIMER.1000000.0.all.all.1", 4), 1);
 	assert_int_equal(op_chains_read_images(NULL, dir, &im), 0);
 	assert_int_equal(im.nr, 3);
@@ -136,9 +138,9 @@ static void test_store(void **state)
 	v = opd_chains_image(&c, &vdso, false);
 	assert_int_equal(v, 4);
 	assert_int_equal(opd_chains_image(&c, &app, false), a);
-	opd_chains_add(&c, &all, a, f, 3);
+	opd_chains_add(&c, &all, a, f, 3, 1);
 	f[0].image = v;
-	opd_chains_add(&c, &all, a, f, 3);	/* node 7 under node 3 */
+	opd_chains_add(&c, &all, a, f, 3, 1);	/* node 7 under node 3 */
 	assert_int_equal(c.nr_nodes, 7);
 	opd_chains_release(&c);
 	assert_int_equal(count_of(dir, "TIMER.1000000.0.all.all.all", 4), 3);
@@ -176,7 +178,7 @@ static void test_store(void **state)
 		assert_int_equal(opd_chains_image(&c, &(struct op_img){
 			.kind = OP_IMG_FILE, .path = (char *)"/bin/half" }, false), 5);
 		f[0] = (struct op_chain_frame){ .image = l, .offset = UINT64_MAX };
-		opd_chains_add(&c, &all, 0, f, 1);	/* node 8 under root 5 */
+		opd_chains_add(&c, &all, 0, f, 1, 1);	/* node 8 under root 5 */
 		assert_int_equal(c.nr_nodes, 8);
 		opd_chains_release(&c);
 		assert_int_equal(chain_of(dir, 8, g, &app_id, &nodes), 1);
@@ -248,7 +250,7 @@ static void test_first_format(void **state)
 	}
 
 	assert_int_equal(opd_chains_init(&c, NULL, top, NULL), 0);
-	opd_chains_add(&c, &all, 2, f, 2);
+	opd_chains_add(&c, &all, 2, f, 2, 1);
 	assert_int_equal(c.nr_lost, 1);
 	assert_int_equal(c.nr_added, 0);
 	opd_chains_release(&c);
@@ -283,8 +285,8 @@ static void test_frozen(void **state)
 	assert_int_equal(tu_write_file(chains, "OPCHAIN2\x01\x01\x00\x01\x01\x10", 14), 0);
 	assert_int_equal(opd_chains_init(&c, NULL, top, NULL), 0);
 	assert_int_equal(opd_chains_image(&c, &app, false), 0);
-	opd_chains_add(&c, &all, 0, &f, 1);
-	opd_chains_add(&c, &all, 0, &f, 1);
+	opd_chains_add(&c, &all, 0, &f, 1, 1);
+	opd_chains_add(&c, &all, 0, &f, 1, 1);
 	assert_int_equal(c.nr_lost, 2);
 	assert_int_equal(c.nr_added, 0);
 	opd_chains_release(&c);
@@ -296,7 +298,7 @@ static void test_frozen(void **state)
 	assert_int_equal(tu_write_file(images, "1 0 {root}/bin/app\n", 19), 0);
 	assert_int_equal(tu_write_file(chains, "NOTACHAINLIST", 13), 0);
 	assert_int_equal(opd_chains_init(&c, NULL, top, NULL), 0);
-	opd_chains_add(&c, &all, 0, &f, 1);
+	opd_chains_add(&c, &all, 0, &f, 1, 1);
 	assert_int_equal(c.nr_lost, 1);
 	opd_chains_release(&c);
 	assert_int_equal(stat(chains, &sb), 0);
@@ -305,7 +307,7 @@ static void test_frozen(void **state)
 	/* a torn header: a new list */
 	assert_int_equal(tu_write_file(chains, "OPCH", 4), 0);
 	assert_int_equal(opd_chains_init(&c, NULL, top, NULL), 0);
-	opd_chains_add(&c, &all, 0, &f, 1);
+	opd_chains_add(&c, &all, 0, &f, 1, 1);
 	assert_int_equal(c.nr_lost, 0);
 	assert_int_equal(c.nr_added, 1);
 	opd_chains_release(&c);

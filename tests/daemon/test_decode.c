@@ -52,6 +52,7 @@ struct sink {
 	size_t nr_modules;
 	struct rec callers[16];
 	size_t nr_callers;
+	size_t nr_caller_counted;	/* each caller its chain's t->count times */
 	size_t nr_complete, nr_broken;	/* chains ended */
 	uint64_t nr_counted;	/* samples, each call's n summed */
 };
@@ -62,7 +63,7 @@ static void sink_sample(void *ctx, const struct opd_transient *t, uint64_t pc,
 	struct sink *s = ctx;
 
 	assert_true(n >= 1);
-	assert_true(n == 1 || t->trace == OPD_TRACE_NONE);
+	assert_int_equal(t->count, n);
 	s->nr_counted += n;
 
 	/* whatever the stream, a delivered sample has its context */
@@ -93,6 +94,7 @@ static void sink_caller(void *ctx, const struct opd_transient *t, uint64_t pc)
 							  t->app_cookie, t->cookie,
 							  t->in_kernel, t->event };
 	s->nr_callers++;
+	s->nr_caller_counted += t->count;
 }
 
 static void sink_trace_end(void *ctx, const struct opd_transient *t, bool complete)
@@ -186,6 +188,10 @@ static const struct decode_case decode_cases[] = {
 	  { CTX0, ESC, OP_SAMPLE_COUNT, 3, ESC, OP_TRACE_BEGIN, 0x1, 0, 0x2, 0,
 	    ESC, OP_TRACE_END }, CTX0_N + 11, 1, 1, 1,
 	  { 0x1, 0, 100, 100, 7, 9, false, 0 } },
+	{ "a count right before a chain's sample is the chain's",
+	  { CTX0, ESC, OP_TRACE_BEGIN, ESC, OP_SAMPLE_COUNT, 3, 0x1, 0, 0x2, 0,
+	    ESC, OP_TRACE_END }, CTX0_N + 11, 1, 3, 0,
+	  { 0x1, 0, 100, 100, 7, 9, false, 0 } },
 	{ "a count breaks a chain off, then counts its sample",
 	  { CTX0, ESC, OP_TRACE_BEGIN, 0x1, 0, ESC, OP_SAMPLE_COUNT, 3, 0x2, 0 },
 	  CTX0_N + 9, 1, 4, 1, { 0x1, 0, 100, 100, 7, 9, false, 0 } },
@@ -273,6 +279,39 @@ static void test_decode_chains(void **state)
 	assert_int_equal(dec->nr_bad_kind[OPD_BAD_TRUNCATED], 1);
 	assert_int_equal(dec->nr_samples, 5);
 	assert_int_equal(dec->nr_callers, 4);
+	free(dec);
+}
+
+/* A tallied chain (SAMPLE_COUNT after TRACE_BEGIN and the sample's
+ * position, right before it): the sample and each caller stand for n; the
+ * next chain, uncounted, for one. */
+static void test_decode_counted_chain(void **state)
+{
+	static const uint64_t w[] = {
+		CTX0,
+		ESC, OP_TRACE_BEGIN, ESC, OP_KERNEL_ENTER, ESC, OP_SAMPLE_COUNT, 4,
+		KTEXT + 1, 0, ESC, OP_USER_ENTER, ESC, OP_COOKIE_SWITCH, 11, 0x30, 0,
+		ESC, OP_COOKIE_SWITCH, 12, 0x40, 0, ESC, OP_TRACE_END,
+		ESC, OP_TRACE_BEGIN, 0x50, 0, 0x60, 0, ESC, OP_TRACE_END,
+	};
+	struct opd_decoder *dec = malloc(sizeof(*dec));
+	struct sink s = { 0 };
+	struct logcount lc = { 0 };
+	struct op_logger lg = { count_log, &lc, OP_LOG_DEBUG };
+
+	(void)state;
+	assert_non_null(dec);
+	opd_decoder_init(dec, &sink_ops, &s, 1, &lg);
+	opd_decode(dec, w, sizeof(w) / sizeof(w[0]));
+	assert_int_equal(dec->nr_bad, 0);
+	assert_int_equal(s.n, 2);
+	assert_int_equal(s.nr_counted, 5);
+	assert_int_equal(s.nr_callers, 3);
+	assert_int_equal(s.nr_caller_counted, 4 + 4 + 1);
+	assert_int_equal(s.callers[1].pc, 0x40);
+	assert_int_equal(s.callers[1].cookie, 12);
+	assert_int_equal(s.nr_complete, 2);
+	assert_int_equal(dec->nr_samples, 5);
 	free(dec);
 }
 
@@ -409,6 +448,7 @@ static void test_decode_random(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_decode_counted_chain),
 		cmocka_unit_test(test_decode_table),
 		cmocka_unit_test(test_decode_chains),
 		cmocka_unit_test(test_decode_truncated_everywhere),

@@ -93,6 +93,9 @@ static const uint64_t chain_ku[] = { CTX_K, KTEXT + 0x100, KTEXT + 0x200,
 static const uint64_t chain_gap[] = { CTX_U, 0x401010, 0x401030, 0x12345, 0x401040 };
 /* deeper than the depth (2): cut there, counted */
 static const uint64_t chain_deep[] = { CTX_U, 0x401010, 0x401020, 0x401030, 0x401040 };
+/* two user chains of the same pc that differ in one caller */
+static const uint64_t chain_u1[] = { CTX_U, 0x401010, 0x401020, 0x7f0000000100 };
+static const uint64_t chain_u2[] = { CTX_U, 0x401010, 0x401030, 0x7f0000000100 };
 /* said to be 1000 entries long: more than the record holds */
 static const uint64_t chain_bad[] = { CTX_U, 0x401010 };
 #define MAPS_800 \
@@ -124,6 +127,21 @@ static const struct kcase cases[] = {
 			    0x1030, 0, TEND, 0x1010, 0, END },
 		.want = { .nr_samples = 2, .nr_user_samples = 2, .nr_chains = 1,
 			  .nr_bt_lost_no_mapping = 1 },
+	},
+	{
+		.name = "a chain met again in a block counts on its twin; one caller apart is another",
+		.callgraph = 16,
+		.steps = {
+			MAPS_800,
+			{ W_SAMPLE, 0, 800, 800, 0, 10, 0x401010, .chain = chain_u1, .nr_chain = 4 },
+			{ W_SAMPLE, 0, 800, 800, 0, 11, 0x401010, .chain = chain_u2, .nr_chain = 4 },
+			{ W_SAMPLE, 0, 800, 800, 0, 12, 0x401010, .chain = chain_u1, .nr_chain = 4 },
+			{ W_SAMPLE, 0, 800, 800, 0, 13, 0x401010, .chain = chain_u1, .nr_chain = 4 },
+		},
+		.expect = { CPU(0), CTX(800, 1, 800), TBEGIN, USER, COOKIE(1), COUNT(3), 0x1010, 0,
+			    0x1020, 0, COOKIE(2), 0x3100, 0, TEND,
+			    TBEGIN, COOKIE(1), 0x1010, 0, 0x1030, 0, COOKIE(2), 0x3100, 0, TEND, END },
+		.want = { .nr_samples = 4, .nr_user_samples = 4, .nr_chains = 4 },
 	},
 	{
 		.name = "a chain deeper than the depth is cut and counted; a bad one is flat",

@@ -318,15 +318,15 @@ static void write_tree(const struct session *s, struct opd_chains *c)
 	f[0].offset = sym_off(s->target, "func_a50");
 	f[1].offset = sym_off(s->target, "main");
 	for (int i = 0; i < 5; i++)
-		opd_chains_add(c, &key, id, f, 2);
+		opd_chains_add(c, &key, id, f, 2, 1);
 	f[0].offset = sym_off(s->target, "func_b30");
 	for (int i = 0; i < 2; i++)
-		opd_chains_add(c, &key, id, f, 2);
+		opd_chains_add(c, &key, id, f, 2, 1);
 	f[0].offset = sym_off(s->target, "func_c15");
 	f[1].offset = sym_off(s->target, "func_b30");
 	f[2].offset = sym_off(s->target, "main");
 	for (int i = 0; i < 3; i++)
-		opd_chains_add(c, &key, id, f, 3);
+		opd_chains_add(c, &key, id, f, 3, 1);
 	assert_int_equal(c->nr_lost, 0);
 	assert_int_equal(opd_chains_sync(c), 0);
 }
