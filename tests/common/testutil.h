@@ -4,6 +4,8 @@
 
 #include <stddef.h>
 
+#include "op_log.h"
+
 /* Create a new directory under $TMPDIR (or /tmp) named opsampler-test.XXXXXX;
  * returns a malloc'd path, or NULL (errno set). */
 char *tu_mkdtemp(void);
@@ -24,5 +26,19 @@ int tu_require_perf(void);
  * turns with (tests/e2e/lib.sh: $TMPDIR/opsampler-system-wide.lock), held
  * until the process exits. 0 or -errno. */
 int tu_lock_system_wide(void);
+
+/* What a logger said, line by line, for a test to search: pass tu_said_fn
+ * with a struct tu_said (zeroed) as its ctx. A line that does not fit is
+ * cut; nr counts every line all the same. */
+struct tu_said {
+	char text[8192];
+	unsigned int nr;
+};
+
+void tu_said_fn(void *ctx, enum op_log_level level, const char *msg);
+
+/* True when said holds the line that refuses path as a link ("PATH is a
+ * symbolic link: refused, not followed"). */
+int tu_said_link(const struct tu_said *said, const char *path);
 
 #endif /* TESTUTIL_H */
