@@ -246,6 +246,26 @@ static void walk(const char *dir, uint64_t *total, size_t *nr_files)
 	closedir(d);
 }
 
+/* What the files under dir hold, closed: want_total counts in want_files
+ * files. */
+static void check_files(const char *dir, uint64_t want_total, size_t want_files)
+{
+	uint64_t total = 0;
+	size_t nr_files = 0;
+
+	walk(dir, &total, &nr_files);
+	assert_int_equal(total, want_total);
+	assert_int_equal(nr_files, want_files);
+}
+
+/* The chain released, its session directory removed and freed. */
+static void chain_done(struct chain *c, char *dir)
+{
+	chain_release(c);
+	tu_rm_rf(dir);
+	free(dir);
+}
+
 static void check_expect(const char *dir, const struct expect *e, const char *label)
 {
 	struct op_sfname n = {
@@ -340,9 +360,7 @@ static void test_chain_separations(void **state)
 				 (unsigned long long)want, cc->nr_files);
 		/* one lookup per cookie, the unknown one included */
 		assert_int_equal(c.nr_lookups, 5);
-		chain_release(&c);
-		tu_rm_rf(dir);
-		free(dir);
+		chain_done(&c, dir);
 	}
 }
 
@@ -352,8 +370,6 @@ static void test_cache_eviction(void **state)
 {
 	char *dir = tu_mkdtemp();
 	struct chain c;
-	uint64_t total = 0;
-	size_t nr_files = 0;
 	static uint64_t w[3 * 1000 * 8 + 16];
 	size_t n = 0;
 
@@ -377,20 +393,12 @@ static void test_cache_eviction(void **state)
 	assert_true(c.sfiles.nr_cached <= 2);
 	opd_sfiles_close_all(&c.sfiles);
 	opd_sampler_invalidate(&c.sampler);
-	walk(dir, &total, &nr_files);
-	assert_int_equal(total, 3000);
-	assert_int_equal(nr_files, 3);
+	check_files(dir, 3000, 3);
 	/* and after a full close, more samples land in the same files */
 	opd_decode(c.dec, w + 7, n - 7);
 	opd_sfiles_close_all(&c.sfiles);
-	total = 0;
-	nr_files = 0;
-	walk(dir, &total, &nr_files);
-	assert_int_equal(total, 6000);
-	assert_int_equal(nr_files, 3);
-	chain_release(&c);
-	tu_rm_rf(dir);
-	free(dir);
+	check_files(dir, 6000, 3);
+	chain_done(&c, dir);
 }
 
 /* A directory that cannot hold files: every sample counted lost, one log
@@ -427,18 +435,9 @@ static void test_cache_unwritable(void **state)
 	assert_int_equal(c.sfiles.nr_open_failures, 5);
 	assert_int_equal(c.lc.nr_warn, 5 + 2);
 	opd_sfiles_close_all(&c.sfiles);
-	{
-		uint64_t total = 0;
-		size_t nr_files = 0;
-
-		walk(blocker, &total, &nr_files);
-		assert_int_equal(total, 9);
-		assert_int_equal(nr_files, 5);
-	}
-	chain_release(&c);
+	check_files(blocker, 9, 5);
 	free(blocker);
-	tu_rm_rf(dir);
-	free(dir);
+	chain_done(&c, dir);
 }
 
 /* --image: only samples in the named binaries (or of the named
@@ -447,8 +446,6 @@ static void test_image_filter(void **state)
 {
 	char *dir = tu_mkdtemp();
 	struct chain c;
-	uint64_t total = 0;
-	size_t nr_files = 0;
 
 	(void)state;
 	assert_non_null(dir);
@@ -458,12 +455,8 @@ static void test_image_filter(void **state)
 	assert_int_equal(c.sampler.nr_written, 1);
 	assert_int_equal(c.sampler.nr_filtered, 8);
 	opd_sfiles_close_all(&c.sfiles);
-	walk(dir, &total, &nr_files);
-	assert_int_equal(total, 1);
-	assert_int_equal(nr_files, 1);
-	chain_release(&c);
-	tu_rm_rf(dir);
-	free(dir);
+	check_files(dir, 1, 1);
+	chain_done(&c, dir);
 }
 
 /* An anonymous region of a process whose executable is unknown (app cookie
@@ -485,8 +478,6 @@ static void test_anon_unknown_app(void **state)
 			OP_IMG_ANON, "anon", "/unknown", id, id, ALL, 0x50, 2,
 		};
 		char *dir = tu_mkdtemp();
-		uint64_t total = 0;
-		size_t nr_files = 0;
 		struct chain c;
 
 		assert_non_null(dir);
@@ -496,12 +487,8 @@ static void test_anon_unknown_app(void **state)
 		assert_int_equal(opd_sfiles_sync(&c.sfiles), 0);
 		check_expect(dir, &e, seps[i]);
 		opd_sfiles_close_all(&c.sfiles);
-		walk(dir, &total, &nr_files);
-		assert_int_equal(total, 2);
-		assert_int_equal(nr_files, 1);
-		chain_release(&c);
-		tu_rm_rf(dir);
-		free(dir);
+		check_files(dir, 2, 1);
+		chain_done(&c, dir);
 	}
 }
 
@@ -531,8 +518,6 @@ static void test_chain_arcs(void **state)
 		{ "/usr/bin/app", "/usr/lib/libc.so.6", false, 0x10ULL << 32 | 0x20, 1 },
 	};
 	char *dir = tu_mkdtemp();
-	uint64_t total = 0;
-	size_t nr_files = 0;
 	struct opd_chains store;
 	struct chain c;
 
@@ -593,13 +578,10 @@ static void test_chain_arcs(void **state)
 		assert_int_equal(tu_rm_rf(store_dir), 0);
 		free(store_dir);
 	}
-	walk(dir, &total, &nr_files);
-	assert_int_equal(nr_files, 3);
-	assert_int_equal(total, 2 + 3);
-	chain_release(&c);
-	tu_rm_rf(dir);
-	free(dir);
+	check_files(dir, 2 + 3, 3);
+	chain_done(&c, dir);
 }
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
