@@ -50,9 +50,21 @@ static void test_names(void **state)
 	assert_string_equal(buf, "a-very-");
 }
 
+/* DIR/stats/cgroups written with text, as the daemon leaves it; its path. */
+static char *write_cgroups(const char *dir, const char *text)
+{
+	char *stats = tu_path(dir, OP_STATS_DIR), *file;
+
+	assert_int_equal(mkdir(stats, 0755), 0);
+	file = tu_path(stats, OP_CGROUPS_FILE);
+	assert_int_equal(tu_write_file(file, text, strlen(text)), 0);
+	free(stats);
+	return file;
+}
+
 static void test_read(void **state)
 {
-	char *dir = tu_mkdtemp(), *stats = tu_path(dir, OP_STATS_DIR), *file;
+	char *dir = tu_mkdtemp(), *file;
 	static const char text[] =
 		"10 0 /a\n"
 		"11 1 /system.slice/docker-0123456789abcdef.scope\n"
@@ -66,9 +78,7 @@ static void test_read(void **state)
 	FILE *f;
 
 	(void)state;
-	assert_int_equal(mkdir(stats, 0755), 0);
-	file = tu_path(stats, OP_CGROUPS_FILE);
-	assert_int_equal(tu_write_file(file, text, sizeof(text) - 1), 0);
+	file = write_cgroups(dir, text);
 	assert_int_equal(op_cgroups_read(NULL, dir, &c), 0);
 	assert_int_equal(c.n, 2);
 	e = op_cgroups_find(&c, 10);
@@ -100,13 +110,12 @@ static void test_read(void **state)
 	assert_int_equal(op_cgroups_read(NULL, dir, &c), 0);
 	assert_int_equal(c.n, 0);
 	free(file);
-	free(stats);
 	free(dir);
 }
 
 static void test_ns_and_images(void **state)
 {
-	char *dir = tu_mkdtemp(), *stats = tu_path(dir, OP_STATS_DIR), *file;
+	char *dir = tu_mkdtemp(), *file;
 	static const char text[] =
 		"20 1 /c1\n"
 		"ns 20 1\n"
@@ -127,9 +136,7 @@ static void test_ns_and_images(void **state)
 	FILE *f;
 
 	(void)state;
-	assert_int_equal(mkdir(stats, 0755), 0);
-	file = tu_path(stats, OP_CGROUPS_FILE);
-	assert_int_equal(tu_write_file(file, text, sizeof(text) - 1), 0);
+	file = write_cgroups(dir, text);
 	assert_int_equal(op_cgroups_read(NULL, dir, &c), 0);
 	assert_int_equal(c.n, 3);
 	assert_int_equal(op_cgroups_nsid(&c, 20), 1);
@@ -166,7 +173,6 @@ static void test_ns_and_images(void **state)
 	op_cgroups_release(&c);
 	tu_rm_rf(dir);
 	free(file);
-	free(stats);
 	free(dir);
 }
 
