@@ -43,11 +43,7 @@ echo "cg_syscalls' callees:"; cat "$E2E_TMP/sys.callees"
 a=$(awk '$3 == "cg_via_a" { n += $1 } END { print n + 0 }' "$E2E_TMP/leaf.callers")
 b=$(awk '$3 == "cg_via_b" { n += $1 } END { print n + 0 }' "$E2E_TMP/leaf.callers")
 check "$a + $b >= 2000" "$a + $b samples of cg_leaf through its callers (>= 2000 needed for the 2-point test)"
-want_a=$(share_of "$E2E_TMP/cgleaf.out" via_a)
-want_b=$(share_of "$E2E_TMP/cgleaf.out" via_b)
-got=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", 100 * a / (a + b) }')
-want=$(awk -v a="$want_a" -v b="$want_b" 'BEGIN { printf "%.3f", 100 * a / (a + b) }')
-check "$got - $want <= 2 && $want - $got <= 2" "cg_via_a's share of cg_leaf: opreport -c $got %, program $want %"
+pair_judge "$a" "$b" "$E2E_TMP/cgleaf.out" via_a via_b "cg_via_a's share of cg_leaf: opreport -c"
 
 kernel=$(awk -v re="$ACC_KERNEL_RE" '$2 ~ re { n += $1 } END { print n + 0 }' "$E2E_TMP/sys.callees")
 total=0

@@ -66,10 +66,6 @@ for c in unwind_no_cfi unwind_short_stack unwind_bad_frame unwind_done unwind_wa
 done
 [ "$(stats_value unwind_stack_bytes)" = 8192 ] || fail "stats/unwind_stack_bytes is not 8192"
 
-want_big=$(share_of "$E2E_TMP/cgqsort.out" sort_big)
-want_small=$(share_of "$E2E_TMP/cgqsort.out" sort_small)
-want=$(awk -v a="$want_big" -v b="$want_small" 'BEGIN { printf "%.3f", 100 * a / (a + b) }')
-
 # opreport -c: qsort_r's callers
 # (the workload's own qsort_r: another program sorting meanwhile, a
 # system-wide session records it too)
@@ -78,8 +74,7 @@ echo "qsort_r's callers:"; cat "$E2E_TMP/qsort.callers"
 big=$(awk '$3 == "sort_big" { n += $1 } END { print n + 0 }' "$E2E_TMP/qsort.callers")
 small=$(awk '$3 == "sort_small" { n += $1 } END { print n + 0 }' "$E2E_TMP/qsort.callers")
 check "$big + $small >= 2000" "$big + $small samples of qsort_r through its callers (>= 2000 needed for the 2-point test)"
-got=$(awk -v a="$big" -v b="$small" 'BEGIN { printf "%.3f", 100 * a / (a + b) }')
-check "$got - $want <= 2 && $want - $got <= 2" "sort_big's share of qsort_r: opreport -c $got %, program $want %"
+pair_judge "$big" "$small" "$E2E_TMP/cgqsort.out" sort_big sort_small "sort_big's share of qsort_r: opreport -c"
 
 # pprof: cmp_keys' stacks, innermost first
 "$OPEXPORT" --session-dir="$SESSION_DIR" -o "$E2E_TMP/cg.pb.gz" \
@@ -107,8 +102,7 @@ read -r leaf main pbig psmall < <(awk -F'\t' '$2 == "cmp_keys" {
 echo "cmp_keys: $leaf samples, $main reach main ($pbig via sort_big, $psmall via sort_small)"
 check "$leaf >= 2000" "$leaf samples of cmp_keys (>= 2000 needed)"
 check "$main >= 0.95 * $leaf" "$main of cmp_keys' $leaf samples reach main (>= 95 %)"
-got=$(awk -v a="$pbig" -v b="$psmall" 'BEGIN { printf "%.3f", 100 * a / (a + b) }')
-check "$got - $want <= 2 && $want - $got <= 2" "sort_big's share of cmp_keys: pprof $got %, program $want %"
+pair_judge "$pbig" "$psmall" "$E2E_TMP/cgqsort.out" sort_big sort_small "sort_big's share of cmp_keys: pprof"
 
 # what could not be finished, for the log (the whole machine's: other
 # processes' too, so not judged)
@@ -145,8 +139,4 @@ echo "cg_leaf's callers:"; cat "$E2E_TMP/leaf.callers"
 a=$(awk '$3 == "cg_via_a" { n += $1 } END { print n + 0 }' "$E2E_TMP/leaf.callers")
 b=$(awk '$3 == "cg_via_b" { n += $1 } END { print n + 0 }' "$E2E_TMP/leaf.callers")
 check "$a + $b >= 2000" "$a + $b samples of cg_leaf through its callers (>= 2000 needed)"
-want_a=$(share_of "$E2E_TMP/cgleaf.out" via_a)
-want_b=$(share_of "$E2E_TMP/cgleaf.out" via_b)
-got=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", 100 * a / (a + b) }')
-want=$(awk -v a="$want_a" -v b="$want_b" 'BEGIN { printf "%.3f", 100 * a / (a + b) }')
-check "$got - $want <= 2 && $want - $got <= 2" "cg_via_a's share of cg_leaf, DWARF-unwound: opreport -c $got %, program $want %"
+pair_judge "$a" "$b" "$E2E_TMP/cgleaf.out" via_a via_b "cg_via_a's share of cg_leaf, DWARF-unwound: opreport -c"

@@ -136,6 +136,20 @@ ratio_judge() {
 	done
 }
 
+# pair_judge A B OUT NAME_A NAME_B WHO: the call-graph workloads' verdict
+# on two callers. A and B are the samples through each as WHO (the
+# message's start) counted them: A's share of the two must be within 2
+# points of NAME_A's share of NAME_A and NAME_B as the program printed
+# them (OUT's "share" lines).
+pair_judge() {
+	local a=$1 b=$2 out=$3 who=$6 want_a want_b want got
+	want_a=$(share_of "$out" "$4")
+	want_b=$(share_of "$out" "$5")
+	want=$(awk -v a="$want_a" -v b="$want_b" 'BEGIN { printf "%.3f", 100 * a / (a + b) }')
+	got=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", 100 * a / (a + b) }')
+	check "$got - $want <= 2 && $want - $got <= 2" "$who $got %, program $want %"
+}
+
 # shortlived_judge SUMMARY SYMBOLS OUT: tests/workloads/forker's verdict,
 # from opreport's image summary (SUMMARY, with --separate=lib,kernel), its
 # `-l image:.../forker` (SYMBOLS) and the program's output (OUT):

@@ -68,11 +68,7 @@ all=$(awk '$3 == "<-" { n += $4 } END { print n + 0 }' "$E2E_TMP/lines")
 echo "cg_leaf's callers over the tables: cg_via_a $a, cg_via_b $b, all $all"
 check "$a + $b >= 5000" "$a + $b samples of cg_leaf through its two callers (>= 5000 for a 2-point test)"
 check "$a + $b >= 0.95 * $all" "cg_via_a and cg_via_b are $((a + b)) of cg_leaf's $all caller samples (>= 95 %)"
-want_a=$(share_of "$E2E_TMP/cgleaf.out" via_a)
-want_b=$(share_of "$E2E_TMP/cgleaf.out" via_b)
-want=$(awk -v a="$want_a" -v b="$want_b" 'BEGIN { printf "%.3f", 100 * a / (a + b) }')
-got=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", 100 * a / (a + b) }')
-check "$got - $want <= 2 && $want - $got <= 2" "cg_via_a's share of cg_leaf's callers: optop $got %, program $want %"
+pair_judge "$a" "$b" "$E2E_TMP/cgleaf.out" via_a via_b "cg_via_a's share of cg_leaf's callers: optop"
 # the largest caller is printed first
 awk '$3 == "<-" { if (!($1 in first)) first[$1] = $6; n[$1] += $4 }
 	END { for (t in first) if (n[t] >= 1000 && first[t] != "cg_via_a") { print "table " t ": " first[t]; bad = 1 }
