@@ -12,16 +12,7 @@ e2e_need_perf
 
 acc_start cpu
 sleep 0.5
-"$OPTOP" --batch -d 2 --session-dir="$SESSION_DIR" --filter=ratio -l 0 \
-	--separate=cpu >"$E2E_TMP/optop.out" 2>"$E2E_TMP/optop.err" &
-optop=$!
-sleep 0.5	# its first refresh, the baseline
-"$WORKLOADS/ratio" 4 >"$E2E_TMP/ratio.out" || fail "ratio workload failed"
-sleep 4.5	# the daemon's last sync, and two refreshes after it
-kill -INT $optop
-wait $optop || fail "optop --batch exited $? after SIGINT"
-cat "$E2E_TMP/ratio.out" "$E2E_TMP/optop.err"
-head -n 40 "$E2E_TMP/optop.out"
+live_batch ratio 4 4.5 -d 2 --filter=ratio -l 0 --separate=cpu
 [ -s "$E2E_TMP/optop.out" ] || fail "optop printed nothing"
 grep -q "^optop: 1: interval .* lost" "$E2E_TMP/optop.out" || fail "no status line with the losses"
 grep -q "oprofiled $(cat "$SESSION_DIR/lock")" "$E2E_TMP/optop.out" || fail "the status line does not name the daemon"

@@ -12,35 +12,13 @@
 . "$top_srcdir/tests/accuracy/acclib.sh"
 . "$top_srcdir/tests/live/lib.sh"
 e2e_need_perf
-command -v tmux >/dev/null || fail "tmux is not installed (scripts/install-deps.sh installs it)"
-
-SOCK=$E2E_TMP/tmux.sock
-T() { tmux -S "$SOCK" -f /dev/null "$@"; }
-screen() { T capture-pane -p -t optop; }
-status_is() { return "$1"; }
-callers_cleanup() {
-	local status=$?
-	set +e	# the daemon must be shut down whatever fails here
-	[ -S "$SOCK" ] && T kill-server 2>/dev/null
-	status_is "$status"
-	acc_cleanup
-}
-trap callers_cleanup EXIT
+live_tmux
 
 op --setup --no-vmlinux --event="cpu-clock:$ACC_PERIOD" --separate=none \
 	--callgraph=32 || fail "opcontrol --setup --callgraph=32 failed"
 op --start || fail "opcontrol --start failed"
 sleep 0.5
-"$OPTOP" --batch -d 1 --session-dir="$SESSION_DIR" --filter=cgleaf -l 5 \
-	--callers=1 >"$E2E_TMP/optop.out" 2>"$E2E_TMP/optop.err" &
-optop=$!
-sleep 0.5	# its first refresh, the baseline
-"$WORKLOADS/cgleaf" 4 >"$E2E_TMP/cgleaf.out" || fail "cgleaf workload failed"
-sleep 2.5	# the daemon's last sync, and two refreshes after it
-kill -INT $optop
-wait $optop || fail "optop --batch exited $? after SIGINT"
-cat "$E2E_TMP/cgleaf.out" "$E2E_TMP/optop.err"
-head -n 40 "$E2E_TMP/optop.out"
+live_batch cgleaf 4 2.5 -d 1 --filter=cgleaf -l 5 --callers=1
 ! grep -q "no call chains" "$E2E_TMP/optop.out" || fail "optop found no call chains in a --callgraph session"
 
 # "TABLE ROW SAMPLES SHARE SYMBOL" for the rows (ROW counting from 1) and
@@ -76,15 +54,6 @@ awk '$3 == "<-" { if (!($1 in first)) first[$1] = $6; n[$1] += $4 }
 
 # the terminal view: Enter on cg_leaf (the first row) shows the same
 # callers under it, cg_via_a first
-wait_for() {
-	local i
-	for ((i = 0; i < $2 * 10; i++)); do
-		screen | grep -qE -- "$1" && return 0
-		sleep 0.1
-	done
-	screen
-	fail "the pane did not show '$1' within $2 s"
-}
 T new-session -d -s optop -x 160 -y 40 \
 	"exec '$OPTOP' --session-dir='$SESSION_DIR' -d 1 --filter=cgleaf -t 2>'$E2E_TMP/tui.err'"
 wait_for "samples +%" 10

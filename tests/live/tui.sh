@@ -11,35 +11,8 @@
 . "$top_srcdir/tests/accuracy/acclib.sh"
 . "$top_srcdir/tests/live/lib.sh"
 e2e_need_perf
-command -v tmux >/dev/null || fail "tmux is not installed (scripts/install-deps.sh installs it)"
+live_tmux
 
-SOCK=$E2E_TMP/tmux.sock
-T() { tmux -S "$SOCK" -f /dev/null "$@"; }
-status_is() { return "$1"; }
-tui_cleanup() {
-	local status=$?
-	set +e	# the daemon must be shut down whatever fails here
-	if [ "$status" -ne 0 ] && [ -S "$SOCK" ]; then
-		echo "--- the pane:" >&2
-		T capture-pane -p -t optop >&2 || true
-		cat "$E2E_TMP/tui.err" >&2 2>/dev/null || true
-	fi
-	T kill-server 2>/dev/null
-	status_is "$status"
-	acc_cleanup
-}
-trap tui_cleanup EXIT
-
-screen() { T capture-pane -p -t optop; }
-# wait_for TEXT SECONDS: until the pane shows TEXT (a grep -E pattern)
-wait_for() {
-	local i
-	for ((i = 0; i < $2 * 10; i++)); do
-		screen | grep -qE -- "$1" && return 0
-		sleep 0.1
-	done
-	fail "the pane did not show '$1' within $2 s"
-}
 # first_row: the symbol of the table's first row (the pane's 4th line)
 first_row() { screen | sed -n 4p | awk '{ print $NF }'; }
 optop_pid() { pgrep -f -- "$OPTOP --session-dir=$SESSION_DIR" | head -n 1; }
