@@ -12,8 +12,7 @@
 . "$top_srcdir/tests/e2e/lib.sh"
 . "$top_srcdir/tests/accuracy/acclib.sh"
 . "$top_srcdir/tests/containers/ctlib.sh"
-export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
-e2e_need_perf
+ct_need
 command -v go >/dev/null || fail "no go (golang-go) for go tool pprof"
 CG2=$(findmnt -n -t cgroup2 -o TARGET | head -1)
 [ -n "$CG2" ] || fail "no cgroup v2 hierarchy mounted"

@@ -12,10 +12,8 @@
 . "$top_srcdir/tests/interop/lib.sh"
 . "$top_srcdir/tests/accuracy/acclib.sh"
 . "$top_srcdir/tests/containers/ctlib.sh"
-export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
-e2e_need_perf
+ct_need
 interop_need_peer
-command -v unshare >/dev/null || fail "no unshare (util-linux)"
 
 OPEXPORT=$top_builddir/pp/opexport
 R=$E2E_TMP/roots

@@ -1,6 +1,17 @@
 # Sourced by the container tests after tests/accuracy/acclib.sh: roots to
 # run programs in, made of what Debian has (unshare, chroot, overlayfs).
 
+# Leak reports are the unit tests' business: here they would only add to
+# what the tools print for a reason that is not the containers'.
+export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
+
+# ct_need: what every container test needs: perf_event_open (the
+# machine-wide lock taken, tests/e2e/lib.sh), and unshare for ct_run.
+ct_need() {
+	e2e_need_perf
+	command -v unshare >/dev/null || fail "no unshare (util-linux)"
+}
+
 # ct_root DIR PROG DEST...: make DIR a root holding PROG at DEST (one or
 # more PROG DEST pairs) and the libraries they load, at their paths.
 ct_root() {
