@@ -73,6 +73,28 @@ char *tu_path(const char *dir, const char *name)
 	return path;
 }
 
+/* $var/dir/name, or fallback/dir/name where var is unset. */
+static char *top_path(const char *var, const char *fallback, const char *dir,
+		      const char *name)
+{
+	const char *top = getenv(var);
+	char *path;
+
+	if (asprintf(&path, "%s/%s/%s", top ? top : fallback, dir, name) < 0)
+		return NULL;
+	return path;
+}
+
+char *tu_builddir_path(const char *dir, const char *name)
+{
+	return top_path("top_builddir", "..", dir, name);
+}
+
+char *tu_srcdir_path(const char *dir, const char *name)
+{
+	return top_path("top_srcdir", "../..", dir, name);
+}
+
 int tu_require_perf(void)
 {
 	const char *v = getenv("OPSAMPLER_REQUIRE_PERF");

@@ -19,6 +19,14 @@ int tu_write_file(const char *path, const void *data, size_t len);
 /* path = dir + "/" + name, malloc'd. */
 char *tu_path(const char *dir, const char *name);
 
+/* A file of the build tree: $top_builddir/dir/name, or ../dir/name where
+ * top_builddir is unset (a test run by hand from tests/); malloc'd, or
+ * NULL (errno set). */
+char *tu_builddir_path(const char *dir, const char *name);
+
+/* The same in the source tree: $top_srcdir/dir/name, or ../../dir/name. */
+char *tu_srcdir_path(const char *dir, const char *name);
+
 /* True when perf_event_open tests must not skip (OPSAMPLER_REQUIRE_PERF=1). */
 int tu_require_perf(void);
 

@@ -166,16 +166,6 @@ static void test_fold_kernel(void **state)
 
 /* ---- a synthetic session ---- */
 
-static char *fixture(const char *name)
-{
-	const char *top = getenv("top_builddir");
-	char *p;
-
-	if (asprintf(&p, "%s/tests/pp/%s", top ? top : "..", name) < 0)
-		return NULL;
-	return p;
-}
-
 /* The file offset of name in the ELF file at path. */
 static uint64_t sym_off(const char *path, const char *name)
 {
@@ -213,7 +203,7 @@ static int session_setup(void **state)
 	s->dir = tu_mkdtemp();
 	assert_non_null(s->dir);
 	assert_true(asprintf(&s->current, "%s/samples/current", s->dir) > 0);
-	s->target = fixture("pp_target_pie");
+	s->target = tu_builddir_path("tests/pp", "pp_target_pie");
 	assert_non_null(s->target);
 	*state = s;
 	return 0;

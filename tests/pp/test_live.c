@@ -395,10 +395,9 @@ static void test_unreadable_at_baseline(void **state)
 
 static char *target(void)
 {
-	const char *top = getenv("top_builddir");
-	char *p;
+	char *p = tu_builddir_path("tests/pp", "pp_target_nopie");
 
-	assert_true(asprintf(&p, "%s/tests/pp/pp_target_nopie", top ? top : "..") > 0);
+	assert_non_null(p);
 	return p;
 }
 

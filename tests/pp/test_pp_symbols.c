@@ -30,26 +30,6 @@
 
 /* ---- symbols ---- */
 
-static char *fixture(const char *name)
-{
-	const char *top = getenv("top_builddir");
-	char *p;
-
-	if (asprintf(&p, "%s/tests/pp/%s", top ? top : "..", name) < 0)
-		return NULL;
-	return p;
-}
-
-static char *srcfixture(const char *name)
-{
-	const char *top = getenv("top_srcdir");
-	char *p;
-
-	if (asprintf(&p, "%s/tests/pp/%s", top ? top : "../..", name) < 0)
-		return NULL;
-	return p;
-}
-
 static const struct pp_sym *find_name(const struct pp_symtab *st,
 				      const char *name)
 {
@@ -65,7 +45,7 @@ static void check_target(const char *name, const char *debug_dirs,
 			 bool lines, bool pie)
 {
 	static const char *const funcs[] = { "func_a50", "func_b30", "func_c15", "func_d05" };
-	char *path = fixture(name);
+	char *path = tu_builddir_path("tests/pp", name);
 	struct pp_symtab st;
 	uint64_t prev = 0;
 
@@ -131,7 +111,7 @@ static void test_sym_debuglink(void **state)
 
 static void test_sym_buildid(void **state)
 {
-	char *dir = fixture("debug");
+	char *dir = tu_builddir_path("tests/pp", "debug");
 
 	(void)state;
 	/* stripped, no debuglink: found under DIR/.build-id/xx/yyyy.debug */
@@ -141,7 +121,7 @@ static void test_sym_buildid(void **state)
 
 static void test_sym_stripped_alone(void **state)
 {
-	char *path = fixture("pp_target_buildid");
+	char *path = tu_builddir_path("tests/pp", "pp_target_buildid");
 	struct pp_symtab st;
 
 	(void)state;
@@ -154,7 +134,7 @@ static void test_sym_stripped_alone(void **state)
 
 static void test_sym_shlib(void **state)
 {
-	char *path = fixture("libpptarget.so");
+	char *path = tu_builddir_path("tests/pp", "libpptarget.so");
 	struct pp_symtab st;
 	const struct pp_sym *hot, *cold;
 
@@ -207,7 +187,7 @@ static bool section_range(const char *path, const char *name, uint64_t *start,
  * that order, so the weak "thing" beats the global "__thing". */
 static void test_sym_elf_aliases(void **state)
 {
-	char *path = fixture("libppalias.so");
+	char *path = tu_builddir_path("tests/pp", "libppalias.so");
 	struct pp_symtab st;
 	const struct pp_sym *s;
 
@@ -232,7 +212,7 @@ static void test_sym_elf_aliases(void **state)
  * symbol stretches over .plt, whose samples stay unnamed. */
 static void test_sym_elf_extents(void **state)
 {
-	char *path = fixture("libppalias.so");
+	char *path = tu_builddir_path("tests/pp", "libppalias.so");
 	struct pp_symtab st;
 	const struct pp_sym *s, *next;
 	uint64_t plt, plt_end, init, init_end;
@@ -259,7 +239,7 @@ static void test_sym_elf_extents(void **state)
  * there for --dynamic-symbols, the table says where they came from. */
 static void test_sym_elf_dynsym(void **state)
 {
-	char *path = fixture("libppalias_dynsym.so");
+	char *path = tu_builddir_path("tests/pp", "libppalias_dynsym.so");
 	struct pp_symtab st;
 	const struct pp_sym *s;
 
@@ -293,7 +273,7 @@ static void test_sym_missing(void **state)
 
 static void test_sym_kallsyms(void **state)
 {
-	char *path = srcfixture("kallsyms.txt");
+	char *path = tu_srcdir_path("tests/pp", "kallsyms.txt");
 	struct pp_symtab st;
 	const struct pp_sym *s;
 
