@@ -84,38 +84,31 @@ static void check_target(const char *name, const char *debug_dirs,
 	free(path);
 }
 
-static void test_sym_pie(void **state)
-{
-	(void)state;
-	check_target("pp_target_pie", NULL, true, true);
-}
-
-static void test_sym_nopie(void **state)
-{
-	(void)state;
-	check_target("pp_target_nopie", NULL, true, false);
-}
-
-static void test_sym_nodebug(void **state)
-{
-	(void)state;
-	check_target("pp_target_nodebug", NULL, false, true);
-}
-
-static void test_sym_debuglink(void **state)
-{
-	(void)state;
+/* check_target's binaries, each a case of its own (main's table). */
+static const struct target_case {
+	const char *name;
+	const char *debug_dir;	/* under tests/pp, or NULL */
+	bool lines, pie;
+} targets[] = {
+	{ "pp_target_pie", NULL, true, true },
+	{ "pp_target_nopie", NULL, true, false },
+	{ "pp_target_nodebug", NULL, false, true },
 	/* stripped: the symbols and lines come from pp_target_dbglink.debug */
-	check_target("pp_target_dbglink", NULL, true, true);
-}
-
-static void test_sym_buildid(void **state)
-{
-	char *dir = tu_builddir_path("tests/pp", "debug");
-
-	(void)state;
+	{ "pp_target_dbglink", NULL, true, true },
 	/* stripped, no debuglink: found under DIR/.build-id/xx/yyyy.debug */
-	check_target("pp_target_buildid", dir, true, true);
+	{ "pp_target_buildid", "debug", true, true },
+};
+
+static void test_sym_target(void **state)
+{
+	const struct target_case *c = *state;
+	char *dir = NULL;
+
+	if (c->debug_dir) {
+		dir = tu_builddir_path("tests/pp", c->debug_dir);
+		assert_non_null(dir);
+	}
+	check_target(c->name, dir, c->lines, c->pie);
 	free(dir);
 }
 
@@ -459,14 +452,17 @@ static void test_demangle(void **state)
 	free(s);
 }
 
+/* cmocka_unit_test_prestate() with the case's own name */
+#define TARGET_CASE(name, i) { #name, test_sym_target, NULL, NULL, (void *)&targets[i] }
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_sym_pie),
-		cmocka_unit_test(test_sym_nopie),
-		cmocka_unit_test(test_sym_nodebug),
-		cmocka_unit_test(test_sym_debuglink),
-		cmocka_unit_test(test_sym_buildid),
+		TARGET_CASE(test_sym_pie, 0),
+		TARGET_CASE(test_sym_nopie, 1),
+		TARGET_CASE(test_sym_nodebug, 2),
+		TARGET_CASE(test_sym_debuglink, 3),
+		TARGET_CASE(test_sym_buildid, 4),
 		cmocka_unit_test(test_sym_stripped_alone),
 		cmocka_unit_test(test_sym_shlib),
 		cmocka_unit_test(test_sym_elf_aliases),
