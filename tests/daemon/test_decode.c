@@ -199,16 +199,36 @@ static const struct decode_case decode_cases[] = {
 	  { CTX0, ESC, OP_SAMPLE_COUNT, 3, 0x10, 4, 0x20, 0 }, CTX0_N + 7, 1, 0, 1, { 0 } },
 };
 
+/* A stream decoded whole into a sink, its warnings counted: what the
+ * cases below look at, all in the caller's storage. */
+struct run {
+	struct opd_decoder *dec;
+	struct sink s;
+	struct logcount lc;
+	struct op_logger lg;
+};
+
+static void run_stream(struct run *r, const uint64_t *w, size_t n, uint32_t nr_events)
+{
+	memset(r, 0, sizeof(*r));
+	r->lg = (struct op_logger){ count_log, &r->lc, OP_LOG_DEBUG };
+	r->dec = malloc(sizeof(*r->dec));
+	assert_non_null(r->dec);
+	opd_decoder_init(r->dec, &sink_ops, &r->s, nr_events, &r->lg);
+	opd_decode(r->dec, w, n);
+}
+
 static void run_decode_case(const struct decode_case *c)
 {
-	struct opd_decoder *dec = malloc(sizeof(*dec));
-	struct sink s = { 0 };
-	struct logcount lc = { 0 };
-	struct op_logger lg = { count_log, &lc, OP_LOG_DEBUG };
+	struct run run;
+	struct opd_decoder *dec;
+	struct sink s;
+	struct logcount lc;
 
-	assert_non_null(dec);
-	opd_decoder_init(dec, &sink_ops, &s, c->nr_events, &lg);
-	opd_decode(dec, c->w, c->n);
+	run_stream(&run, c->w, c->n, c->nr_events);
+	dec = run.dec;
+	s = run.s;
+	lc = run.lc;
 	if (s.nr_counted != c->nr_samples || dec->nr_bad != c->nr_bad)
 		fail_msg("case '%s': %llu samples (want %zu), %llu bad (want %llu)",
 			 c->name, (unsigned long long)s.nr_counted, c->nr_samples,
@@ -247,15 +267,14 @@ static void test_decode_chains(void **state)
 		/* TRACE_END with no sample ends nothing */
 		ESC, OP_TRACE_BEGIN, ESC, OP_TRACE_END, 0x90, 0,
 	};
-	struct opd_decoder *dec = malloc(sizeof(*dec));
-	struct sink s = { 0 };
-	struct logcount lc = { 0 };
-	struct op_logger lg = { count_log, &lc, OP_LOG_DEBUG };
+	struct run r;
+	struct opd_decoder *dec;
+	struct sink s;
 
 	(void)state;
-	assert_non_null(dec);
-	opd_decoder_init(dec, &sink_ops, &s, 1, &lg);
-	opd_decode(dec, w, sizeof(w) / sizeof(w[0]));
+	run_stream(&r, w, sizeof(w) / sizeof(w[0]), 1);
+	dec = r.dec;
+	s = r.s;
 	assert_int_equal(s.n, 5);	/* KTEXT+1, 0x50, 0x60, 0x80, 0x90 */
 	assert_int_equal(s.r[0].pc, KTEXT + 1);
 	assert_true(s.r[0].kernel);
@@ -294,15 +313,14 @@ static void test_decode_counted_chain(void **state)
 		ESC, OP_COOKIE_SWITCH, 12, 0x40, 0, ESC, OP_TRACE_END,
 		ESC, OP_TRACE_BEGIN, 0x50, 0, 0x60, 0, ESC, OP_TRACE_END,
 	};
-	struct opd_decoder *dec = malloc(sizeof(*dec));
-	struct sink s = { 0 };
-	struct logcount lc = { 0 };
-	struct op_logger lg = { count_log, &lc, OP_LOG_DEBUG };
+	struct run r;
+	struct opd_decoder *dec;
+	struct sink s;
 
 	(void)state;
-	assert_non_null(dec);
-	opd_decoder_init(dec, &sink_ops, &s, 1, &lg);
-	opd_decode(dec, w, sizeof(w) / sizeof(w[0]));
+	run_stream(&r, w, sizeof(w) / sizeof(w[0]), 1);
+	dec = r.dec;
+	s = r.s;
 	assert_int_equal(dec->nr_bad, 0);
 	assert_int_equal(s.n, 2);
 	assert_int_equal(s.nr_counted, 5);
