@@ -74,6 +74,8 @@ struct pp_live_file {
 	uint32_t seen;		/* the refresh that last found it */
 	uint32_t found;		/* the refresh that first found it */
 	bool read;		/* summed at least once */
+	uint32_t summed;	/* the refresh that last summed it whole */
+	bool past;		/* ...and found its counts the past (a baseline's) */
 };
 
 /* What one refresh found, for the status line and the tests. */
@@ -114,7 +116,11 @@ int pp_live_scan_init(struct pp_live_scan *s, const struct op_sessdir *sd,
 		      const char *current_dir, const struct op_logger *lg);
 
 /* Look at every file again and call fn for what each key gained since the
- * last refresh (none on the first: it takes the baseline). news (may be
+ * last refresh (none on the first: it takes the baseline). Every file is
+ * read before fn is first called: what fn's work (a symbol lookup per new
+ * key) gives the writer time to add lands in the next refresh, in every
+ * file alike, so an interval's counts are those of the moments its two
+ * refreshes began, however long either took. news (may be
  * NULL) gets what happened to the files. 0, or -ENOMEM (the scan stays
  * usable; the interval is then incomplete). */
 int pp_live_scan_refresh(struct pp_live_scan *s, pp_live_delta_fn fn,

@@ -350,8 +350,10 @@ static int refresh_file(const char *rel, const char *full, void *arg)
 	}
 	/* the first refresh's counts are the past (and those of a file it
 	 * found but could not read); a file that appears later holds only
-	 * samples taken since the refresh before */
-	file_deltas(r, f, !f->read && f->found == 1);
+	 * samples taken since the refresh before. The deltas go out once
+	 * every file is read (pp_live_scan_refresh). */
+	f->past = !f->read && f->found == 1;
+	f->summed = s->gen;
 	f->read = true;
 	return 0;
 }
@@ -424,6 +426,10 @@ int pp_live_scan_refresh(struct pp_live_scan *s, pp_live_delta_fn fn,
 		r.news.nr_bad++;
 	}
 	s->said_dir_err = ret;
+	/* the counts all read, the caller's work on them begins */
+	for (size_t i = 0; i < s->nr_files; i++)
+		if (s->files[i]->summed == s->gen)
+			file_deltas(&r, s->files[i], s->files[i]->past);
 	stats_link(s);
 	if (drop_gone(s, &r.news.nr_gone))
 		r.err = -ENOMEM;

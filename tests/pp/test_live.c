@@ -231,6 +231,55 @@ static void test_new_file(void **state)
 	free(b);
 }
 
+/* A refresh reads every file before it hands out a delta: what the daemon
+ * writes while the caller works on the deltas (the first refresh after
+ * the baseline looks every key's symbol up, long on a loaded machine)
+ * belongs to the next interval, whichever file it lands in. Read file by
+ * file, the files after the first held more than the interval's share. */
+struct landing {
+	struct seen seen;
+	char *path[2];
+	bool landed;
+};
+
+static void land(void *ctx, struct pp_live_file *file, struct pp_live_key *k,
+		 uint64_t delta)
+{
+	struct landing *l = ctx;
+
+	collect(&l->seen, file, k, delta);
+	if (l->landed)
+		return;
+	l->landed = true;
+	add(l->path[0], 0x99, 100);
+	add(l->path[1], 0x99, 100);
+}
+
+static void test_counts_before_deltas(void **state)
+{
+	struct fixture *f = *state;
+	struct landing l = { .path = { sfile(f, "/bin/a", 0), sfile(f, "/bin/b", 1) } };
+	struct pp_live_scan scan;
+	struct seen s;
+
+	add(l.path[0], 0x10, 1);
+	add(l.path[1], 0x20, 1);
+	assert_int_equal(pp_live_scan_init(&scan, NULL, f->current, NULL), 0);
+	refresh(&scan, &s, NULL);
+	add(l.path[0], 0x10, 3);
+	add(l.path[1], 0x20, 4);
+	assert_int_equal(pp_live_scan_refresh(&scan, land, &l, NULL), 0);
+	assert_true(l.landed);
+	assert_int_equal(l.seen.total, 7);
+	assert_int_equal(seen_of(&l.seen, 0x99), 0);
+	refresh(&scan, &s, NULL);
+	assert_int_equal(s.total, 200);
+	assert_int_equal(seen_of(&s, 0x99), 200);
+	pp_live_scan_release(&scan);
+	free(l.path[0]);
+	free(l.path[1]);
+}
+
 /* A session directory that does not exist yet (a daemon about to start),
  * then does. */
 static void test_no_session_yet(void **state)
@@ -839,6 +888,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_deltas, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_new_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_counts_before_deltas, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_session_yet, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_growth, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_restart, setup, teardown),
