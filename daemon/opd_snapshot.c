@@ -97,12 +97,14 @@ static int write_window(struct opd_session *s, const char *dir,
 }
 
 /* Put tmp where target is: beside it, so a rename; current is swapped
- * (it is a directory with contents), a saved session must not exist. */
+ * (it is a directory with contents), a saved session must not exist. A
+ * link in the old current is left where it is, in its .current-old-PID,
+ * and named in the log. */
 static int put_in_place(const struct op_sessdir *sd, const char *samples_dir,
 			const char *tmp, const char *target, bool replace,
-			char *err, size_t errlen)
+			const struct op_logger *lg, char *err, size_t errlen)
 {
-	char old[PATH_MAX], why[PATH_MAX + 64];
+	char old[PATH_MAX], why[PATH_MAX + 64], refused[PATH_MAX];
 	int ret;
 
 	if (!replace) {
@@ -131,13 +133,17 @@ static int put_in_place(const struct op_sessdir *sd, const char *samples_dir,
 			return ret;
 		}
 		/* no current/ at all: the snapshot becomes it */
-		return put_in_place(sd, samples_dir, tmp, target, false, err, errlen);
+		return put_in_place(sd, samples_dir, tmp, target, false, lg, err,
+				    errlen);
 	}
 	/* tmp holds the old current now */
 	if (op_sd_rename(sd, tmp, old, 0) == 0)
-		op_sd_remove_tree(sd, old, NULL, 0);
+		ret = op_sd_remove_tree(sd, old, refused, sizeof(refused));
 	else
-		op_sd_remove_tree(sd, tmp, NULL, 0);
+		ret = op_sd_remove_tree(sd, tmp, refused, sizeof(refused));
+	if (ret == -ELOOP)
+		op_log(lg, OP_LOG_WARN, "snapshot: the old %s not all removed: %s",
+		       target, op_sd_explain(sd, refused, ret, why, sizeof(why)));
 	return 0;
 }
 
@@ -213,7 +219,8 @@ int opd_session_snapshot(struct opd_session *s, const char *samples_dir,
 		op_log(&s->cfg.log, OP_LOG_WARN,
 		       "snapshot: cannot reopen the sample files in %s: %s",
 		       s->cfg.current_dir, strerror(-r));
-	ret = put_in_place(s->cfg.sd, samples_dir, tmp, target, replace, err, errlen);
+	ret = put_in_place(s->cfg.sd, samples_dir, tmp, target, replace, &s->cfg.log,
+			   err, errlen);
 	if (ret) {
 		op_sd_remove_tree(s->cfg.sd, tmp, NULL, 0);
 		return ret;

@@ -175,6 +175,17 @@ expect 1 "$SESSION_DIR/samples/.snap2.snapshot-$pid is a symbolic link: refused,
 intact "--snapshot over a link where it writes"
 expect 0 "" opc --snapshot=snap3
 [ -d "$SESSION_DIR/samples/snap3" ] || fail "no snapshot after the refused ones"
+# --dump swaps current/ for the window: a link in the old current is
+# left where it is, beside the new one, and the log names it
+mkdir -p "$SESSION_DIR/samples/current"
+ln -s "$TARGET" "$SESSION_DIR/samples/current/planted"
+expect 0 "" opc --dump
+intact "--dump of a flight recorder with a link in current"
+grep -qE "^.* warning .*samples/\.current-old-[0-9]+/planted is a symbolic link: refused, not followed" \
+	"$SESSION_DIR/samples/oprofiled.log" ||
+	{ tail -n 20 "$SESSION_DIR/samples/oprofiled.log" >&2; fail "the daemon's log does not name the link left in the old current"; }
+[ -L "$(echo "$SESSION_DIR"/samples/.current-old-*/planted)" ] ||
+	fail "--dump removed the link in the old current"
 expect 0 "" opc --shutdown
 stop_daemon
 intact "the flight recorder"
