@@ -3,12 +3,12 @@
 # session holds, a link to a target directory outside it, against the
 # commands that write sessions (opcontrol --setup/--start/--dump/--save/
 # --reset/--shutdown/--snapshot, the daemon keeping containers' binaries in
-# kept/, operf, oparchive's output directory) and those that read them
-# (opreport, opexport, optop watching a running session). Each time: the
-# command says what it refused, nothing in the target is created, renamed
-# or deleted, and its file is intact. A session directory others may
-# write in is refused; one someone else owns is still read by the report
-# tools.
+# kept/, operf and operf --append, oparchive's output directory) and those
+# that read them (opreport, opannotate, opgprof, opexport, oparchive, optop
+# watching a running session). Each time: the command says what it
+# refused, nothing in the target is created, renamed or deleted, and its
+# file is intact. A session directory others may write in is refused; one
+# someone else owns is still read by the report tools.
 . "$top_srcdir/tests/e2e/lib.sh"
 . "$top_srcdir/tests/opcontrol/common.sh"
 e2e_need_perf
@@ -428,7 +428,64 @@ rc=0
 OUT=$("$OPEXPORT" --session-dir="$E2E_TMP/r-chains" --format=folded -o "$E2E_TMP/chains.folded" 2>&1) || rc=$?
 grep -qF "$E2E_TMP/r-chains/samples/current/callchains is a symbolic link: refused, not followed" <<<"$OUT" ||
 	{ echo "$OUT" >&2; fail "opexport did not name the callchains link"; }
+# every report tool, against samples/ a link and a saved session's name
+# a link (each to a session of its own outside): refused, named, exit 3;
+# and a sample file a link: named, not read, and not archived
+OPANNOTATE=$top_builddir/pp/opannotate
+OPGPROF=$top_builddir/pp/opgprof
+OPARCHIVE=$top_builddir/pp/oparchive
+report_case samples samples "$good/samples"
+report_case saved samples/run1 "$good/samples/current"
+readers() {	# SESSION-DIR [SPEC]: each tool's command line
+	local spec=${2-}
+	printf '%s\n' "$OPREPORT --session-dir=$1 $spec" \
+		"$OPANNOTATE --assembly --session-dir=$1 $spec" \
+		"$OPGPROF --session-dir=$1 $spec" \
+		"$OPEXPORT --format=folded -o $E2E_TMP/r.folded --session-dir=$1 $spec" \
+		"$OPARCHIVE -o $E2E_TMP/r-arch --session-dir=$1 $spec"
+}
+readers "$E2E_TMP/r-samples" >"$E2E_TMP/readers"
+[ "$(wc -l <"$E2E_TMP/readers")" = 5 ] || fail "no command line for the report tools"
+while read -r -a cmd; do
+	expect 3 "$E2E_TMP/r-samples/samples is a symbolic link: refused, not followed" "${cmd[@]}"
+done <"$E2E_TMP/readers"
+readers "$E2E_TMP/r-saved" session:run1 >"$E2E_TMP/readers"
+while read -r -a cmd; do
+	expect 3 "$E2E_TMP/r-saved/samples/run1 is a symbolic link: refused, not followed" "${cmd[@]}"
+done <"$E2E_TMP/readers"
+[ ! -e "$E2E_TMP/r-arch" ] || fail "oparchive wrote an archive of a session behind a link"
+# (opexport reads a session with call chains from its chain store, not
+# its sample files: it has no link to name here)
+readers "$E2E_TMP/r-sfile" | grep -vF "$OPEXPORT" >"$E2E_TMP/readers"
+while read -r -a cmd; do
+	rc=0
+	OUT=$("${cmd[@]}" 2>&1) || rc=$?
+	grep -qF "$E2E_TMP/r-sfile/samples/current/$sfile: it is a symbolic link: refused, not followed" <<<"$OUT" ||
+		{ echo "$OUT" >&2; fail "${cmd[0]##*/} did not name the sample file that is a link"; }
+done <"$E2E_TMP/readers"
+[ -d "$E2E_TMP/r-arch" ] && [ ! -e "$E2E_TMP/r-arch/var/lib/oprofile/samples/current/$sfile" ] ||
+	fail "oparchive archived a sample file through a link"
 intact "the report tools"
+
+# operf --append keeps current/: links planted where it writes in it (stats,
+# a sample file, the chain store) are written through by none, and its
+# log names each
+app=$E2E_TMP/append
+mkdir -m 0755 "$app"
+cp -a "$good" "$app/oprofile_data"
+cur=$app/oprofile_data/samples/current
+rm -rf "${cur:?}/stats" "$cur/callchains/chains" "${cur:?}/$sfile"
+ln -s "$TARGET" "$cur/stats"
+ln -s "$TARGET/keep" "$cur/callchains/chains"
+ln -s "$TARGET/keep" "$cur/$sfile"
+(cd "$app" && "$OPERF" --append -g -e cpu-clock:100000 "$WORKLOADS/burn" -t 0.3 1) \
+	>"$E2E_TMP/append.out" 2>&1 || { cat "$E2E_TMP/append.out" >&2; fail "operf --append failed"; }
+intact "operf --append with links in current"
+for what in "$cur/stats" "$cur/$sfile" "$cur/callchains/chains"; do
+	grep -qF "$what is a symbolic link: refused, not followed" "$app/oprofile_data/samples/operf.log" ||
+		{ tail -n 20 "$app/oprofile_data/samples/operf.log" >&2; fail "operf.log does not name the link $what"; }
+	[ -L "$what" ] || fail "operf --append removed the link $what"
+done
 
 # ---- oparchive's output directory: a writer's ----
 OPARCHIVE=$top_builddir/pp/oparchive
