@@ -216,6 +216,30 @@ const char *pp_sfile_strerror(int err)
 	return odb_strerror(err);
 }
 
+/* A reader's session directory (no check of who owns it); an archive's
+ * (archive:DIR) resolved beneath DIR, so that a link on the way to its
+ * var/lib/oprofile leads nowhere out of the archive. */
+static int open_session(struct op_sessdir *sd, const char *session_dir,
+			const struct pp_spec *spec, const struct op_logger *lg)
+{
+	char why[PATH_MAX + 256];
+	struct op_sessdir root;
+	int ret;
+
+	if (!spec->archive ||
+	    op_sessdir_open(&root, spec->archive, OP_SD_READ, why, sizeof(why)))
+		return op_sessdir_open(sd, session_dir, OP_SD_READ, why, sizeof(why));
+	if (op_sd_rel(&root, session_dir))
+		ret = op_sessdir_sub(&root, session_dir, sd);
+	else
+		ret = op_sessdir_open(sd, session_dir, OP_SD_READ, why, sizeof(why));
+	if (ret == -ELOOP)
+		op_log(lg, OP_LOG_ERR, "%s", op_sd_explain(&root, session_dir, ret, why,
+							  sizeof(why)));
+	op_sessdir_close(&root);
+	return ret;
+}
+
 static int fileset_select(struct pp_fileset *fs, const char *session_dir,
 			  const struct pp_spec *spec, bool with_cg,
 			  const struct op_logger *lg)
@@ -235,11 +259,11 @@ static int fileset_select(struct pp_fileset *fs, const char *session_dir,
 	fs->sd = malloc(sizeof(*fs->sd));
 	if (!fs->sd)
 		return -ENOMEM;
-	ret = op_sessdir_open(fs->sd, session_dir, OP_SD_READ, why, sizeof(why));
+	ret = open_session(fs->sd, session_dir, spec, lg);
 	if (ret) {
 		free(fs->sd);
 		fs->sd = NULL;
-		return -ENOENT;
+		return ret == -ELOOP ? ret : -ENOENT;
 	}
 	d = op_sd_opendir(fs->sd, samples);
 	if (!d) {

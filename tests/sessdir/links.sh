@@ -520,5 +520,16 @@ expect 0 "" "$OPARCHIVE" --session-dir="$good" -o "$E2E_TMP/arch-new"
 [ "$(stat -c %a "$E2E_TMP/arch-new")" = 755 ] ||
 	fail "oparchive made its directory mode $(stat -c %a "$E2E_TMP/arch-new"), not 0755"
 expect 0 "burn" "$OPREPORT" "archive:$E2E_TMP/arch-new"
+# an archive whose var/, or var/lib/oprofile, is a link to the session
+# moved out of it: read through neither, and named
+for planted in var var/lib/oprofile; do
+	a=$E2E_TMP/arch-${planted//\//-}
+	cp -a "$E2E_TMP/arch-new" "$a"
+	mv "$a/$planted" "$a.target"
+	ln -s "$a.target" "$a/$planted"
+	expect 3 "$a/$planted is a symbolic link: refused, not followed" "$OPREPORT" "archive:$a"
+	expect 3 "$a/$planted is a symbolic link: refused, not followed" \
+		"$OPEXPORT" --format=folded -o "$E2E_TMP/arch.folded" "archive:$a"
+done
 intact "oparchive"
 echo "links.sh: $n session directories, every planted link refused and named"
