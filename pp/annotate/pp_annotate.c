@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "op_grow.h"
+#include "op_sessdir.h"
 #include "pp_session.h"
 #include "pp_symview.h"
 
@@ -510,22 +511,6 @@ static bool file_kept(const struct pp_annot_opts *o, const char *path)
 	return kept;
 }
 
-/* mkdir -p of path's directory */
-static int make_parents(char *path)
-{
-	for (char *s = strchr(path + 1, '/'); s; s = strchr(s + 1, '/')) {
-		*s = '\0';
-		if (mkdir(path, 0755) && errno != EEXIST) {
-			int e = -errno;
-
-			*s = '/';
-			return e;
-		}
-		*s = '/';
-	}
-	return 0;
-}
-
 static bool same_file(const char *a, const char *b)
 {
 	struct stat sa, sb;
@@ -536,14 +521,16 @@ static bool same_file(const char *a, const char *b)
 
 /* One file of --output-dir's tree: the file with the per-file comment and
  * the command's comment after it, under dir (absolute, ending in '/') at
- * the source's own path. OProfile's refusals: names that climb out of
- * the directory, and the source itself. */
+ * the source's own path, created beneath sd (dir's descriptor) with no
+ * link followed. OProfile's refusals: names that climb out of the
+ * directory, and the source itself. */
 static void write_tree_file(FILE *in, const struct pp_annot *a,
 			    const struct annot_file *f, const char *source,
 			    const struct pp_annot_opts *o, const char *dir,
-			    const struct op_logger *lg)
+			    const struct op_sessdir *sd, const struct op_logger *lg)
 {
-	char *joined, *path;
+	char *joined, *path, why[PATH_MAX + 64];
+	const char *rel;
 	FILE *out;
 	int ret;
 
@@ -568,16 +555,20 @@ static void write_tree_file(FILE *in, const struct pp_annot *a,
 		op_log(lg, OP_LOG_WARN, "input and output files are identical: %s", path);
 		goto out;
 	}
-	ret = make_parents(path);
+	/* path beneath dir, relative to sd ("dir//usr/..." for an absolute
+	 * source) */
+	for (rel = path + strlen(dir); *rel == '/'; rel++)
+		;
+	ret = op_sd_mkparents(sd, rel, 0755);
 	if (ret) {
 		op_log(lg, OP_LOG_WARN, "unable to create the directories of %s: %s",
-		       path, strerror(-ret));
+		       path, op_sd_explain(sd, rel, ret, why, sizeof(why)));
 		goto out;
 	}
-	out = fopen(path, "w");
+	out = op_sd_fopen(sd, rel, "w");
 	if (!out) {
 		op_log(lg, OP_LOG_WARN, "unable to open output file %s: %s", path,
-		       strerror(errno));
+		       op_sd_explain(sd, rel, -errno, why, sizeof(why)));
 		goto out;
 	}
 	annotate_file(out, in, a, f, false);
@@ -651,43 +642,43 @@ static struct annot_file *select_files(const struct pp_annot *a, double threshol
 int pp_annotate_source(FILE *out, const struct pp_annot *a,
 		       const struct pp_annot_opts *o, const struct op_logger *lg)
 {
+	struct op_sessdir sd = { .fd = -1 };
 	struct annot_file *files;
 	char *dir = NULL;
 	size_t nr = 0;
 	int ret;
 
 	if (o->output_dir) {
-		char *made = strdup(o->output_dir), *real;
+		char why[PATH_MAX + 256], *real;
 
-		if (!made)
-			return -ENOMEM;
-		ret = 0;
-		if (mkdir(made, 0755) && errno != EEXIST) {
-			/* the directory's parents too */
-			char *slashed;
-
-			if (asprintf(&slashed, "%s/", made) >= 0) {
-				ret = make_parents(slashed);
-				free(slashed);
-			}
+		/* a writer's directory, as oparchive's: checked (owner, nobody
+		 * else writing, parents), made 0755 when new, and every file
+		 * created beneath it, no link followed */
+		ret = op_sessdir_open(&sd, o->output_dir, OP_SD_WRITE | OP_SD_CREATE,
+				      why, sizeof(why));
+		if (ret) {
+			op_log(lg, OP_LOG_ERR, "output directory refused: %s", why);
+			return ret;
 		}
-		free(made);
-		real = ret ? NULL : realpath(o->output_dir, NULL);
-		if (!real) {
-			op_log(lg, OP_LOG_ERR, "unable to create %s directory: %s",
-			       o->output_dir, strerror(ret ? -ret : errno));
-			return ret ? ret : -errno;
-		}
-		if (!strcmp(real, "/")) {
-			op_log(lg, OP_LOG_ERR, "output path of / would over-write the "
-			       "source files");
+		real = realpath(o->output_dir, NULL);
+		if (!real || !strcmp(real, "/")) {
+			ret = real ? -EINVAL : -errno;
+			if (real)
+				op_log(lg, OP_LOG_ERR, "output path of / would over-write the "
+				       "source files");
+			else
+				op_log(lg, OP_LOG_ERR, "unable to use %s directory: %s",
+				       o->output_dir, strerror(-ret));
 			free(real);
-			return -EINVAL;
+			op_sessdir_close(&sd);
+			return ret;
 		}
 		ret = asprintf(&dir, "%s/", real);
 		free(real);
-		if (ret < 0)
+		if (ret < 0) {
+			op_sessdir_close(&sd);
 			return -ENOMEM;
+		}
 	} else {
 		pp_annot_info(out, a, o);
 	}
@@ -710,7 +701,7 @@ int pp_annotate_source(FILE *out, const struct pp_annot *a,
 			       source, strerror(errno));
 		if (*source) {
 			if (dir)
-				write_tree_file(in, a, &files[i], source, o, dir, lg);
+				write_tree_file(in, a, &files[i], source, o, dir, &sd, lg);
 			else
 				annotate_file(out, in, a, &files[i], true);
 		}
@@ -722,5 +713,6 @@ int pp_annotate_source(FILE *out, const struct pp_annot *a,
 		free(files[i].total);
 	free(files);
 	free(dir);
+	op_sessdir_close(&sd);
 	return ret;
 }

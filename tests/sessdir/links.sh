@@ -467,6 +467,27 @@ while read -r -a cmd; do
 done <"$E2E_TMP/readers"
 [ -d "$E2E_TMP/r-arch" ] && [ ! -e "$E2E_TMP/r-arch/var/lib/oprofile/samples/current/$sfile" ] ||
 	fail "oparchive archived a sample file through a link"
+# opannotate --output-dir, a writer's directory as oparchive's: a link
+# where it writes a source's annotation (the file, or a directory on the
+# way) is refused and named, nothing made through it; a directory
+# writable by others is refused
+expect 0 "" "$OPANNOTATE" --session-dir="$good" --source --output-dir="$E2E_TMP/ann-ok"
+ann=$(cd "$E2E_TMP/ann-ok" && find . -type f -name burn.c | head -1)
+ann=${ann#./}
+[ -n "$ann" ] || fail "opannotate --output-dir wrote no annotated burn.c"
+mkdir -p "$E2E_TMP/ann-file/${ann%/*}"
+ln -s "$TARGET/annotated" "$E2E_TMP/ann-file/$ann"
+expect 0 "$E2E_TMP/ann-file/$ann is a symbolic link: refused, not followed" \
+	"$OPANNOTATE" --session-dir="$good" --source --output-dir="$E2E_TMP/ann-file"
+mkdir -p "$E2E_TMP/ann-dir/${ann%/*/*}"
+ln -s "$TARGET" "$E2E_TMP/ann-dir/${ann%/*}"
+expect 0 "$E2E_TMP/ann-dir/${ann%/*} is a symbolic link: refused, not followed" \
+	"$OPANNOTATE" --session-dir="$good" --source --output-dir="$E2E_TMP/ann-dir"
+mkdir -m 0777 "$E2E_TMP/ann-777"
+chmod 0777 "$E2E_TMP/ann-777"
+expect 7 "$E2E_TMP/ann-777: writable by group or others (mode 0777)" \
+	"$OPANNOTATE" --session-dir="$good" --source --output-dir="$E2E_TMP/ann-777"
+[ -z "$(ls -A "$E2E_TMP/ann-777")" ] || fail "opannotate wrote in an output directory open to others"
 intact "the report tools"
 
 # operf --append keeps current/: links planted where it writes in it (stats,
