@@ -60,7 +60,7 @@ spin() { "$WORKLOADS/burn" -t 0.3 1 >/dev/null; }
 
 # ---- opcontrol ----
 
-# samples/ a link: --setup, --start and --reset refuse it; the issue's
+# samples/ a link: --setup, --start, --reset and --save refuse it; the issue's
 # --reset deleted target/current/important through it
 fresh
 ln -s "$TARGET" "$SESSION_DIR/samples"
@@ -71,9 +71,11 @@ expect 1 "$SESSION_DIR/samples is a symbolic link: refused, not followed" opc --
 intact "--reset with samples a link"
 expect 1 "samples is a symbolic link" opc --start
 intact "--start with samples a link"
+expect 1 "$SESSION_DIR/samples is a symbolic link: refused, not followed" opc --save=run1
+intact "--save with samples a link"
 stop_daemon
 
-# samples/current a link: --reset and --save refuse it
+# samples/current a link: --reset, --save and --start refuse it
 fresh
 mkdir "$SESSION_DIR/samples"
 ln -s "$TARGET/current" "$SESSION_DIR/samples/current"
@@ -82,6 +84,10 @@ intact "--reset with current a link"
 expect 1 "$SESSION_DIR/samples/current is a symbolic link: refused, not followed" opc --save=run1
 intact "--save with current a link"
 [ ! -e "$SESSION_DIR/samples/run1" ] || fail "--save moved a link to run1"
+expect 0 "" opc --setup --event=$EV
+expect 1 "$SESSION_DIR/samples/current is a symbolic link: refused, not followed" opc --start
+intact "--start with current a link"
+stop_daemon
 
 # a saved session's name a link: --save refuses to move current onto it
 fresh
