@@ -36,6 +36,15 @@ int pp_archive_opts(struct pp_archive *a, const char *dir,
 			goto err_nomem;
 		out->debug_dirs = a->debug_dirs;
 	}
+	a->root = malloc(sizeof(*a->root));
+	if (!a->root)
+		goto err_nomem;
+	if (op_sessdir_open(a->root, dir, OP_SD_READ, NULL, 0)) {
+		free(a->root);
+		a->root = NULL;
+	} else if (!in->sd) {
+		out->sd = a->root;
+	}
 	if (!in->kallsyms) {
 		if (asprintf(&a->kallsyms, "%s/proc/kallsyms", dir) < 0) {
 			a->kallsyms = NULL;
@@ -57,6 +66,9 @@ void pp_archive_release(struct pp_archive *a)
 	free(a->debug_dirs);
 	free(a->kallsyms);
 	free(a->real);
+	if (a->root)
+		op_sessdir_close(a->root);
+	free(a->root);
 	*a = (struct pp_archive){ 0 };
 }
 

@@ -17,6 +17,7 @@
 #include <stdio.h>
 
 #include "op_log.h"
+#include "op_sessdir.h"
 #include "pp_options.h"
 
 /* Where an archive keeps its session, below the archive directory. */
@@ -29,6 +30,9 @@ struct pp_archive {
 	char *kallsyms;		/* DIR/proc/kallsyms when the archive has it */
 	char *real;		/* DIR's real path: OProfile's warnings name a
 				 * missing image by it and the image's name */
+	struct op_sessdir *root;	/* DIR, a reader's (op_sessdir.h): its
+					 * binaries and debug files are opened
+					 * beneath it, no link followed out */
 };
 
 /* Read archive dir as OProfile's opreport reads what oparchive wrote: *out
@@ -36,7 +40,9 @@ struct pp_archive {
  * beside them or under dir's /usr/lib/debug (unless in names debug
  * directories), and the kernel's symbols from dir/proc/kallsyms when the
  * archive holds it (unless in names a kallsyms file). a->session_dir is
- * the session directory to select from. out's strings point into a: keep
+ * the session directory to select from; out->sd is dir's descriptor, so
+ * that no binary or debug file is read through a link out of the archive
+ * (unless in gives a descriptor). out's strings point into a: keep
  * a until out is no longer used. Returns 0 or -ENOMEM (a released). */
 int pp_archive_opts(struct pp_archive *a, const char *dir,
 		    const struct pp_report_opts *in,

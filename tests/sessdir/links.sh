@@ -549,6 +549,25 @@ expect 0 "" "$OPARCHIVE" --session-dir="$good" -o "$E2E_TMP/arch-new"
 [ "$(stat -c %a "$E2E_TMP/arch-new")" = 755 ] ||
 	fail "oparchive made its directory mode $(stat -c %a "$E2E_TMP/arch-new"), not 0755"
 expect 0 "burn" "$OPREPORT" "archive:$E2E_TMP/arch-new"
+# an archived binary a link to a copy outside the archive: no symbols read
+# through it (the binary is missing), and the link named
+a=$E2E_TMP/arch-bin
+cp -a "$E2E_TMP/arch-new" "$a"
+bin=$(realpath "$WORKLOADS/burn")
+[ -f "$a$bin" ] || fail "oparchive did not archive $bin"
+cp "$a$bin" "$E2E_TMP/arch-bin.target"
+rm "$a$bin"
+ln -s "$E2E_TMP/arch-bin.target" "$a$bin"
+for cmd in "$OPREPORT -l" "$OPEXPORT --format=folded -o $E2E_TMP/arch.folded"; do
+	rc=0
+	# shellcheck disable=SC2086
+	OUT=$($cmd "archive:$a" 2>&1) || rc=$?
+	grep -qF "$a$bin is a symbolic link: refused, not followed" <<<"$OUT" ||
+		{ echo "$OUT" >&2; fail "${cmd%% *}: the link at the archived binary not named"; }
+	! grep -q burn_loop <<<"$OUT" "$E2E_TMP/arch.folded" 2>/dev/null ||
+		{ echo "$OUT" >&2; fail "${cmd%% *} read symbols through a link out of the archive"; }
+	rm -f "$E2E_TMP/arch.folded"
+done
 # an archive whose var/, or var/lib/oprofile, is a link to the session
 # moved out of it: read through neither, and named
 for planted in var var/lib/oprofile; do
