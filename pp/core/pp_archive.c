@@ -4,6 +4,7 @@
 #include "pp_archive.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,9 +18,7 @@ int pp_archive_opts(struct pp_archive *a, const char *dir,
 		    const struct pp_report_opts *in,
 		    struct pp_report_opts *out)
 {
-	struct stat sb;
-
-	*a = (struct pp_archive){ 0 };
+	*a = (struct pp_archive){ .kallsyms_fd = -1 };
 	*out = *in;
 	if (asprintf(&a->session_dir, "%s%s", dir, PP_ARCHIVE_SESSION_DIR) < 0) {
 		a->session_dir = NULL;
@@ -45,13 +44,22 @@ int pp_archive_opts(struct pp_archive *a, const char *dir,
 	} else if (!in->sd) {
 		out->sd = a->root;
 	}
-	if (!in->kallsyms) {
-		if (asprintf(&a->kallsyms, "%s/proc/kallsyms", dir) < 0) {
-			a->kallsyms = NULL;
-			goto err_nomem;
-		}
-		if (!stat(a->kallsyms, &sb))
+	if (!in->kallsyms && a->root) {
+		/* opened beneath DIR, no link followed out of it; the readers
+		 * get the file itself, by its descriptor */
+		int fd = op_sd_open(a->root, "proc/kallsyms", O_RDONLY, 0);
+
+		if (fd == -ELOOP)
+			fprintf(stderr, "warning: %s/proc/kallsyms is a symbolic link: refused, not followed\n",
+				dir);
+		if (fd >= 0) {
+			a->kallsyms_fd = fd;
+			if (asprintf(&a->kallsyms, "/proc/self/fd/%d", fd) < 0) {
+				a->kallsyms = NULL;
+				goto err_nomem;
+			}
 			out->kallsyms = a->kallsyms;
+		}
 	}
 	return 0;
 
@@ -65,11 +73,13 @@ void pp_archive_release(struct pp_archive *a)
 	free(a->session_dir);
 	free(a->debug_dirs);
 	free(a->kallsyms);
+	if (a->kallsyms_fd >= 0)
+		close(a->kallsyms_fd);
 	free(a->real);
 	if (a->root)
 		op_sessdir_close(a->root);
 	free(a->root);
-	*a = (struct pp_archive){ 0 };
+	*a = (struct pp_archive){ .kallsyms_fd = -1 };
 }
 
 bool pp_readable_file(const char *path)

@@ -27,7 +27,9 @@
 struct pp_archive {
 	char *session_dir;	/* DIR/var/lib/oprofile */
 	char *debug_dirs;	/* :.debug:DIR/usr/lib/debug, unless given */
-	char *kallsyms;		/* DIR/proc/kallsyms when the archive has it */
+	char *kallsyms;		/* DIR/proc/kallsyms when the archive has it,
+				 * as /proc/self/fd/N of kallsyms_fd */
+	int kallsyms_fd;	/* it, opened beneath root; -1: none */
 	char *real;		/* DIR's real path: OProfile's warnings name a
 				 * missing image by it and the image's name */
 	struct op_sessdir *root;	/* DIR, a reader's (op_sessdir.h): its

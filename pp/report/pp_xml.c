@@ -22,6 +22,7 @@
 #include "odb.h"
 #include "op_events.h"
 #include "op_names.h"
+#include "op_sessdir.h"
 #include "pp_archive.h"
 #include "pp_report_rooms.h"
 #include "pp_symbols.h"
@@ -517,7 +518,14 @@ static void xml_symbol_bytes(const struct xml_ctx *x, const struct pp_entry *e,
 		path = pp_locate_binary(im->img.path, x->o->root,
 					 x->o->image_path);
 		buf = malloc(size);
-		fd = path && buf ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+		/* an archive's binary beneath the archive, no link
+		 * followed out of it (pp_archive.h) */
+		if (!path || !buf)
+			fd = -1;
+		else if (x->o->sd && op_sd_rel(x->o->sd, path))
+			fd = op_sd_open(x->o->sd, path, O_RDONLY, 0);
+		else
+			fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd >= 0) {
 			n = pread(fd, buf, size,
 				  (off_t)(e->sym->start - g->vaddr + g->offset));

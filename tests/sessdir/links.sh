@@ -568,6 +568,25 @@ for cmd in "$OPREPORT -l" "$OPEXPORT --format=folded -o $E2E_TMP/arch.folded"; d
 		{ echo "$OUT" >&2; fail "${cmd%% *} read symbols through a link out of the archive"; }
 	rm -f "$E2E_TMP/arch.folded"
 done
+# an archive whose proc/kallsyms is a link to kernel symbols outside it:
+# the kernel's samples are not named by them, and the link is named
+a=$E2E_TMP/arch-ksyms
+cp -a "$E2E_TMP/arch-new" "$a"
+mkdir -p "$a/proc"
+rm -f "$a/proc/kallsyms"
+printf 'ffffffff80000000 T planted_outside_kallsyms\nffffffffff000000 T planted_outside_end\n' \
+	>"$E2E_TMP/arch-ksyms.target"
+ln -s "$E2E_TMP/arch-ksyms.target" "$a/proc/kallsyms"
+for cmd in "$OPREPORT -l" "$OPREPORT -c" "$OPEXPORT --format=folded -o $E2E_TMP/arch.folded"; do
+	rc=0
+	# shellcheck disable=SC2086
+	OUT=$($cmd "archive:$a" 2>&1) || rc=$?
+	grep -qF "$a/proc/kallsyms is a symbolic link: refused, not followed" <<<"$OUT" ||
+		{ echo "$OUT" >&2; fail "${cmd%% *}: the link at the archive's kallsyms not named"; }
+	! grep -q planted_outside <<<"$OUT" "$E2E_TMP/arch.folded" 2>/dev/null ||
+		{ echo "$OUT" >&2; fail "${cmd%% *} named kernel samples through a link out of the archive"; }
+	rm -f "$E2E_TMP/arch.folded"
+done
 # an archive whose var/, or var/lib/oprofile, is a link to the session
 # moved out of it: read through neither, and named
 for planted in var var/lib/oprofile; do
