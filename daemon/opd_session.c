@@ -497,6 +497,14 @@ static int save_vdso(struct opd_session *s, const char *dir)
 	return op_afile_commit(&a, false);
 }
 
+/* A write refused because a link was planted where a session file goes
+ * is an error, said where the user is (operf's stderr); other failures
+ * to write a dump's side files are warnings. */
+static enum op_log_level link_level(int err)
+{
+	return err == -ELOOP || err == -EXDEV ? OP_LOG_ERR : OP_LOG_WARN;
+}
+
 int opd_session_dump(struct opd_session *s, const char *why, bool ending)
 {
 	const char *dir = s->cfg.current_dir;
@@ -525,7 +533,7 @@ int opd_session_dump(struct opd_session *s, const char *why, bool ending)
 		char path[PATH_MAX + 16], msg[PATH_MAX + 64];
 
 		snprintf(path, sizeof(path), "%s/stats", dir);
-		op_log(&s->cfg.log, OP_LOG_WARN, "%s: cannot write %s: %s",
+		op_log(&s->cfg.log, link_level(r), "%s: cannot write %s: %s",
 		       why, path, op_sd_explain(s->cfg.sd, path, r, msg, sizeof(msg)));
 		ret = ret ? ret : r;
 	}
@@ -537,7 +545,7 @@ int opd_session_dump(struct opd_session *s, const char *why, bool ending)
 
 		snprintf(path, sizeof(path), "%s/" OP_STATS_DIR "/" OP_CGROUPS_FILE,
 			 dir);
-		op_log(&s->cfg.log, OP_LOG_WARN, "%s: cannot write %s: %s", why,
+		op_log(&s->cfg.log, link_level(r), "%s: cannot write %s: %s", why,
 		       path, op_sd_explain(s->cfg.sd, path, r, msg, sizeof(msg)));
 		ret = ret ? ret : r;
 	}

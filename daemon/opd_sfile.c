@@ -134,9 +134,11 @@ static int open_file(struct opd_sfiles *sf, struct opd_sfile *f)
 		else
 			snprintf(why, sizeof(why), "cannot open %s: %s", path,
 				 odb_strerror(ret));
+		/* a link planted in the session is an error, said where
+		 * the user is (operf's stderr), not only in the log */
 		if (!f->logged)
-			op_log(sf->log, OP_LOG_WARN,
-			       "sfile: %s; its samples are counted as lost", why);
+			op_log(sf->log, ret == -ELOOP || ret == -EXDEV ? OP_LOG_ERR :
+			       OP_LOG_WARN, "sfile: %s; its samples are counted as lost", why);
 		f->logged = true;
 	} else {
 		fill_header(sf, f);

@@ -498,7 +498,7 @@ intact "the report tools"
 
 # operf --append keeps current/: links planted where it writes in it (stats,
 # a sample file, the chain store) are written through by none, and its
-# log names each
+# log and its stderr name each
 app=$E2E_TMP/append
 mkdir -m 0755 "$app"
 cp -a "$good" "$app/oprofile_data"
@@ -513,6 +513,8 @@ intact "operf --append with links in current"
 for what in "$cur/stats" "$cur/$sfile" "$cur/callchains/chains"; do
 	grep -qF "$what is a symbolic link: refused, not followed" "$app/oprofile_data/samples/operf.log" ||
 		{ tail -n 20 "$app/oprofile_data/samples/operf.log" >&2; fail "operf.log does not name the link $what"; }
+	grep -qF "$what is a symbolic link: refused, not followed" "$E2E_TMP/append.out" ||
+		{ cat "$E2E_TMP/append.out" >&2; fail "operf --append did not name the link $what on stderr"; }
 	[ -L "$what" ] || fail "operf --append removed the link $what"
 done
 
