@@ -191,11 +191,13 @@ static int opc_add_file(const char *rel, const char *full, void *ctx)
 	return 0;
 }
 
-static unsigned long long opc_count_samples(const struct opc *c)
+/* The samples in current's files; *err the walk's -errno (current/ or a
+ * directory above it a planted link: -ELOOP), 0 when it was read. */
+static unsigned long long opc_count_samples(const struct opc *c, int *err)
 {
 	struct opc_count cnt = { &c->sd, 0 };
 
-	op_sfname_walk(&c->sd, c->paths.current_dir, opc_add_file, &cnt);
+	*err = op_sfname_walk(&c->sd, c->paths.current_dir, opc_add_file, &cnt);
 	return cnt.sum;
 }
 
@@ -414,9 +416,18 @@ int opc_status(struct opc *c)
 	{
 		/* from the files: the daemon's last stats may be older (a
 		 * daemon killed after its last dump) */
-		unsigned long long in_files = opc_count_samples(c);
+		int err;
+		unsigned long long in_files = opc_count_samples(c, &err);
 		unsigned long long said = opc_read_stat(c, OP_STAT_TOTAL_SAMPLES);
 
+		if (err == -ELOOP || err == -EXDEV) {
+			char why[PATH_MAX + 128];
+
+			printf("Samples in current: not read: %s\n",
+			       op_sd_explain(&c->sd, c->paths.current_dir, err, why,
+					     sizeof(why)));
+			return 1;
+		}
 		printf("Samples in current: %llu\n", in_files);
 		if (said > in_files || (said && said < in_files))
 			printf("Samples by the daemon's last stats: %llu (%s)\n", said,

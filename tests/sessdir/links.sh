@@ -60,7 +60,7 @@ spin() { "$WORKLOADS/burn" -t 0.3 1 >/dev/null; }
 
 # ---- opcontrol ----
 
-# samples/ a link: --setup, --start, --reset and --save refuse it; the issue's
+# samples/ a link: --setup, --start, --reset, --save and --status refuse it; the issue's
 # --reset deleted target/current/important through it
 fresh
 ln -s "$TARGET" "$SESSION_DIR/samples"
@@ -73,6 +73,9 @@ expect 1 "samples is a symbolic link" opc --start
 intact "--start with samples a link"
 expect 1 "$SESSION_DIR/samples is a symbolic link: refused, not followed" opc --save=run1
 intact "--save with samples a link"
+# --status counts what current holds: not through the link, and it says so
+expect 1 "Samples in current: not read: $SESSION_DIR/samples is a symbolic link: refused, not followed" \
+	opc --status
 stop_daemon
 
 # samples/current a link: --reset, --save and --start refuse it
