@@ -3,9 +3,10 @@
 # that need the kernel's perf_event_open, which also take turns.
 set -euo pipefail
 # A command that fails outside a check ends the test under set -e; say which
-# (an inherit.sh run in CI ended with no word of why). Under set +e it
-# ends nothing and says nothing.
-trap '[[ $- != *e* ]] || echo "FAIL: line $LINENO of ${BASH_SOURCE[0]##*/}: \"$BASH_COMMAND\" exited $?" >&2' ERR
+# (an inherit.sh run in CI ended with no word of why), in a function too
+# (set -E). Under set +e it ends nothing and says nothing.
+set -E
+trap 'e2e_rc=$?; [[ $- != *e* ]] || echo "FAIL: line $LINENO of ${BASH_SOURCE[0]##*/}: \"$BASH_COMMAND\" exited $e2e_rc" >&2' ERR
 
 : "${top_builddir:?run through make check}"
 : "${top_srcdir:?run through make check}"
