@@ -172,6 +172,8 @@ err_resume:
 struct opc_count {
 	const struct op_sessdir *sd;
 	unsigned long long sum;
+	int refused;		/* a sample file a planted link: -ELOOP */
+	char refused_path[PATH_MAX];
 };
 
 static int opc_add_file(const char *rel, const char *full, void *ctx)
@@ -182,22 +184,36 @@ static int opc_add_file(const char *rel, const char *full, void *ctx)
 
 	if (op_sfname_parse(rel, &n))
 		return 0;		/* not a sample file (the chain store...) */
-	if (!n.cg.path && !odb_open(&db, cnt->sd, full, ODB_RDONLY)) {
-		for (uint32_t i = 1; i <= odb_nr_nodes(&db); i++)
-			cnt->sum += db.nodes[i].value;
-		odb_close(&db);
+	if (!n.cg.path) {
+		int ret = odb_open(&db, cnt->sd, full, ODB_RDONLY);
+
+		if (!ret) {
+			for (uint32_t i = 1; i <= odb_nr_nodes(&db); i++)
+				cnt->sum += db.nodes[i].value;
+			odb_close(&db);
+		} else if ((ret == -ELOOP || ret == -EXDEV) && !cnt->refused) {
+			cnt->refused = ret;
+			snprintf(cnt->refused_path, sizeof(cnt->refused_path), "%s", full);
+		}
 	}
 	op_sfname_release(&n);
 	return 0;
 }
 
 /* The samples in current's files; *err the walk's -errno (current/ or a
- * directory above it a planted link: -ELOOP), 0 when it was read. */
-static unsigned long long opc_count_samples(const struct opc *c, int *err)
+ * directory above it a planted link: -ELOOP) or a sample file's that was
+ * a planted link, whose path goes in refused; 0 when all was read. */
+static unsigned long long opc_count_samples(const struct opc *c, int *err,
+					    char *refused, size_t len)
 {
-	struct opc_count cnt = { &c->sd, 0 };
+	struct opc_count cnt = { .sd = &c->sd };
 
+	snprintf(refused, len, "%s", c->paths.current_dir);
 	*err = op_sfname_walk(&c->sd, c->paths.current_dir, opc_add_file, &cnt);
+	if (!*err && cnt.refused) {
+		*err = cnt.refused;
+		snprintf(refused, len, "%s", cnt.refused_path);
+	}
 	return cnt.sum;
 }
 
@@ -416,16 +432,15 @@ int opc_status(struct opc *c)
 	{
 		/* from the files: the daemon's last stats may be older (a
 		 * daemon killed after its last dump) */
+		char refused[PATH_MAX], why[PATH_MAX + 128];
 		int err;
-		unsigned long long in_files = opc_count_samples(c, &err);
+		unsigned long long in_files = opc_count_samples(c, &err, refused,
+								sizeof(refused));
 		unsigned long long said = opc_read_stat(c, OP_STAT_TOTAL_SAMPLES);
 
 		if (err == -ELOOP || err == -EXDEV) {
-			char why[PATH_MAX + 128];
-
 			printf("Samples in current: not read: %s\n",
-			       op_sd_explain(&c->sd, c->paths.current_dir, err, why,
-					     sizeof(why)));
+			       op_sd_explain(&c->sd, refused, err, why, sizeof(why)));
 			return 1;
 		}
 		printf("Samples in current: %llu\n", in_files);

@@ -476,6 +476,10 @@ while read -r -a cmd; do
 done <"$E2E_TMP/readers"
 [ -d "$E2E_TMP/r-arch" ] && [ ! -e "$E2E_TMP/r-arch/var/lib/oprofile/samples/current/$sfile" ] ||
 	fail "oparchive archived a sample file through a link"
+# opcontrol --status counts current's samples: not through the link, and
+# it says which file it did not read
+expect 1 "Samples in current: not read: $E2E_TMP/r-sfile/samples/current/$sfile is a symbolic link: refused, not followed" \
+	"$OPCONTROL" --session-dir="$E2E_TMP/r-sfile" --status
 # opannotate --output-dir, a writer's directory as oparchive's: a link
 # where it writes a source's annotation (the file, or a directory on the
 # way) is refused and named, nothing made through it; a directory
