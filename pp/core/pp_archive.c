@@ -16,7 +16,7 @@
 
 int pp_archive_opts(struct pp_archive *a, const char *dir,
 		    const struct pp_report_opts *in,
-		    struct pp_report_opts *out)
+		    struct pp_report_opts *out, char *warn, size_t warn_len)
 {
 	*a = (struct pp_archive){ .kallsyms_fd = -1 };
 	*out = *in;
@@ -47,11 +47,15 @@ int pp_archive_opts(struct pp_archive *a, const char *dir,
 	if (!in->kallsyms && a->root) {
 		/* opened beneath DIR, no link followed out of it; the readers
 		 * get the file itself, by its descriptor */
-		int fd = op_sd_open(a->root, "proc/kallsyms", O_RDONLY, 0);
+		char path[PATH_MAX], why[PATH_MAX + 128];
+		int fd = -ENAMETOOLONG;
 
-		if (fd == -ELOOP)
-			fprintf(stderr, "warning: %s/proc/kallsyms is a symbolic link: refused, not followed\n",
-				dir);
+		if ((size_t)snprintf(path, sizeof(path), "%s/proc/kallsyms", dir) < sizeof(path))
+			fd = op_sd_open(a->root, path, O_RDONLY, 0);
+		if (fd < 0 && fd != -ENOENT)
+			snprintf(warn, warn_len, "%s; the kernel's symbols are looked for "
+				 "as for an archive without them",
+				 op_sd_explain(a->root, path, fd, why, sizeof(why)));
 		if (fd >= 0) {
 			a->kallsyms_fd = fd;
 			if (asprintf(&a->kallsyms, "/proc/self/fd/%d", fd) < 0) {

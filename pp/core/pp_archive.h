@@ -44,11 +44,14 @@ struct pp_archive {
  * archive holds it (unless in names a kallsyms file). a->session_dir is
  * the session directory to select from; out->sd is dir's descriptor, so
  * that no binary or debug file is read through a link out of the archive
- * (unless in gives a descriptor). out's strings point into a: keep
- * a until out is no longer used. Returns 0 or -ENOMEM (a released). */
+ * (unless in gives a descriptor); dir/proc/kallsyms is opened beneath it
+ * too, and when it is there but cannot be (a link: refused) warn says why
+ * and the readers look for kernel symbols as for an archive without them.
+ * out's strings point into a: keep a until out is no longer used. Returns
+ * 0 or -ENOMEM (a released). */
 int pp_archive_opts(struct pp_archive *a, const char *dir,
 		    const struct pp_report_opts *in,
-		    struct pp_report_opts *out);
+		    struct pp_report_opts *out, char *warn, size_t warn_len);
 
 void pp_archive_release(struct pp_archive *a);
 

@@ -6,6 +6,7 @@
 #include "pp_cmdline.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,8 +117,12 @@ int pp_cmdline_source(const char *name, int argc, const char *const *argv,
 		return ret;
 	/* the session and binaries of an oparchive directory (o points
 	 * into arch) */
-	if (pp_archive_opts(arch, spec->archive, &in, o))
+	char warn[PATH_MAX + 256] = "";
+
+	if (pp_archive_opts(arch, spec->archive, &in, o, warn, sizeof(warn)))
 		return PP_EXIT_NOMEM;
+	if (*warn)
+		fprintf(stderr, "%s: warning: %s\n", name, warn);
 	*session_dir = arch->session_dir;
 	return 0;
 }
