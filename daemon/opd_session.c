@@ -550,9 +550,14 @@ int opd_session_dump(struct opd_session *s, const char *why, bool ending)
 		ret = ret ? ret : r;
 	}
 	r = save_vdso(s, dir);
-	if (r)
-		op_log(&s->cfg.log, OP_LOG_WARN, "%s: cannot save the vDSO in %s/" OP_VDSO_FILE
-		       ": %s; reports name its samples by its region", why, dir, strerror(-r));
+	if (r) {
+		char path[PATH_MAX + 16], msg[PATH_MAX + 64];
+
+		snprintf(path, sizeof(path), "%s/" OP_VDSO_FILE, dir);
+		op_log(&s->cfg.log, link_level(r), "%s: cannot save the vDSO in %s: %s; "
+		       "reports name its samples by its region", why, path,
+		       op_sd_explain(s->cfg.sd, path, r, msg, sizeof(msg)));
+	}
 	/* the files stay as they are until the next start: record them */
 	if (ending || !s->running)
 		opd_session_write_sums(s, dir, why);
@@ -562,10 +567,14 @@ int opd_session_dump(struct opd_session *s, const char *why, bool ending)
 	 * with samples it does not name, reads /proc/kallsyms. */
 	if (ending) {
 		r = opd_ksyms_save(s->cfg.sd, dir, "/proc");
-		if (r && r != -ENODATA)
-			op_log(&s->cfg.log, OP_LOG_WARN,
-			       "%s: cannot save the kernel symbols in %s/stats: %s",
-			       why, dir, strerror(-r));
+		if (r && r != -ENODATA) {
+			char path[PATH_MAX + 16], msg[PATH_MAX + 64];
+
+			snprintf(path, sizeof(path), "%s/stats", dir);
+			op_log(&s->cfg.log, link_level(r),
+			       "%s: cannot save the kernel symbols in %s: %s", why, path,
+			       op_sd_explain(s->cfg.sd, path, r, msg, sizeof(msg)));
+		}
 	}
 	return ret;
 }
