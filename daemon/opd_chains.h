@@ -71,7 +71,7 @@ struct opd_chains {
 	size_t nr_files, alloc_files;
 
 	uint64_t nr_added;		/* counts that reached a file */
-	uint64_t nr_lost;		/* chains not stored (I/O, memory) */
+	uint64_t nr_lost;		/* samples whose chain was not stored */
 	bool logged;
 };
 

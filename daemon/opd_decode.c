@@ -243,7 +243,8 @@ void opd_decode(struct opd_decoder *dec, const uint64_t *w, size_t n)
 			if (dec->t.trace == OPD_TRACE_CALLERS) {
 				/* no count comes among the callers (it
 				 * would have ended the chain): each counts
-				 * as the chain's sample, t.count */
+				 * as the chain's sample, t.count; nr_callers
+				 * counts the stream's words, not samples */
 				dec->nr_callers++;
 				if (dec->ops->caller)
 					dec->ops->caller(dec->ctx, &dec->t, pc);

@@ -14,7 +14,9 @@
  * context is counted in nr_bad, logged once per kind, and decoding skips to
  * the next escape. A SAMPLE_COUNT not followed at once by a sample counts as
  * truncated and is forgotten. A chain broken off by anything but a mode or image
- * change ends there (trace_end, not complete) and counts as truncated.
+ * change (or, before its sample, the SAMPLE_COUNT that makes the chain
+ * stand for n samples) ends there (trace_end, not complete) and counts as
+ * truncated.
  * Nothing in the stream can make the decoder fail.
  *
  * Ownership: a decoder is used by one thread (the daemon's main loop).

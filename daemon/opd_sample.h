@@ -55,7 +55,8 @@ struct opd_sampler {
 	uint64_t nr_lost_no_mapping;	/* unknown cookie, kernel pc outside text and modules */
 	uint64_t nr_filtered;		/* not in --image */
 	uint64_t nr_arcs;		/* arc counts that reached a file */
-	uint64_t nr_bt_lost_no_mapping;	/* chains cut at a caller in no image */
+	uint64_t nr_bt_lost_no_mapping;	/* samples whose chain was cut at a
+					 * caller in no image */
 	struct opd_chain_state chain;
 	/* the chain store's name of the last chain's event, made once:
 	 * "EVENT.COUNT.UNITMASK" (formatting it each sample cost a third of

@@ -40,7 +40,7 @@ struct kop_resolved {
 	uint8_t anon;		/* user sample in an anonymous region */
 	uint16_t nr_frames;	/* callers, in the CPU's frames from first_frame */
 	uint32_t first_frame;
-	uint32_t count;		/* samples it stands for; 1 with callers */
+	uint32_t count;		/* samples it stands for (its callers too) */
 };
 
 /* A caller of a sample, resolved as a sample is (its cookie and offset, or

@@ -37,7 +37,8 @@ enum op_code {
 	/* no args: a sample with its call chain follows: the sample, then
 	 * its callers innermost first, each a sample of the same event
 	 * (KERNEL_ENTER, USER_ENTER and COOKIE_SWITCH may come between them,
-	 * nothing else), then TRACE_END */
+	 * and before the sample a SAMPLE_COUNT; nothing else), then
+	 * TRACE_END */
 	OP_TRACE_BEGIN = 8,
 	/* no args: the chain is complete */
 	OP_TRACE_END = 9,
