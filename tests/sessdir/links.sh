@@ -558,6 +558,23 @@ expect 0 "" "$OPARCHIVE" --session-dir="$good" -o "$E2E_TMP/arch-new"
 [ "$(stat -c %a "$E2E_TMP/arch-new")" = 755 ] ||
 	fail "oparchive made its directory mode $(stat -c %a "$E2E_TMP/arch-new"), not 0755"
 expect 0 "burn" "$OPREPORT" "archive:$E2E_TMP/arch-new"
+# arch_refused LINK WORD CMD...: each CMD on archive:$a names LINK as a link
+# it refused, and neither what it says nor the folded stacks it may write
+# hold WORD, which only a read through the link would give
+arch_refused() {
+	local link=$1 word=$2 cmd rc
+	shift 2
+	for cmd in "$@"; do
+		rc=0
+		# shellcheck disable=SC2086
+		OUT=$($cmd "archive:$a" 2>&1) || rc=$?
+		grep -qF "$link is a symbolic link: refused, not followed" <<<"$OUT" ||
+			{ echo "$OUT" >&2; fail "${cmd%% *}: the link $link not named"; }
+		! grep -q "$word" - "$E2E_TMP/arch.folded" <<<"$OUT" 2>/dev/null ||
+			{ echo "$OUT" >&2; fail "${cmd%% *} read through the link $link out of the archive"; }
+		rm -f "$E2E_TMP/arch.folded"
+	done
+}
 # an archived binary a link to a copy outside the archive: no symbols read
 # through it (the binary is missing), and the link named
 a=$E2E_TMP/arch-bin
@@ -567,16 +584,7 @@ bin=$(realpath "$WORKLOADS/burn")
 cp "$a$bin" "$E2E_TMP/arch-bin.target"
 rm "$a$bin"
 ln -s "$E2E_TMP/arch-bin.target" "$a$bin"
-for cmd in "$OPREPORT -l" "$OPEXPORT --format=folded -o $E2E_TMP/arch.folded"; do
-	rc=0
-	# shellcheck disable=SC2086
-	OUT=$($cmd "archive:$a" 2>&1) || rc=$?
-	grep -qF "$a$bin is a symbolic link: refused, not followed" <<<"$OUT" ||
-		{ echo "$OUT" >&2; fail "${cmd%% *}: the link at the archived binary not named"; }
-	! grep -q burn_loop <<<"$OUT" "$E2E_TMP/arch.folded" 2>/dev/null ||
-		{ echo "$OUT" >&2; fail "${cmd%% *} read symbols through a link out of the archive"; }
-	rm -f "$E2E_TMP/arch.folded"
-done
+arch_refused "$a$bin" burn_loop "$OPREPORT -l" "$OPEXPORT --format=folded -o $E2E_TMP/arch.folded"
 # an archive whose proc/kallsyms is a link to kernel symbols outside it:
 # the kernel's samples are not named by them, and the link is named
 a=$E2E_TMP/arch-ksyms
@@ -586,16 +594,8 @@ rm -f "$a/proc/kallsyms"
 printf 'ffffffff80000000 T planted_outside_kallsyms\nffffffffff000000 T planted_outside_end\n' \
 	>"$E2E_TMP/arch-ksyms.target"
 ln -s "$E2E_TMP/arch-ksyms.target" "$a/proc/kallsyms"
-for cmd in "$OPREPORT -l" "$OPREPORT -c" "$OPEXPORT --format=folded -o $E2E_TMP/arch.folded"; do
-	rc=0
-	# shellcheck disable=SC2086
-	OUT=$($cmd "archive:$a" 2>&1) || rc=$?
-	grep -qF "$a/proc/kallsyms is a symbolic link: refused, not followed" <<<"$OUT" ||
-		{ echo "$OUT" >&2; fail "${cmd%% *}: the link at the archive's kallsyms not named"; }
-	! grep -q planted_outside <<<"$OUT" "$E2E_TMP/arch.folded" 2>/dev/null ||
-		{ echo "$OUT" >&2; fail "${cmd%% *} named kernel samples through a link out of the archive"; }
-	rm -f "$E2E_TMP/arch.folded"
-done
+arch_refused "$a/proc/kallsyms" planted_outside "$OPREPORT -l" "$OPREPORT -c" \
+	"$OPEXPORT --format=folded -o $E2E_TMP/arch.folded"
 # an archive whose var/, or var/lib/oprofile, is a link to the session
 # moved out of it: read through neither, and named
 for planted in var var/lib/oprofile; do
