@@ -497,12 +497,19 @@ static int save_vdso(struct opd_session *s, const char *dir)
 	return op_afile_commit(&a, false);
 }
 
-/* A write refused because a link was planted where a session file goes
- * is an error, said where the user is (operf's stderr); other failures
- * to write a dump's side files are warnings. */
-static enum op_log_level link_level(int err)
+/* A dump's side file not written: said with why (a link planted where it
+ * goes, named, is an error, said where the user is: operf's stderr; any
+ * other failure a warning). doing and name say which, then what follows. */
+static void side_file_failed(const struct opd_session *s, const char *why,
+			     const char *doing, const char *dir, const char *name,
+			     int err, const char *then)
 {
-	return err == -ELOOP || err == -EXDEV ? OP_LOG_ERR : OP_LOG_WARN;
+	char path[PATH_MAX + 32], msg[PATH_MAX + 64];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	op_log(&s->cfg.log, err == -ELOOP || err == -EXDEV ? OP_LOG_ERR : OP_LOG_WARN,
+	       "%s: cannot %s %s: %s%s", why, doing, path,
+	       op_sd_explain(s->cfg.sd, path, err, msg, sizeof(msg)), then);
 }
 
 int opd_session_dump(struct opd_session *s, const char *why, bool ending)
@@ -530,34 +537,20 @@ int opd_session_dump(struct opd_session *s, const char *why, bool ending)
 	opd_session_stats(s, &st);
 	r = opd_stats_write(&st, s->cfg.sd, dir);
 	if (r) {
-		char path[PATH_MAX + 16], msg[PATH_MAX + 64];
-
-		snprintf(path, sizeof(path), "%s/stats", dir);
-		op_log(&s->cfg.log, link_level(r), "%s: cannot write %s: %s",
-		       why, path, op_sd_explain(s->cfg.sd, path, r, msg, sizeof(msg)));
+		side_file_failed(s, why, "write", dir, OP_STATS_DIR, r, "");
 		ret = ret ? ret : r;
 	}
 	opd_stats_log(&st, &s->cfg.log, why);
 	opd_stats_release(&st);
 	r = write_cgroups(s, dir);
 	if (r) {
-		char path[PATH_MAX + 16], msg[PATH_MAX + 64];
-
-		snprintf(path, sizeof(path), "%s/" OP_STATS_DIR "/" OP_CGROUPS_FILE,
-			 dir);
-		op_log(&s->cfg.log, link_level(r), "%s: cannot write %s: %s", why,
-		       path, op_sd_explain(s->cfg.sd, path, r, msg, sizeof(msg)));
+		side_file_failed(s, why, "write", dir, OP_STATS_DIR "/" OP_CGROUPS_FILE, r, "");
 		ret = ret ? ret : r;
 	}
 	r = save_vdso(s, dir);
-	if (r) {
-		char path[PATH_MAX + 16], msg[PATH_MAX + 64];
-
-		snprintf(path, sizeof(path), "%s/" OP_VDSO_FILE, dir);
-		op_log(&s->cfg.log, link_level(r), "%s: cannot save the vDSO in %s: %s; "
-		       "reports name its samples by its region", why, path,
-		       op_sd_explain(s->cfg.sd, path, r, msg, sizeof(msg)));
-	}
+	if (r)
+		side_file_failed(s, why, "save the vDSO in", dir, OP_VDSO_FILE, r,
+				 "; reports name its samples by its region");
 	/* the files stay as they are until the next start: record them */
 	if (ending || !s->running)
 		opd_session_write_sums(s, dir, why);
@@ -567,14 +560,9 @@ int opd_session_dump(struct opd_session *s, const char *why, bool ending)
 	 * with samples it does not name, reads /proc/kallsyms. */
 	if (ending) {
 		r = opd_ksyms_save(s->cfg.sd, dir, "/proc");
-		if (r && r != -ENODATA) {
-			char path[PATH_MAX + 16], msg[PATH_MAX + 64];
-
-			snprintf(path, sizeof(path), "%s/stats", dir);
-			op_log(&s->cfg.log, link_level(r),
-			       "%s: cannot save the kernel symbols in %s: %s", why, path,
-			       op_sd_explain(s->cfg.sd, path, r, msg, sizeof(msg)));
-		}
+		if (r && r != -ENODATA)
+			side_file_failed(s, why, "save the kernel symbols in", dir,
+					 OP_STATS_DIR, r, "");
 	}
 	return ret;
 }
