@@ -158,14 +158,14 @@ static bool h_trace_end(struct opd_decoder *dec, const uint64_t *args)
 	return true;
 }
 
-/* The codes that may come inside a chain: they say where its next frame
- * lies (and, before its sample, SAMPLE_COUNT how many it stands for: the
- * caller of in_chain() lets that one through). Any other breaks the chain
- * off. */
-static bool in_chain(uint64_t code)
+/* The codes that may come inside a chain at its point trace: where its
+ * next frame lies, and before its sample SAMPLE_COUNT, how many samples it
+ * stands for. Any other breaks the chain off. */
+static bool in_chain(uint64_t code, enum opd_trace trace)
 {
 	return code == OP_KERNEL_ENTER || code == OP_USER_ENTER ||
-	       code == OP_COOKIE_SWITCH || code == OP_TRACE_END;
+	       code == OP_COOKIE_SWITCH || code == OP_TRACE_END ||
+	       (code == OP_SAMPLE_COUNT && trace == OPD_TRACE_SAMPLE);
 }
 
 static bool h_dropped(struct opd_decoder *dec, const uint64_t *args)
@@ -295,8 +295,7 @@ void opd_decode(struct opd_decoder *dec, const uint64_t *w, size_t n)
 			continue;
 		}
 		i += 2 + (size_t)nr_args;
-		if (dec->t.trace != OPD_TRACE_NONE && !in_chain(code) &&
-		    !(code == OP_SAMPLE_COUNT && dec->t.trace == OPD_TRACE_SAMPLE)) {
+		if (dec->t.trace != OPD_TRACE_NONE && !in_chain(code, dec->t.trace)) {
 			bad(dec, OPD_BAD_TRUNCATED, code);
 			end_trace(dec, false);
 		}

@@ -183,7 +183,6 @@ static void sample(void *ctx, const struct opd_transient *t, uint64_t pc,
 		c->callee_offset = offset;
 		c->app = app;
 		c->event = t->event;
-		c->count = n;
 		c->tgid = tgid;
 		c->tid = tid;
 		c->cpu = cpu;
@@ -228,7 +227,7 @@ static void caller(void *ctx, const struct opd_transient *t, uint64_t pc)
 	image = locate(sp, t, pc, &offset);
 	dep = image ? dep_of(sp, t, image, c->app) : NULL;
 	if (!dep) {
-		sp->nr_bt_lost_no_mapping += c->count;
+		sp->nr_bt_lost_no_mapping += t->count;
 		c->cut = true;	/* the chain so far is still stored */
 		return;
 	}
@@ -243,11 +242,11 @@ static void caller(void *ctx, const struct opd_transient *t, uint64_t pc)
 
 		/* a new file may evict the sample path's cached one */
 		sp->last_file = NULL;
-		f = opd_sfile_get(sp->sfiles, &key, c->count);
+		f = opd_sfile_get(sp->sfiles, &key, t->count);
 	}
 	if (f && opd_sfile_add(sp->sfiles, f, offset << 32 |
-			       (c->callee_offset & 0xffffffffULL), c->count))
-		sp->nr_arcs += c->count;
+			       (c->callee_offset & 0xffffffffULL), t->count))
+		sp->nr_arcs += t->count;
 	c->callee = image;
 	c->callee_offset = offset;
 }
@@ -281,10 +280,10 @@ static void trace_end(void *ctx, const struct opd_transient *t, bool complete)
 			app = c->app->chain_id;
 		}
 		if (c->nr_frames == SIZE_MAX || (c->app && !app))
-			sp->chains->nr_lost += c->count;
+			sp->chains->nr_lost += t->count;
 		else
 			opd_chains_add(sp->chains, &key, app, c->frames, c->nr_frames,
-				       c->count);
+				       t->count);
 	}
 	c->on = false;
 }

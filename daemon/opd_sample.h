@@ -27,7 +27,6 @@ struct opd_chain_state {
 	uint64_t callee_offset;
 	struct opd_image *app;
 	uint32_t event;
-	uint32_t count;			/* samples the chain stands for */
 	int tgid, tid, cpu;
 	/* the whole chain, for the chain store: the sample, then callers */
 	struct op_chain_frame *frames;
