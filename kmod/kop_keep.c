@@ -220,7 +220,7 @@ static void *keeper_main(void *arg)
 		pthread_mutex_unlock(&k->lock);
 
 		t0 = now_ns();
-		err = fits ? kop_keep_copy(k->dirfd, j.rel, j.fd, j.size, &j.mtime) :
+		err = fits ? kop_keep_copy(k->store.fd, j.rel, j.fd, j.size, &j.mtime) :
 			     -ENOSPC;
 		/* a copy kept by an earlier session costs nothing */
 		if (err == -ENOSPC && !fits && kop_keeper_holds(k, j.rel))
@@ -290,7 +290,6 @@ int kop_keeper_start(struct kop_keeper *k, const struct op_sessdir *sd,
 	int err, fd;
 
 	memset(k, 0, sizeof(*k));
-	k->dirfd = -1;
 	k->store.fd = -1;
 	k->log = log;
 	k->max_bytes = max_bytes;
@@ -312,8 +311,7 @@ int kop_keeper_start(struct kop_keeper *k, const struct op_sessdir *sd,
 		       dir, err == -ENOMEM ? strerror(-err) : why);
 		goto err_dir;
 	}
-	k->dirfd = k->store.fd;
-	fd = dup(k->dirfd);
+	fd = dup(k->store.fd);
 	if (fd >= 0)
 		k->used = tree_bytes(fd, 64);
 	k->cap = KOP_KEEP_QUEUE;
@@ -338,7 +336,6 @@ err_jobs:
 	k->jobs = NULL;
 err_dir:
 	op_sessdir_close(&k->store);
-	k->dirfd = -1;
 	free(k->dir);
 	k->dir = NULL;
 	return err;
@@ -394,7 +391,6 @@ void kop_keeper_release(struct kop_keeper *k)
 	pthread_mutex_destroy(&k->lock);
 	pthread_cond_destroy(&k->cond);
 	memset(k, 0, sizeof(*k));
-	k->dirfd = -1;
 	k->store.fd = -1;
 }
 

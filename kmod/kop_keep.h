@@ -38,7 +38,6 @@ struct kop_keeper {
 	/* the store, opened once beneath the session directory; read-only.
 	 * fd -1: refused (a link where it should be), nothing is kept */
 	struct op_sessdir store;
-	int dirfd;			/* store.fd */
 	uint64_t max_bytes;		/* the store's bound; read-only */
 	const struct op_logger *log;
 	pthread_t thread;
