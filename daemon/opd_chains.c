@@ -41,7 +41,7 @@ static void say(struct opd_chains *c, const char *what, int err)
 	if (c->logged)
 		return;
 	c->logged = true;
-	if (err == -ELOOP || err == -EXDEV) {
+	if (op_sd_refused(err)) {
 		/* name the link: on the way to the store, or at a list */
 		static const char *const lists[] = { OP_CHAINS_LIST, OP_CHAINS_IMAGES };
 		char path[4096], why[4096 + 128] = "";
@@ -534,7 +534,7 @@ static int open_lists(struct opd_chains *c)
 {
 	int ret = open_lists_once(c);
 
-	if (ret == -ELOOP || ret == -EXDEV)
+	if (op_sd_refused(ret))
 		c->frozen = true;
 	return ret;
 }

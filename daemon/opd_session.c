@@ -507,7 +507,7 @@ static void side_file_failed(const struct opd_session *s, const char *why,
 	char path[PATH_MAX + 32], msg[PATH_MAX + 64];
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	op_log(&s->cfg.log, err == -ELOOP || err == -EXDEV ? OP_LOG_ERR : OP_LOG_WARN,
+	op_log(&s->cfg.log, op_sd_refused(err) ? OP_LOG_ERR : OP_LOG_WARN,
 	       "%s: cannot %s %s: %s%s", why, doing, path,
 	       op_sd_explain(s->cfg.sd, path, err, msg, sizeof(msg)), then);
 }

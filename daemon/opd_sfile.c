@@ -129,7 +129,7 @@ static int open_file(struct opd_sfiles *sf, struct opd_sfile *f)
 	if (ret) {
 		char why[PATH_MAX + 128];
 
-		if (ret == -ELOOP || ret == -EXDEV)
+		if (op_sd_refused(ret))
 			op_sd_explain(sf->sd, path, ret, why, sizeof(why));
 		else
 			snprintf(why, sizeof(why), "cannot open %s: %s", path,
@@ -137,7 +137,7 @@ static int open_file(struct opd_sfiles *sf, struct opd_sfile *f)
 		/* a link planted in the session is an error, said where
 		 * the user is (operf's stderr), not only in the log */
 		if (!f->logged)
-			op_log(sf->log, ret == -ELOOP || ret == -EXDEV ? OP_LOG_ERR :
+			op_log(sf->log, op_sd_refused(ret) ? OP_LOG_ERR :
 			       OP_LOG_WARN, "sfile: %s; its samples are counted as lost", why);
 		f->logged = true;
 	} else {

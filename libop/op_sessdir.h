@@ -42,6 +42,7 @@
 #define OP_SESSDIR_H
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -152,6 +153,14 @@ int op_sd_tmp(const struct op_sessdir *sd, const char *path, const char *tag,
  * only to a name that is a socket, not a link. */
 int op_sd_bind(const struct op_sessdir *sd, const char *path, int sock);
 int op_sd_connect(const struct op_sessdir *sd, const char *path, int sock);
+
+/* Did an operation fail because the session refused what it met (-ELOOP:
+ * a link; -EXDEV: a path out of the session), not for want of a file or
+ * of room? Such a refusal is named (op_sd_explain()) as an error. */
+static inline bool op_sd_refused(int err)
+{
+	return err == -ELOOP || err == -EXDEV;
+}
 
 /* Why an operation on path failed with err (negative): for -ELOOP, which
  * component is a link ("DIR/samples is a symbolic link: refused, not

@@ -134,7 +134,7 @@ int opc_save(struct opc *c, const char *name)
 	ret = op_sd_stat(&c->sd, c->paths.current_dir, &st);
 	if (!ret && S_ISLNK(st.st_mode))
 		ret = -ELOOP;
-	if (ret == -ELOOP || ret == -EXDEV) {
+	if (op_sd_refused(ret)) {
 		opc_sd_err(c, "--save", c->paths.current_dir, ret);
 		return ret;
 	}
@@ -191,7 +191,7 @@ static int opc_add_file(const char *rel, const char *full, void *ctx)
 			for (uint32_t i = 1; i <= odb_nr_nodes(&db); i++)
 				cnt->sum += db.nodes[i].value;
 			odb_close(&db);
-		} else if ((ret == -ELOOP || ret == -EXDEV) && !cnt->refused) {
+		} else if (op_sd_refused(ret) && !cnt->refused) {
 			cnt->refused = ret;
 			snprintf(cnt->refused_path, sizeof(cnt->refused_path), "%s", full);
 		}
@@ -438,7 +438,7 @@ int opc_status(struct opc *c)
 								sizeof(refused));
 		unsigned long long said = opc_read_stat(c, OP_STAT_TOTAL_SAMPLES);
 
-		if (err == -ELOOP || err == -EXDEV) {
+		if (op_sd_refused(err)) {
 			printf("Samples in current: not read: %s\n",
 			       op_sd_explain(&c->sd, refused, err, why, sizeof(why)));
 			return 1;

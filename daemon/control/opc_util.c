@@ -26,7 +26,7 @@ void opc_sd_err(const struct opc *c, const char *what, const char *path, int err
 	char why[PATH_MAX + 128];
 
 	op_sd_explain(&c->sd, path, err, why, sizeof(why));
-	if (err == -ELOOP || err == -EXDEV)
+	if (op_sd_refused(err))
 		opc_err("%s: %s", what, why);
 	else
 		opc_err("%s %s: %s", what, path, why);

@@ -118,7 +118,7 @@ int pp_archive_put(struct pp_archive_writer *w, const struct op_sessdir *sd,
 	ret = op_sd_mkparents(w->out, rel, 0755);
 	if (ret) {
 		close(in);
-		return ret == -ELOOP || ret == -EXDEV ? refused(w, rel, ret) :
+		return op_sd_refused(ret) ? refused(w, rel, ret) :
 		       write_error(w, "create the directories of", path, -ret);
 	}
 	out = op_sd_open(w->out, rel, O_WRONLY | O_CREAT | O_EXCL,
@@ -135,7 +135,7 @@ int pp_archive_put(struct pp_archive_writer *w, const struct op_sessdir *sd,
 	}
 	if (out < 0) {
 		close(in);
-		return out == -ELOOP || out == -EXDEV ? refused(w, rel, out) :
+		return op_sd_refused(out) ? refused(w, rel, out) :
 		       write_error(w, "create", path, -out);
 	}
 	ret = copy_fd(in, out);
