@@ -37,7 +37,8 @@ static int cmp_use(const void *a, const void *b)
 	const struct op_cgroup_use *x = a, *y = b;
 	int c = strcmp(x->rel, y->rel);
 
-	return c ? c : (x > y) - (x < y);
+	/* then file order: qsort is not stable, the line says it */
+	return c ? c : (x->line > y->line) - (x->line < y->line);
 }
 
 static void free_ent(struct op_cgroup *e)
@@ -86,7 +87,8 @@ static int parse_ns(struct op_cgroups *c, size_t *alloc, const char *line,
 }
 
 /* "image ROOT REL<TAB>CGROUP" */
-static int parse_image(struct op_cgroups *c, size_t *alloc, const char *line)
+static int parse_image(struct op_cgroups *c, size_t *alloc, const char *line,
+		       size_t lineno)
 {
 	struct op_cgroup_use u = { 0 };
 	const char *tab;
@@ -104,6 +106,7 @@ static int parse_image(struct op_cgroups *c, size_t *alloc, const char *line)
 	op_cgroup_name(tab + 1, name, sizeof(name));
 	u.rel = strndup(line + pos, (size_t)(tab - line - pos));
 	u.other_root = root;
+	u.line = lineno;
 	u.path = strdup(tab + 1);
 	u.name = strdup(name);
 	if (!u.rel || !u.path || !u.name) {
@@ -162,7 +165,7 @@ int op_cgroups_read(const struct op_sessdir *sd, const char *dir,
 		if (!strncmp(line, "ns ", 3))
 			ret = parse_ns(c, &alloc_ns, line, lineno);
 		else if (!strncmp(line, "image ", 6))
-			ret = parse_image(c, &alloc_uses, line);
+			ret = parse_image(c, &alloc_uses, line, lineno);
 		else
 			ret = parse_process(c, &alloc, line, lineno);
 	}

@@ -43,6 +43,7 @@ struct op_cgroup_use {
 	char *rel;		/* the image's name below the kept/ store */
 	bool other_root;
 	char *path, *name;	/* the cgroup and its readable name */
+	size_t line;		/* in the file: uses of one image in its order */
 };
 
 struct op_cgroup_nsid {
