@@ -84,7 +84,7 @@ static int check_output_dir(const char *dir)
  * written beneath. A link in it is named. Returns an exit status. */
 static int open_output_dir(struct op_sessdir *out, const char *dir)
 {
-	char err[PATH_MAX + 256];
+	char err[PATH_MAX + 256], why[PATH_MAX + 128];
 	struct dirent *de;
 	bool empty = true;
 	DIR *d;
@@ -106,8 +106,8 @@ static int open_output_dir(struct op_sessdir *out, const char *dir)
 		empty = false;
 		if (!fstatat(dirfd(d), de->d_name, &sb, AT_SYMLINK_NOFOLLOW) &&
 		    S_ISLNK(sb.st_mode))
-			fprintf(stderr, "oparchive: %s/%s is a symbolic link: refused, "
-				"not followed\n", out->path, de->d_name);
+			fprintf(stderr, "oparchive: %s\n",
+				op_sd_explain(out, de->d_name, -ELOOP, why, sizeof(why)));
 	}
 	closedir(d);
 	if (!empty) {
