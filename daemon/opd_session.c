@@ -357,6 +357,7 @@ void opd_session_stats(struct opd_session *s, struct opd_stats *st)
 		st->v[OPD_IMAGES_NOT_KEPT] = ks.nr_images_keep_failed;
 		st->v[OPD_CGROUP_UNREAD] = ks.nr_cgroup_unread;
 		st->v[OPD_NSPID_UNREAD] = ks.nr_nspid_unread;
+		st->v[OPD_CGROUP_MOVED] = ks.nr_cgroup_moved;
 		st->v[OPD_LOST_BT_NO_MAPPING] += ks.nr_bt_lost_no_mapping;
 		st->v[OPD_UNWIND_NO_CFI] = ks.nr_unwind_no_cfi;
 		st->v[OPD_UNWIND_SHORT_STACK] = ks.nr_unwind_short_stack;

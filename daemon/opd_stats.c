@@ -50,6 +50,7 @@ static const char *const counter_names[OPD_NR_COUNTERS] = {
 	[OPD_UNWIND_STACK] = OP_STAT_UNWIND_STACK,
 	[OPD_CGROUP_UNREAD] = OP_STAT_CGROUP_UNREAD,
 	[OPD_NSPID_UNREAD] = OP_STAT_NSPID_UNREAD,
+	[OPD_CGROUP_MOVED] = OP_STAT_CGROUP_MOVED,
 };
 
 static int write_value(const struct op_sessdir *sd, const char *dir, const char *name,

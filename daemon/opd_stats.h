@@ -55,6 +55,7 @@ enum opd_counter_id {
 					 * pointers, else the stack copy's bytes */
 	OPD_CGROUP_UNREAD,		/* a process's cgroup unreadable */
 	OPD_NSPID_UNREAD,		/* an id in a PID namespace unreadable */
+	OPD_CGROUP_MOVED,		/* a process's samples in two cgroups */
 	OPD_NR_COUNTERS
 };
 

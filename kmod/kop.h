@@ -163,6 +163,8 @@ struct kop_stats {
 	uint64_t nr_nspid_unread;	/* processes and threads in another
 					 * PID namespace whose id there could
 					 * not be read */
+	uint64_t nr_cgroup_moved;	/* processes whose samples changed
+					 * cgroup (not a loss) */
 };
 
 /* Event i's bit in a mask of events (the last bit stands for every event

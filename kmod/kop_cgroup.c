@@ -1,25 +1,34 @@
-/* Who ran what. A sample carries a pid, not a container; a container is a
- * cgroup (docker-ID.scope, kubepods/.../ID) and, often, a PID namespace
- * in which its processes have pids of their own. So when the sync thread
- * first meets a process image (after its exec) it reads the process's
- * cgroup and, when its PID namespace is not ours, its own pid there; a
- * fork's child inherits the cgroup and has its own pid read; a thread of
- * such a process has its id read. And each image named after a copy in
- * the store is recorded with the cgroups of the processes that mapped it,
- * so that a report can say which container ran /app/prog even in a
- * session not separated by process. All of it happens at exec, fork,
- * thread creation and mmap, never per sample. The daemon writes it out
- * at each dump (op_cgroups.h has the file).
+/* Who ran what. A sample carries a pid and, on kernels from 5.7, the id
+ * of its task's cgroup (PERF_SAMPLE_CGROUP); a container is a cgroup
+ * (docker-ID.scope, kubepods/.../ID) and, often, a PID namespace in which
+ * its processes have pids of their own. So when the sync thread first
+ * meets a process image (after its exec) it reads the process's cgroup
+ * and, when its PID namespace is not ours, its own pid there; a fork's
+ * child inherits the cgroup and has its own pid read; a thread of such a
+ * process has its id read. Then each sample's cgroup id is compared with
+ * the last one its process had: one compare per sample. A new one is
+ * named from a table of ids (the hierarchy scanned at the start, each
+ * cgroup made since as PERF_RECORD_CGROUP tells), so that a process
+ * running before the session, or gone before its /proc could be read, or
+ * moved to another cgroup after its exec, is named by where its samples
+ * were taken. And each image named after a copy in the store is recorded
+ * with the cgroups of the processes that mapped it, so that a report can
+ * say which container ran /app/prog even in a session not separated by
+ * process. The daemon writes it all out at each dump (op_cgroups.h has
+ * the file).
  */
 #include "config.h"
 #include "kop_cgroup.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "op_grow.h"
 
@@ -48,6 +57,8 @@ void kop_cgroups_release(struct kop_cgroups *c)
 	free(c->threads);
 	free(c->uses);
 	free(c->use_set);
+	free(c->ids);
+	free(c->v2_root);
 	pthread_mutex_destroy(&c->lock);
 	memset(c, 0, sizeof(*c));
 }
@@ -178,7 +189,10 @@ void kop_cgroups_note_exec(struct kop_cgroups *c, struct kop_task *k)
 	size_t i;
 
 	if (read_cgroup(c, k->tgid, path, sizeof(path))) {
-		atomic_fetch_add_explicit(&c->nr_unread, 1, memory_order_relaxed);
+		/* with ids in the samples, its first sample names it (and a
+		 * process that has none needs no name) */
+		if (!c->sample_ids)
+			atomic_fetch_add_explicit(&c->nr_unread, 1, memory_order_relaxed);
 		return;
 	}
 	k->pidns = other_pidns(c, k->tgid) > 0;
@@ -191,6 +205,269 @@ void kop_cgroups_note_exec(struct kop_cgroups *c, struct kop_task *k)
 		k->cgroup = (uint32_t)i + 1;
 	}
 	pthread_mutex_unlock(&c->lock);
+}
+
+/* ---- cgroup ids ----------------------------------------------------- */
+
+static size_t id_hash(uint64_t id, size_t size)
+{
+	id *= 0x9e3779b97f4a7c15ULL;
+	return (size_t)(id >> 23) & (size - 1);
+}
+
+/* With lock held: id's path index, or SIZE_MAX. */
+static size_t id_find_locked(const struct kop_cgroups *c, uint64_t id)
+{
+	if (!c->ids_size || !id)
+		return SIZE_MAX;
+	for (size_t i = id_hash(id, c->ids_size); c->ids[i].id;
+	     i = (i + 1) & (c->ids_size - 1))
+		if (c->ids[i].id == id)
+			return c->ids[i].path;
+	return SIZE_MAX;
+}
+
+/* With lock held: id names paths[path] from now on. -ENOMEM or 0. */
+static int id_set_locked(struct kop_cgroups *c, uint64_t id, size_t path)
+{
+	size_t i;
+
+	if (!id)
+		return 0;
+	if (2 * (c->nr_ids + 1) > c->ids_size) {
+		size_t n = c->ids_size ? c->ids_size * 2 : 64;
+		struct kop_cgroup_id *v = calloc(n, sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		for (size_t j = 0; j < c->ids_size; j++) {
+			if (!c->ids[j].id)
+				continue;
+			for (i = id_hash(c->ids[j].id, n); v[i].id; i = (i + 1) & (n - 1))
+				;
+			v[i] = c->ids[j];
+		}
+		free(c->ids);
+		c->ids = v;
+		c->ids_size = n;
+	}
+	for (i = id_hash(id, c->ids_size); c->ids[i].id;
+	     i = (i + 1) & (c->ids_size - 1))
+		if (c->ids[i].id == id) {
+			c->ids[i].path = (uint32_t)path;	/* a reused id */
+			return 0;
+		}
+	c->ids[i] = (struct kop_cgroup_id){ .id = id, .path = (uint32_t)path };
+	c->nr_ids++;
+	return 0;
+}
+
+/* With lock held: path (as /proc/PID/cgroup has it) is cgroup id. */
+static int id_name_locked(struct kop_cgroups *c, uint64_t id, const char *path)
+{
+	size_t i = path_index_locked(c, path);
+
+	return i == SIZE_MAX ? -ENOMEM : id_set_locked(c, id, i);
+}
+
+/* A mountinfo field's octal escapes (\040 for a space) undone in place. */
+static void unescape_field(char *s)
+{
+	char *o = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
+		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*o++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
+			s += 3;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o = '\0';
+}
+
+/* The cgroup2 mount point and the hierarchy's path it shows ("/" unless
+ * it is a cgroup namespace's view), from proc_root's self/mountinfo. */
+static int find_v2(const struct kop_cgroups *c, char *mnt, size_t mnt_len,
+		   char *sub, size_t sub_len)
+{
+	char path[PATH_MAX], *line = NULL;
+	size_t cap = 0;
+	int err = -ENOENT;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/self/mountinfo", c->proc_root);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (getline(&line, &cap, f) > 0) {
+		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS... - TYPE SOURCE SUPER */
+		char root[PATH_MAX], point[PATH_MAX], type[64];
+		const char *dash = strstr(line, " - ");
+
+		if (!dash || sscanf(dash, " - %63s", type) != 1 || strcmp(type, "cgroup2"))
+			continue;
+		if (sscanf(line, "%*s %*s %*s %4095s %4095s", root, point) != 2)
+			continue;
+		unescape_field(root);
+		unescape_field(point);
+		if (root[0] != '/' || point[0] != '/')
+			continue;
+		snprintf(mnt, mnt_len, "%s", point);
+		snprintf(sub, sub_len, "%s", root);
+		err = 0;
+		break;
+	}
+	free(line);
+	fclose(f);
+	return err;
+}
+
+/* Every directory below dfd (the cgroup at path), depth first. */
+static void scan_dir(struct kop_cgroups *c, int dfd, char *path, size_t len,
+		     unsigned int depth)
+{
+	DIR *d = fdopendir(dfd);
+	struct dirent *de;
+
+	if (!d) {
+		close(dfd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+		struct stat st;
+		int fd;
+
+		if (de->d_type != DT_DIR || !strcmp(de->d_name, ".") ||
+		    !strcmp(de->d_name, "..") || len + 1 + n >= PATH_MAX)
+			continue;
+		fd = openat(dirfd(d), de->d_name,
+			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;	/* removed meanwhile */
+		if (fstat(fd, &st)) {
+			close(fd);
+			continue;
+		}
+		snprintf(path + len, PATH_MAX - len, "%s%s",
+			 len == 1 ? "" : "/", de->d_name);
+		pthread_mutex_lock(&c->lock);
+		if (!id_name_locked(c, st.st_ino, path))
+			c->nr_ids_scanned++;
+		pthread_mutex_unlock(&c->lock);
+		if (depth < 64)
+			scan_dir(c, fd, path, strlen(path), depth + 1);
+		else
+			close(fd);
+		path[len] = '\0';
+	}
+	closedir(d);
+}
+
+int kop_cgroups_scan(struct kop_cgroups *c)
+{
+	char mnt[PATH_MAX], sub[PATH_MAX];
+	struct stat st;
+	int fd, err;
+
+	c->sample_ids = true;
+	err = find_v2(c, mnt, sizeof(mnt), sub, sizeof(sub));
+	if (err)
+		return err;
+	c->v2_root = strdup(mnt);
+	if (!c->v2_root)
+		return -ENOMEM;
+	fd = open(mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	/* the ids are the v2 directories' inode numbers (kernfs's ids) */
+	pthread_mutex_lock(&c->lock);
+	err = id_name_locked(c, st.st_ino, sub);
+	c->nr_ids_scanned += !err;
+	pthread_mutex_unlock(&c->lock);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	scan_dir(c, fd, sub, strlen(sub), 0);
+	return (int)(c->nr_ids_scanned > INT32_MAX ? INT32_MAX : c->nr_ids_scanned);
+}
+
+/* The v2 directory for the hierarchy's path: is it cgroup id? */
+static bool v2_has(const struct kop_cgroups *c, uint64_t id, const char *path)
+{
+	char full[PATH_MAX * 2];
+	struct stat st;
+
+	if (!c->v2_root || path[0] != '/')
+		return false;
+	snprintf(full, sizeof(full), "%s%s", c->v2_root, path);
+	return !stat(full, &st) && S_ISDIR(st.st_mode) && (uint64_t)st.st_ino == id;
+}
+
+void kop_cgroups_note_made(struct kop_cgroups *c, uint64_t id, const char *path)
+{
+	if (!v2_has(c, id, path))
+		return;		/* a v1 hierarchy's, or gone already */
+	pthread_mutex_lock(&c->lock);
+	if (!id_name_locked(c, id, path))
+		c->nr_ids_made++;
+	pthread_mutex_unlock(&c->lock);
+}
+
+void kop_cgroups_note_sample(struct kop_cgroups *c, struct kop_task *k,
+			     uint64_t id, bool *changed)
+{
+	char path[PATH_MAX];
+	bool first = !k->cgroup;
+	pid_t nspid = 0;
+	size_t i;
+
+	*changed = false;
+	pthread_mutex_lock(&c->lock);
+	i = id_find_locked(c, id);
+	pthread_mutex_unlock(&c->lock);
+	if (i == SIZE_MAX && !read_cgroup(c, k->tgid, path, sizeof(path))) {
+		/* made before the scan saw it, or its record lost: the
+		 * process is running, so /proc says where. The id is kept
+		 * for the path only when the path is the id's (the process
+		 * may have moved on since the sample) */
+		bool same = v2_has(c, id, path);
+
+		pthread_mutex_lock(&c->lock);
+		i = path_index_locked(c, path);
+		if (i != SIZE_MAX && same)
+			id_set_locked(c, id, i);
+		pthread_mutex_unlock(&c->lock);
+	}
+	k->cgroup_id = id;		/* not tried again for this id */
+	if (i == SIZE_MAX) {
+		if (first)
+			atomic_fetch_add_explicit(&c->nr_unread, 1, memory_order_relaxed);
+		return;
+	}
+	if (k->cgroup == (uint32_t)i + 1)
+		return;
+	if (first) {
+		k->pidns = other_pidns(c, k->tgid) > 0;
+	} else {
+		atomic_fetch_add_explicit(&c->nr_moved, 1, memory_order_relaxed);
+	}
+	/* a later line for the tgid wins and forgets its ns line: said again */
+	if (k->pidns)
+		nspid = read_nsid(c, k->tgid, k->tgid);
+	pthread_mutex_lock(&c->lock);
+	add_proc_locked(c, k->tgid, nspid, k->root == KOP_ROOT_OTHER, i);
+	pthread_mutex_unlock(&c->lock);
+	k->cgroup = (uint32_t)i + 1;
+	*changed = true;
 }
 
 void kop_cgroups_note_fork(struct kop_cgroups *c, struct kop_task *k)

@@ -1,8 +1,9 @@
 /* kop_cgroup.c: who ran what, for the reports' container names. Each
- * process image's cgroup, its pid in its own PID namespace when that is
- * not the daemon's, its threads' ids there, and the cgroups of the
- * processes that mapped each image named after a copy in the store. The
- * daemon writes them to stats/cgroups at each dump (op_cgroups.h). */
+ * process image's cgroup (from its samples' cgroup ids where the kernel
+ * gives them, else read at exec), its pid in its own PID namespace when
+ * that is not the daemon's, its threads' ids there, and the cgroups of
+ * the processes that mapped each image named after a copy in the store.
+ * The daemon writes them to stats/cgroups at each dump (op_cgroups.h). */
 #ifndef KOP_CGROUP_H
 #define KOP_CGROUP_H
 
@@ -45,6 +46,23 @@ struct kop_cgroups {
 	size_t nr_uses, cap_uses;
 	uint64_t *use_set;		/* open addressing over uses: key + 1 */
 	size_t use_set_size;
+	/* cgroup ids (PERF_SAMPLE_CGROUP: the cgroup v2 directory's inode)
+	 * to paths: the hierarchy as scanned at start, the cgroups made
+	 * since (PERF_RECORD_CGROUP), and ids met in samples before either
+	 * named them, read from /proc. Open addressing, key id */
+	bool sample_ids;		/* read-only: samples carry their
+					 * cgroup id; a failed read at exec is
+					 * then not counted (a sample names it) */
+	char *v2_root;			/* read-only: the cgroup2 mount, or NULL */
+	struct kop_cgroup_id {
+		uint64_t id;		/* 0: an empty slot */
+		uint32_t path;		/* index in paths */
+	} *ids;
+	size_t nr_ids, ids_size;
+	uint64_t nr_ids_scanned;	/* known at start */
+	uint64_t nr_ids_made;		/* made during the session */
+	_Atomic uint64_t nr_moved;	/* processes whose samples changed
+					 * cgroup: named under the last */
 	_Atomic uint64_t nr_unread;	/* /proc/PID/cgroup unreadable */
 	_Atomic uint64_t nr_nspid_unread;	/* /proc/PID/status's NSpid */
 };
@@ -70,6 +88,26 @@ void kop_cgroups_note_thread(struct kop_cgroups *c, const struct kop_task *k,
  * costs a lookup in a hash set. */
 void kop_cgroups_note_use(struct kop_cgroups *c, uint32_t *img,
 			  const char *rel, const struct kop_task *k);
+
+/* Session start, before the sync thread runs: every cgroup of the cgroup
+ * v2 hierarchy (the cgroup2 mount in proc_root's self/mountinfo) by its
+ * id, and samples' ids are used from now on. The number of cgroups known,
+ * or -errno (no cgroup2 mount: -ENOENT; samples' ids then name cgroups
+ * through /proc as they are met). */
+int kop_cgroups_scan(struct kop_cgroups *c);
+/* Sync thread: PERF_RECORD_CGROUP, a cgroup made with this id at path.
+ * The kernel says the same for cgroup v1 hierarchies, whose ids may be
+ * another's: the path is taken only when the v2 directory there has this
+ * id. */
+void kop_cgroups_note_made(struct kop_cgroups *c, uint64_t id,
+			   const char *path);
+/* Sync thread: a sample of live process k in cgroup id, which is not
+ * k->cgroup_id. Its cgroup is recorded when it is new for k (a process
+ * already running at the start, or one whose read at exec failed), or
+ * when k moved (counted in nr_moved: reports name it under the last).
+ * *changed: k->cgroup changed (its images' uses are to be noted again). */
+void kop_cgroups_note_sample(struct kop_cgroups *c, struct kop_task *k,
+			     uint64_t id, bool *changed);
 
 /* Any thread: what was recorded, in order (see kop.h). */
 void kop_cgroups_each(struct kop_cgroups *c, const struct kop_cgroup_ops *ops,

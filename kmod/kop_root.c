@@ -130,6 +130,33 @@ void kop_root_task_forked(struct kop_roots *r, struct kop_task *k)
 	kop_cgroups_note_fork(&r->cg, k);
 }
 
+static uint64_t note_use(struct kop_roots *r, struct kop_rootent *e,
+			 const struct kop_task *k);
+
+void kop_root_task_sampled(struct kop_roots *r, struct kop_task *k,
+			   uint64_t cgroup_id, uint64_t time)
+{
+	bool changed;
+
+	if (k->root == KOP_ROOT_UNKNOWN)
+		kop_root_task_foreign(r, k);	/* its root, and its exec's cgroup */
+	if (cgroup_id == k->cgroup_id || time < k->cgroup_time)
+		return;
+	k->cgroup_time = time;
+	kop_cgroups_note_sample(&r->cg, k, cgroup_id, &changed);
+	if (!changed)
+		return;
+	/* rare (a process's first sample, a move): a walk over the images
+	 * named after copies, against the process's mappings */
+	for (struct kop_rootent *e = r->all; e; e = e->next_all) {
+		for (size_t i = 0; i < k->nr_maps; i++)
+			if (k->maps[i].cookie == e->cookie) {
+				note_use(r, e, k);
+				break;
+			}
+	}
+}
+
 void kop_root_task_thread(struct kop_roots *r, const struct kop_task *k,
 			  pid_t tid)
 {

@@ -59,6 +59,12 @@ bool kop_root_task_foreign(struct kop_roots *r, struct kop_task *k);
  * parent's cgroup, which it starts in, so that a server's workers that
  * never exec are named by their container too. */
 void kop_root_task_forked(struct kop_roots *r, struct kop_task *k);
+/* A sample of live process k at time in cgroup id, which is not
+ * k->cgroup_id, and not older than the sample that gave that
+ * (kop_cgroups_note_sample): when its cgroup changed, the images it maps
+ * that are named after the store's copies are noted in the new one. */
+void kop_root_task_sampled(struct kop_roots *r, struct kop_task *k,
+			   uint64_t cgroup_id, uint64_t time);
 
 /* A new thread tid of k's process (kop_cgroup.h). */
 void kop_root_task_thread(struct kop_roots *r, const struct kop_task *k,

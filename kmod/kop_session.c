@@ -193,6 +193,8 @@ static void fill_attr(const struct kop_session *s, struct perf_event_attr *a,
 	}
 	a->size = sizeof(*a);
 	a->sample_type = KOP_SAMPLE_TYPE;
+	if (ev != KOP_SIDEBAND && s->sample_cgroup)
+		a->sample_type |= PERF_SAMPLE_CGROUP;	/* the last field */
 	if (ev != KOP_SIDEBAND && s->cfg.callgraph_depth) {
 		/* frame-pointer chains, kernel and user parts; the chain
 		 * follows the sample's fixed fields (kop_sample_rec) */
@@ -234,6 +236,7 @@ static void fill_attr(const struct kop_session *s, struct perf_event_attr *a,
 		a->comm_exec = 1;
 		a->task = 1;
 		a->build_id = build_id;
+		a->cgroup = s->sample_cgroup;
 	} else if (s->cfg.flight_window_ns) {
 		/* written backward into a read-only mapping: the kernel keeps
 		 * the newest records and nobody reads until a snapshot. No
@@ -253,7 +256,9 @@ static void fill_attr(const struct kop_session *s, struct perf_event_attr *a,
 }
 
 /* Open one (event, cpu), falling back from features the kernel lacks:
- * build-id in MMAP2 (5.12), PERF_FORMAT_LOST (6.0), then the clock (4.1). */
+ * cgroup ids (5.7, and CONFIG_CGROUP_PERF), build-id in MMAP2 (5.12),
+ * PERF_FORMAT_LOST (6.0), then the clock (4.1). Cgroup ids are given up
+ * for every ring once one refuses them (the samples' layout is one). */
 static int open_one(struct kop_session *s, unsigned int ev, int cpu,
 		    bool *clock_ok)
 {
@@ -263,6 +268,14 @@ static int open_one(struct kop_session *s, unsigned int ev, int cpu,
 
 	fill_attr(s, &a, ev, true, *clock_ok, lost);
 	h = s->ops->open(s->ops_ctx, &a, s->cfg.pid, cpu);
+	if (h == -EINVAL && s->sample_cgroup) {
+		s->sample_cgroup = false;
+		fill_attr(s, &a, ev, true, *clock_ok, lost);
+		h = s->ops->open(s->ops_ctx, &a, s->cfg.pid, cpu);
+		if (h >= 0)
+			op_log(&s->cfg.log, OP_LOG_INFO,
+			       "kmod: the kernel gives no cgroup ids in samples (before 5.7, or without CONFIG_CGROUP_PERF): a process's cgroup is read when it execs");
+	}
 	if (h == -EINVAL && ev == KOP_SIDEBAND) {
 		fill_attr(s, &a, ev, false, *clock_ok, lost);
 		h = s->ops->open(s->ops_ctx, &a, s->cfg.pid, cpu);
@@ -364,6 +377,17 @@ static int open_rings(struct kop_session *s, bool *clock_ok)
 
 	*clock_ok = true;
 	s->lost_fmt = s->cfg.flight_window_ns && s->ops->read_lost;
+	/* cgroup ids name the processes' containers (kop_cgroup.c): asked
+	 * of the kernel when there is a store for containers' images, and
+	 * not turned off (OPSAMPLER_SAMPLE_CGROUP=0: the older kernels' way,
+	 * for its tests and for the benchmark's comparison) */
+	s->sample_cgroup = s->cfg.keep_dir && s->ops == &kop_perf_ops;
+	if (s->sample_cgroup && getenv("OPSAMPLER_SAMPLE_CGROUP") &&
+	    !strcmp(getenv("OPSAMPLER_SAMPLE_CGROUP"), "0")) {
+		s->sample_cgroup = false;
+		op_log(&s->cfg.log, OP_LOG_INFO,
+		       "kmod: cgroup ids in samples turned off (OPSAMPLER_SAMPLE_CGROUP=0): a process's cgroup is read when it execs");
+	}
 	s->rings = calloc(max, sizeof(*s->rings));
 	s->flight = calloc(max, sizeof(*s->flight));
 	if (!s->rings || !s->flight)
@@ -457,6 +481,13 @@ static int keep_start(struct kop_session *s)
 		return err;
 	}
 	s->sync.roots = &s->roots;
+	if (s->sample_cgroup) {
+		err = kop_cgroups_scan(&s->roots.cg);
+		if (err < 0)
+			op_log(&s->cfg.log, OP_LOG_WARN,
+			       "kmod: no cgroup v2 hierarchy to name samples' cgroups by (%s): each is read from /proc as met",
+			       strerror(-err));
+	}
 	return 0;
 }
 
@@ -475,6 +506,16 @@ static void keep_stop(struct kop_session *s)
 		       "keep: %" PRIu64 " images kept from other roots (%" PRIu64 " bytes copied in %" PRIu64 " ms), %" PRIu64 " not kept for space, %" PRIu64 " failed",
 		       c.nr_kept, c.bytes, c.busy_ns / 1000000, c.nr_no_space,
 		       c.nr_failed);
+	if (s->sync.sample_cgroup) {
+		struct kop_cgroups *cg = &s->roots.cg;
+
+		pthread_mutex_lock(&cg->lock);
+		op_log(&s->cfg.log, OP_LOG_INFO,
+		       "cgroups: samples named by their cgroup ids: %" PRIu64 " cgroups known at the start, %" PRIu64 " made since, %" PRIu64 " processes moved while sampled",
+		       cg->nr_ids_scanned, cg->nr_ids_made,
+		       (uint64_t)atomic_load_explicit(&cg->nr_moved, memory_order_relaxed));
+		pthread_mutex_unlock(&cg->lock);
+	}
 }
 
 int kop_session_start(struct kop_session *s)
@@ -501,6 +542,7 @@ int kop_session_start(struct kop_session *s)
 	s->sync.flight = s->flight;
 	s->sync.nr_flight = s->nr_flight;
 	s->sync.lost_fmt = s->lost_fmt;
+	s->sync.sample_cgroup = s->sample_cgroup;
 	err = keep_start(s);
 	if (err)
 		goto err_enabled;
@@ -732,6 +774,8 @@ int kop_stats_get(struct kop_session *s, struct kop_stats *st)
 			&s->roots.cg.nr_unread, memory_order_relaxed);
 		st->nr_nspid_unread = atomic_load_explicit(
 			&s->roots.cg.nr_nspid_unread, memory_order_relaxed);
+		st->nr_cgroup_moved = atomic_load_explicit(
+			&s->roots.cg.nr_moved, memory_order_relaxed);
 	}
 	st->nr_cpus = (unsigned int)s->nr_cpus;
 	return 0;

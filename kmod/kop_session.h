@@ -63,6 +63,8 @@ struct kop_session {
 	struct kop_ring *flight;
 	size_t nr_flight;
 	bool lost_fmt;			/* their read_format has PERF_FORMAT_LOST */
+	bool sample_cgroup;		/* samples carry their cgroup id, and the
+					 * side-band the cgroups made */
 	uint64_t paused_at;		/* kop_session_pause()'s time; 0: running */
 	uint64_t nr_lost_paused;	/* protected by sync.stats_lock */
 	/* the snapshots' pauses that lost samples, oldest first, for as long

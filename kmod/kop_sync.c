@@ -373,7 +373,7 @@ static void do_sample(struct kop_sync *s, const struct kop_ring *r,
 	bool kernel = mode != PERF_RECORD_MISC_USER &&
 		      mode != PERF_RECORD_MISC_GUEST_USER;
 	pid_t tgid = (pid_t)rec->pid, tid;
-	struct kop_task *k;
+	struct kop_task *k, *live;
 	uint64_t offset = rec->ip, cookie = OP_NO_COOKIE, app;
 	bool anon = false;
 	struct kop_chain_pos frames = { 0, 0 };
@@ -404,6 +404,7 @@ static void do_sample(struct kop_sync *s, const struct kop_ring *r,
 		s->hot_task = k;
 		s->hot_tgid = tgid;
 	}
+	live = k;
 	if ((!k || k->unknown || k->since > rec->time) && s->tasks.nr_retired) {
 		/* taken before an exec or exit we have already applied; or
 		 * in the kernel after the exit (its last steps, which the
@@ -420,11 +421,20 @@ static void do_sample(struct kop_sync *s, const struct kop_ring *r,
 			k = old;
 	}
 	if (!k) {
-		k = get_task(s, tgid);
+		k = live = get_task(s, tgid);
 		s->hot_task = NULL;
 	}
 	if (k && k->unknown)
 		k = NULL;
+	if (s->sample_cgroup && k && k == live && tgid && s->roots) {
+		/* the last field: its cgroup's id; a process's samples
+		 * change it rarely (kop_cgroup.c) */
+		uint64_t id;
+
+		memcpy(&id, (const unsigned char *)h + h->size - sizeof(id), sizeof(id));
+		if (id != k->cgroup_id && rec->time >= k->cgroup_time)
+			kop_root_task_sampled(s->roots, k, id, rec->time);
+	}
 	tid = rec->tid == UINT32_MAX || !tgid ? tgid : (int32_t)rec->tid;
 	if (kernel) {
 		module = kernel_ranges(s, rec->ip, rec->time);
@@ -620,6 +630,8 @@ static void do_comm(struct kop_sync *s, const struct kop_ring *r,
 	k->app_pending = true;
 	k->root = KOP_ROOT_UNKNOWN;	/* unshare(2) then exec: a new view */
 	k->cgroup = 0;
+	k->cgroup_id = 0;
+	k->cgroup_time = time;
 	k->pidns = false;
 }
 
@@ -670,6 +682,28 @@ static void do_fork_exit(struct kop_sync *s, const struct kop_ring *r,
 	k->since = time;
 	if (s->roots)
 		kop_root_task_forked(s->roots, k);	/* the parent's cgroup */
+}
+
+/* A cgroup made: id, then its path in its hierarchy (v2's or a v1's). */
+static void do_cgroup(struct kop_sync *s, const struct kop_ring *r,
+		      const struct perf_event_header *h)
+{
+	size_t fixed = sizeof(*h) + 8, name_max;
+	const char *path = (const char *)h + fixed;
+	uint64_t id;
+
+	if (h->size < fixed + sizeof(struct kop_sample_id) + 8) {
+		bad_record(s, r, "short CGROUP", h->type);
+		return;
+	}
+	name_max = h->size - fixed - sizeof(struct kop_sample_id);
+	if (!memchr(path, '\0', name_max)) {
+		bad_record(s, r, "CGROUP path not terminated", h->type);
+		return;
+	}
+	memcpy(&id, h + 1, 8);
+	if (s->roots)
+		kop_cgroups_note_made(&s->roots->cg, id, path);
 }
 
 /* Is r a side-band ring? A task-table record anywhere else is counted as
@@ -740,6 +774,10 @@ void kop_sync_record(struct kop_sync *s, struct kop_ring *r,
 		s->lost_cpu[r->cpu] += p[0];
 		s->out[r->cpu].nr_lost += p[0];
 		break;
+	case PERF_RECORD_CGROUP:
+		if (in_sideband(s, r, h))
+			do_cgroup(s, r, h);
+		break;
 	case PERF_RECORD_THROTTLE:
 		/* each event has its own ring: the ring names the event */
 		if (!r->sideband)
@@ -755,7 +793,6 @@ void kop_sync_record(struct kop_sync *s, struct kop_ring *r,
 	case PERF_RECORD_NAMESPACES:
 	case PERF_RECORD_KSYMBOL:
 	case PERF_RECORD_BPF_EVENT:
-	case PERF_RECORD_CGROUP:
 	case PERF_RECORD_TEXT_POKE:
 		/* context switches: task changes show in the samples' tids */
 		break;

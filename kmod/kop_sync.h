@@ -144,6 +144,8 @@ struct kop_sync {
 	 * during a snapshot only, while the control thread has them paused */
 	struct kop_ring *flight;
 	size_t nr_flight;
+	bool sample_cgroup;		/* samples end with their cgroup id
+					 * (PERF_SAMPLE_CGROUP) */
 	bool lost_fmt;			/* losses counted by PERF_FORMAT_LOST,
 					 * not by the rings' LOST records */
 

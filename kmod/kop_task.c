@@ -307,6 +307,8 @@ int kop_task_copy_maps(struct kop_task *child, const struct kop_task *parent)
 	child->app_cookie = parent->app_cookie;
 	child->root = parent->root;	/* a fork keeps its parent's view */
 	child->cgroup = parent->cgroup;	/* and its cgroup */
+	child->cgroup_id = parent->cgroup_id;
+	child->cgroup_time = parent->cgroup_time;
 	child->pidns = parent->pidns;	/* and its PID namespace */
 	child->anon_cookie = parent->anon_cookie;
 	return 0;

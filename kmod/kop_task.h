@@ -30,6 +30,10 @@ struct kop_task {
 	uint32_t cgroup;	/* its cgroup's index in kop_roots + 1; 0:
 				 * not read (kop_cgroup.c) */
 	bool pidns;		/* in another PID namespace than ours */
+	uint64_t cgroup_id;	/* its last sample's cgroup id; 0: none yet */
+	uint64_t cgroup_time;	/* the time of the sample that gave it: an
+				 * older sample (another CPU's ring, synced
+				 * later) does not change it back */
 	uint64_t app_cookie;	/* OP_NO_COOKIE: kernel thread or unknown */
 	uint64_t anon_cookie;	/* "anon" fallback for pcs in no mapping; lazy */
 	uint64_t since;		/* time this mapping table started (exec, fork) */

@@ -14,8 +14,9 @@
  *
  * ROOT 1 when the process saw another root than the daemon's (a container's
  * mount namespace, a chroot), else 0; CGROUP the cgroup v2 path ("/" for
- * the root). A TGID met again (a new exec, a reused pid) has a later line,
- * which wins, and forgets an earlier ns line. Lines of a kind a reader does
+ * the root). A TGID met again (a new exec, a reused pid, or samples in
+ * another cgroup: a move) has a later line, which wins, and forgets an
+ * earlier ns line (a move says it again). Lines of a kind a reader does
  * not know are skipped (the first readers knew only processes).
  * OProfile's tools do not read the file.
  */

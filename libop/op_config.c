@@ -219,8 +219,10 @@ int op_buffers_check(unsigned long words, unsigned long watershed,
 size_t op_flight_record_bytes(unsigned int callgraph_depth,
 			      unsigned int unwind_stack)
 {
-	/* header, ip, pid/tid, time: kop_ring.h's kop_sample_rec */
-	size_t bytes = 32;
+	/* header, ip, pid/tid, time: kop_ring.h's kop_sample_rec; then the
+	 * cgroup id, which samples carry where the kernel gives it (kmod's
+	 * kop_cgroup.c): sized for it either way */
+	size_t bytes = 32 + 8;
 
 	if (callgraph_depth)
 		bytes += 8 * (1 + 1 + (size_t)callgraph_depth + 2);

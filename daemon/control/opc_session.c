@@ -276,7 +276,7 @@ static const char *const opc_plain_keys[] = {
 	"flight_seconds", "flight_ring_bytes", "flight_fill", "images_kept",
 	"unwind", "unwind_stack_bytes", "unwind_done", "unwind_walks",
 	"unwind_pcs", "unwind_ns", "unwind_fp_fallback",
-	"cgroup_unread", "nspid_unread",
+	"cgroup_unread", "nspid_unread", "cgroup_moved",
 };
 
 /* The DWARF unwinder's own figures, when it ran: walks, pcs a walk, the
@@ -385,6 +385,9 @@ int opc_status(struct opc *c)
 		if (opc_status_value(reply, "nspid_unread", val, sizeof(val)) &&
 		    strcmp(val, "0"))
 			printf("Processes and threads whose pid in their container could not be read: %s\n", val);
+		if (opc_status_value(reply, "cgroup_moved", val, sizeof(val)) &&
+		    strcmp(val, "0"))
+			printf("Processes moved to another cgroup while sampled (each named by its last): %s\n", val);
 		if (opc_status_value(reply, "filtered_by_image", val, sizeof(val)) &&
 		    strcmp(val, "0"))
 			printf("Left out by --image: %s\n", val);

@@ -209,9 +209,14 @@ static void container_names(FILE *err, const struct op_sessdir *sd,
 {
 	unsigned long cg = read_op_stat(sd, stats, OP_STAT_CGROUP_UNREAD);
 	unsigned long ns = read_op_stat(sd, stats, OP_STAT_NSPID_UNREAD);
+	unsigned long moved = read_op_stat(sd, stats, OP_STAT_CGROUP_MOVED);
 	struct op_cgroups c;
 	bool containers = false;
 
+	if (moved != (unsigned long)-1 && moved)
+		fprintf(err, "\nNOTE: %lu processes were moved to another cgroup "
+			"while they were sampled: each is named by the cgroup "
+			"of its last samples (cgroup_moved)\n", moved);
 	if (cg == (unsigned long)-1)
 		cg = 0;
 	if (ns == (unsigned long)-1)

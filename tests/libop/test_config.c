@@ -543,10 +543,10 @@ static void test_flight_ring_bytes(void **state)
 	assert_int_equal(op_flight_ring_bytes(3601, 1000, 32, &bytes, err, sizeof(err)), -EINVAL);
 	/* call chains make records longer; a stack copy more so: its size
 	 * word, the copy and the bytes filled, the abi and 17 registers */
-	assert_int_equal(op_flight_record_bytes(0, 0), 32);
-	assert_int_equal(op_flight_record_bytes(16, 0), 32 + 8 * 20);
-	assert_int_equal(op_flight_record_bytes(16, 8192), 32 + 8 * 20 + 8 * 18 + 8 + 8192 + 8);
-	assert_int_equal(op_flight_record_bytes(0, 8192), 32);
+	assert_int_equal(op_flight_record_bytes(0, 0), 40);
+	assert_int_equal(op_flight_record_bytes(16, 0), 40 + 8 * 20);
+	assert_int_equal(op_flight_record_bytes(16, 8192), 40 + 8 * 20 + 8 * 18 + 8 + 8192 + 8);
+	assert_int_equal(op_flight_record_bytes(0, 8192), 40);
 }
 
 /* --unwind=fp|dwarf[,STACK_BYTES] */

@@ -1,0 +1,285 @@
+/* Cgroup ids (kop_cgroup.c) against a fixture: a proc root whose
+ * self/mountinfo names a directory tree as the cgroup2 mount (its
+ * directories' inode numbers are the ids, as kernfs's are), and processes'
+ * cgroup files. The scan names every directory by its id; a sample's id
+ * names its process's cgroup (a process running before the start, one
+ * whose read at exec failed, one moved: counted, a later line); an id met
+ * before anything named it is read from /proc, and kept only when the
+ * path is the id's; a made cgroup's record is taken only when the v2
+ * directory at its path has its id (a v1 hierarchy's ids are others');
+ * unreadable cgroups are counted once. */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "kop_cgroup.h"
+#include "testutil.h"
+
+struct fixture {
+	char *top;		/* the temporary directory */
+	char *proc;		/* the proc root */
+	char *cg;		/* the "cgroup2 mount" (a name with a space) */
+};
+
+/* The recorded lines, as stats/cgroups would have them. */
+struct said {
+	char text[4096];
+};
+
+static void say_process(void *ctx, pid_t tgid, bool other_root, const char *cgroup)
+{
+	struct said *s = ctx;
+	size_t n = strlen(s->text);
+
+	snprintf(s->text + n, sizeof(s->text) - n, "%d %d %s\n", (int)tgid,
+		 other_root ? 1 : 0, cgroup);
+}
+
+static void say_nsid(void *ctx, pid_t id, pid_t nsid)
+{
+	struct said *s = ctx;
+	size_t n = strlen(s->text);
+
+	snprintf(s->text + n, sizeof(s->text) - n, "ns %d %d\n", (int)id, (int)nsid);
+}
+
+static void say_image(void *ctx, const char *rel, bool other_root, const char *cgroup)
+{
+	struct said *s = ctx;
+	size_t n = strlen(s->text);
+
+	snprintf(s->text + n, sizeof(s->text) - n, "image %d %s\t%s\n",
+		 other_root ? 1 : 0, rel, cgroup);
+}
+
+static const struct kop_cgroup_ops say_ops = {
+	.process = say_process, .nsid = say_nsid, .image = say_image,
+};
+
+static void mkdir_in(const char *dir, const char *rel)
+{
+	char *p = tu_path(dir, rel);
+
+	assert_int_equal(mkdir(p, 0755), 0);
+	free(p);
+}
+
+static uint64_t id_of(const struct fixture *f, const char *rel)
+{
+	char *p = tu_path(f->cg, rel);
+	struct stat st;
+
+	assert_int_equal(stat(p, &st), 0);
+	free(p);
+	return (uint64_t)st.st_ino;
+}
+
+/* PID's /proc/PID/cgroup says "0::PATH" (NULL: no such process) */
+static void proc_cgroup(const struct fixture *f, pid_t pid, const char *path)
+{
+	char rel[64], text[PATH_MAX];
+	char *p;
+
+	snprintf(rel, sizeof(rel), "%d", (int)pid);
+	p = tu_path(f->proc, rel);
+	mkdir(p, 0755);
+	free(p);
+	snprintf(rel, sizeof(rel), "%d/cgroup", (int)pid);
+	p = tu_path(f->proc, rel);
+	if (path) {
+		snprintf(text, sizeof(text), "4:memory:/elsewhere\n0::%s\n", path);
+		assert_int_equal(tu_write_file(p, text, strlen(text)), 0);
+	} else {
+		unlink(p);
+	}
+	free(p);
+}
+
+static void make_fixture(struct fixture *f)
+{
+	char text[PATH_MAX * 2], *p;
+
+	f->top = tu_mkdtemp();
+	assert_non_null(f->top);
+	f->proc = tu_path(f->top, "proc");
+	f->cg = tu_path(f->top, "cg root");
+	assert_int_equal(mkdir(f->proc, 0755), 0);
+	assert_int_equal(mkdir(f->cg, 0755), 0);
+	p = tu_path(f->proc, "self");
+	assert_int_equal(mkdir(p, 0755), 0);
+	free(p);
+	/* a v1 hierarchy first, then the v2 mount, its space escaped */
+	snprintf(text, sizeof(text),
+		 "25 1 0:22 / /sys/fs/cgroup/memory rw shared:9 - cgroup cgroup rw,memory\n"
+		 "26 1 0:23 / %s/cg\\040root rw,nosuid shared:10 - cgroup2 cgroup2 rw\n",
+		 f->top);
+	p = tu_path(f->proc, "self/mountinfo");
+	assert_int_equal(tu_write_file(p, text, strlen(text)), 0);
+	free(p);
+	mkdir_in(f->cg, "a");
+	mkdir_in(f->cg, "a/b");
+	mkdir_in(f->cg, "c");
+}
+
+static void drop_fixture(struct fixture *f)
+{
+	tu_rm_rf(f->top);
+	free(f->top);
+	free(f->proc);
+	free(f->cg);
+}
+
+static struct kop_task task(pid_t tgid)
+{
+	return (struct kop_task){ .tgid = tgid, .root = KOP_ROOT_HOST };
+}
+
+/* A sample of k in cgroup id, as kop_root_task_sampled gives it. */
+static bool sample(struct kop_cgroups *c, struct kop_task *k, uint64_t id)
+{
+	bool changed = false;
+
+	if (id != k->cgroup_id)
+		kop_cgroups_note_sample(c, k, id, &changed);
+	return changed;
+}
+
+static void test_scan_and_samples(void **state)
+{
+	struct fixture f;
+	struct kop_cgroups c;
+	struct kop_task k = task(100), q = task(200);
+	struct said said = { "" };
+
+	(void)state;
+	make_fixture(&f);
+	assert_int_equal(kop_cgroups_init(&c, f.proc), 0);
+	/* the root and its three directories */
+	assert_int_equal(kop_cgroups_scan(&c), 4);
+	assert_true(c.sample_ids);
+
+	/* running before the start: named by its first sample, no /proc read
+	 * needed (there is none for 100) */
+	assert_true(sample(&c, &k, id_of(&f, "a/b")));
+	assert_int_equal(k.cgroup_id, id_of(&f, "a/b"));
+	assert_false(sample(&c, &k, id_of(&f, "a/b")));
+	/* another process in the root cgroup */
+	assert_true(sample(&c, &q, id_of(&f, ".")));
+	/* 100 moved: a later line, counted once per move */
+	assert_true(sample(&c, &k, id_of(&f, "c")));
+	assert_int_equal(atomic_load(&c.nr_moved), 1);
+	assert_int_equal(atomic_load(&c.nr_unread), 0);
+
+	kop_cgroups_each(&c, &say_ops, &said);
+	assert_string_equal(said.text, "100 0 /a/b\n200 0 /\n100 0 /c\n");
+	kop_cgroups_release(&c);
+	drop_fixture(&f);
+}
+
+static void test_unknown_ids(void **state)
+{
+	struct fixture f;
+	struct kop_cgroups c;
+	struct kop_task k = task(300), g = task(400), m = task(500), e = task(600);
+	struct said said = { "" };
+
+	(void)state;
+	make_fixture(&f);
+	assert_int_equal(kop_cgroups_init(&c, f.proc), 0);
+	assert_int_equal(kop_cgroups_scan(&c), 4);
+	mkdir_in(f.cg, "d");		/* made after the scan, its record lost */
+	mkdir_in(f.cg, "e");
+
+	/* /proc says /d, whose id it is: named, and the id kept */
+	proc_cgroup(&f, 300, "/d");
+	assert_true(sample(&c, &k, id_of(&f, "d")));
+	proc_cgroup(&f, 300, NULL);
+	m = task(301);
+	assert_true(sample(&c, &m, id_of(&f, "d")));	/* by the id alone now */
+
+	/* /proc names another cgroup than the sample's (moved on since): the
+	 * process is named by /proc's, the id is not kept for that path */
+	proc_cgroup(&f, 500, "/a");
+	m = task(500);
+	assert_true(sample(&c, &m, id_of(&f, "e")));
+	proc_cgroup(&f, 500, NULL);
+	g = task(501);
+	assert_false(sample(&c, &g, id_of(&f, "e")));	/* not /a: unknown */
+	assert_int_equal(atomic_load(&c.nr_unread), 1);
+	assert_false(sample(&c, &g, id_of(&f, "e")));	/* tried once */
+	assert_int_equal(atomic_load(&c.nr_unread), 1);
+
+	/* a record for a v1 hierarchy's cgroup: its id is not /e's */
+	kop_cgroups_note_made(&c, id_of(&f, "e") + 1000000, "/e");
+	assert_int_equal(c.nr_ids_made, 0);
+	/* the real one */
+	kop_cgroups_note_made(&c, id_of(&f, "e"), "/e");
+	assert_int_equal(c.nr_ids_made, 1);
+	g = task(502);
+	assert_true(sample(&c, &g, id_of(&f, "e")));
+
+	/* at exec, a gone process is not counted: its samples name it */
+	proc_cgroup(&f, 600, NULL);
+	kop_cgroups_note_exec(&c, &e);
+	assert_int_equal(e.cgroup, 0);
+	assert_int_equal(atomic_load(&c.nr_unread), 1);
+
+	kop_cgroups_each(&c, &say_ops, &said);
+	assert_string_equal(said.text, "300 0 /d\n301 0 /d\n500 0 /a\n502 0 /e\n");
+	kop_cgroups_release(&c);
+	drop_fixture(&f);
+}
+
+/* Without ids in the samples (an older kernel), a failed read at exec is
+ * what counts; without a cgroup2 mount, the scan says so and samples are
+ * named through /proc. */
+static void test_without(void **state)
+{
+	struct fixture f;
+	struct kop_cgroups c;
+	struct kop_task e = task(700), k = task(701);
+	char *p;
+
+	(void)state;
+	make_fixture(&f);
+	assert_int_equal(kop_cgroups_init(&c, f.proc), 0);
+	kop_cgroups_note_exec(&c, &e);
+	assert_int_equal(atomic_load(&c.nr_unread), 1);
+	kop_cgroups_release(&c);
+
+	p = tu_path(f.proc, "self/mountinfo");
+	assert_int_equal(tu_write_file(p, "25 1 0:22 / /x rw - cgroup cgroup rw\n", 37), 0);
+	free(p);
+	assert_int_equal(kop_cgroups_init(&c, f.proc), 0);
+	assert_int_equal(kop_cgroups_scan(&c), -ENOENT);
+	proc_cgroup(&f, 701, "/a/b");
+	assert_true(sample(&c, &k, 12345));
+	assert_int_equal(k.cgroup, 1);
+	assert_int_equal(atomic_load(&c.nr_unread), 0);
+	kop_cgroups_release(&c);
+	drop_fixture(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_scan_and_samples),
+		cmocka_unit_test(test_unknown_ids),
+		cmocka_unit_test(test_without),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
