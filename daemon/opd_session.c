@@ -444,6 +444,11 @@ static void nsid_line(void *ctx, pid_t id, pid_t nsid)
 	op_cgroups_write_nsid(ctx, id, nsid);
 }
 
+static void root_line(void *ctx, pid_t tgid, uint64_t dev, uint64_t ino)
+{
+	op_cgroups_write_root(ctx, tgid, dev, ino);
+}
+
 static void image_line(void *ctx, const char *rel, bool other_root,
 		       const char *cgroup)
 {
@@ -451,7 +456,8 @@ static void image_line(void *ctx, const char *rel, bool other_root,
 }
 
 static const struct kop_cgroup_ops cgroup_ops = {
-	.process = cgroup_line, .nsid = nsid_line, .image = image_line,
+	.process = cgroup_line, .nsid = nsid_line, .root = root_line,
+	.image = image_line,
 };
 
 /* stats/cgroups: each process image's cgroup, for the reports' container

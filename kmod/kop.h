@@ -303,9 +303,10 @@ int kop_dcookie_lookup(struct kop_session *s, uint64_t cookie,
 int kop_stats_get(struct kop_session *s, struct kop_stats *st);
 
 /* Who ran what, for the reports' container names (stats/cgroups,
- * op_cgroups.h): each process image's cgroup (cgroup v2 path,
- * /proc/PID/cgroup read when the sync thread first met a mapping of it
- * after its exec) and whether it saw another root (a container); the ids
+ * op_cgroups.h): each process image's cgroup (cgroup v2 path, named by
+ * its samples' cgroup ids, or /proc/PID/cgroup read when the sync thread
+ * first met a mapping of it after its exec) and whether it saw another
+ * root (a container), and which root; the ids
  * of processes and threads in their own PID namespace, where that is not
  * the daemon's; and which cgroups' processes mapped each image named
  * after its copy in the store (rel: its name below the store). Each in
@@ -316,6 +317,9 @@ struct kop_cgroup_ops {
 	void (*process)(void *ctx, pid_t tgid, bool other_root,
 			const char *cgroup);
 	void (*nsid)(void *ctx, pid_t id, pid_t nsid);
+	/* the root directory a process of another root saw (after its
+	 * process line): what tells containers in one cgroup apart */
+	void (*root)(void *ctx, pid_t tgid, uint64_t dev, uint64_t ino);
 	void (*image)(void *ctx, const char *rel, bool other_root,
 		      const char *cgroup);
 };

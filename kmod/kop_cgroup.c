@@ -164,9 +164,9 @@ static size_t path_index_locked(struct kop_cgroups *c, const char *path)
 	return c->nr_paths++;
 }
 
-/* With lock held: append a process record. */
-static void add_proc_locked(struct kop_cgroups *c, pid_t tgid, pid_t nspid,
-			    bool other_root, size_t path)
+/* With lock held: append a record of k's process. */
+static void add_proc_locked(struct kop_cgroups *c, const struct kop_task *k,
+			    pid_t nspid, size_t path)
 {
 	if (c->nr_procs == c->cap_procs) {
 		struct kop_cgroup_proc *v = op_grow(c->procs, c->nr_procs + 1,
@@ -177,8 +177,10 @@ static void add_proc_locked(struct kop_cgroups *c, pid_t tgid, pid_t nspid,
 		c->procs = v;
 	}
 	c->procs[c->nr_procs++] = (struct kop_cgroup_proc){
-		.tgid = tgid, .nspid = nspid, .other_root = other_root,
+		.tgid = k->tgid, .nspid = nspid,
+		.other_root = k->root == KOP_ROOT_OTHER,
 		.path = (uint32_t)path,
+		.root_dev = k->root_dev, .root_ino = k->root_ino,
 	};
 }
 
@@ -201,7 +203,7 @@ void kop_cgroups_note_exec(struct kop_cgroups *c, struct kop_task *k)
 	pthread_mutex_lock(&c->lock);
 	i = path_index_locked(c, path);
 	if (i != SIZE_MAX) {
-		add_proc_locked(c, k->tgid, nspid, k->root == KOP_ROOT_OTHER, i);
+		add_proc_locked(c, k, nspid, i);
 		k->cgroup = (uint32_t)i + 1;
 	}
 	pthread_mutex_unlock(&c->lock);
@@ -464,7 +466,7 @@ void kop_cgroups_note_sample(struct kop_cgroups *c, struct kop_task *k,
 	if (k->pidns)
 		nspid = read_nsid(c, k->tgid, k->tgid);
 	pthread_mutex_lock(&c->lock);
-	add_proc_locked(c, k->tgid, nspid, k->root == KOP_ROOT_OTHER, i);
+	add_proc_locked(c, k, nspid, i);
 	pthread_mutex_unlock(&c->lock);
 	k->cgroup = (uint32_t)i + 1;
 	*changed = true;
@@ -479,7 +481,7 @@ void kop_cgroups_note_fork(struct kop_cgroups *c, struct kop_task *k)
 	if (k->pidns)
 		nspid = read_nsid(c, k->tgid, k->tgid);
 	pthread_mutex_lock(&c->lock);
-	add_proc_locked(c, k->tgid, nspid, k->root == KOP_ROOT_OTHER, k->cgroup - 1);
+	add_proc_locked(c, k, nspid, k->cgroup - 1);
 	pthread_mutex_unlock(&c->lock);
 }
 
@@ -601,6 +603,8 @@ void kop_cgroups_each(struct kop_cgroups *c, const struct kop_cgroup_ops *ops,
 		const struct kop_cgroup_proc *p = &c->procs[i];
 
 		ops->process(ctx, p->tgid, p->other_root, c->paths[p->path]);
+		if (p->other_root && (p->root_dev || p->root_ino))
+			ops->root(ctx, p->tgid, p->root_dev, p->root_ino);
 		if (p->nspid && p->nspid != p->tgid)
 			ops->nsid(ctx, p->tgid, p->nspid);
 	}

@@ -28,6 +28,7 @@ struct kop_cgroups {
 		pid_t tgid, nspid;	/* nspid 0: the daemon's namespace */
 		bool other_root;
 		uint32_t path;		/* index in paths */
+		uint64_t root_dev, root_ino;	/* other_root: which */
 	} *procs;
 	size_t nr_procs, cap_procs;
 	char **paths;			/* distinct cgroup paths */

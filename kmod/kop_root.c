@@ -163,32 +163,43 @@ void kop_root_task_thread(struct kop_roots *r, const struct kop_task *k,
 	kop_cgroups_note_thread(&r->cg, k, tid);
 }
 
-/* Does tgid see another root than ours: 1 yes, 0 no, -errno when /proc
- * cannot say (the process is gone). */
-static int kop_root_foreign(struct kop_roots *r, pid_t tgid)
+/* Does k's process see another root than ours: 1 yes (k->root_dev and
+ * root_ino then say which root directory, unless it is ours), 0 no,
+ * -errno when /proc cannot say (the process is gone). */
+static int kop_root_foreign(struct kop_roots *r, struct kop_task *k)
 {
 	char path[PATH_MAX];
-	struct stat st;
+	struct stat ns, st;
 
 	if (!r->have_self)
 		return 0;
-	snprintf(path, sizeof(path), "%s/%d/ns/mnt", r->proc_root, (int)tgid);
-	if (stat(path, &st))
+	snprintf(path, sizeof(path), "%s/%d/ns/mnt", r->proc_root, (int)k->tgid);
+	if (stat(path, &ns))
 		return -errno;
-	if (st.st_ino != r->self_mntns)
-		return 1;
-	/* the same mounts, but perhaps a chroot */
-	snprintf(path, sizeof(path), "%s/%d/root", r->proc_root, (int)tgid);
-	if (stat(path, &st))
-		return -errno;
-	return st.st_dev != r->self_root_dev || st.st_ino != r->self_root_ino;
+	/* its root: a chroot in our mounts, or another namespace's */
+	snprintf(path, sizeof(path), "%s/%d/root", r->proc_root, (int)k->tgid);
+	if (stat(path, &st)) {
+		if (ns.st_ino == r->self_mntns)
+			return -errno;
+		memset(&st, 0, sizeof(st));	/* its mounts are its own */
+	}
+	if (st.st_dev == r->self_root_dev && st.st_ino == r->self_root_ino) {
+		/* our root directory in mounts of its own: a runtime's
+		 * process before it enters its container's root; its
+		 * paths are still resolved through its own view */
+		return ns.st_ino != r->self_mntns;
+	}
+	k->root_dev = (uint64_t)st.st_dev;
+	k->root_ino = (uint64_t)st.st_ino;
+	return 1;
 }
 
 bool kop_root_task_foreign(struct kop_roots *r, struct kop_task *k)
 {
 	if (k->root == KOP_ROOT_UNKNOWN) {
-		k->root = kop_root_foreign(r, k->tgid) > 0 ? KOP_ROOT_OTHER :
-							     KOP_ROOT_HOST;
+		k->root_dev = k->root_ino = 0;
+		k->root = kop_root_foreign(r, k) > 0 ? KOP_ROOT_OTHER :
+						       KOP_ROOT_HOST;
 		/* the same moment names its container */
 		kop_cgroups_note_exec(&r->cg, k);
 	}

@@ -310,6 +310,8 @@ int kop_task_copy_maps(struct kop_task *child, const struct kop_task *parent)
 	child->cgroup_id = parent->cgroup_id;
 	child->cgroup_time = parent->cgroup_time;
 	child->pidns = parent->pidns;	/* and its PID namespace */
+	child->root_dev = parent->root_dev;
+	child->root_ino = parent->root_ino;
 	child->anon_cookie = parent->anon_cookie;
 	return 0;
 }

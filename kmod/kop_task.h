@@ -30,6 +30,9 @@ struct kop_task {
 	uint32_t cgroup;	/* its cgroup's index in kop_roots + 1; 0:
 				 * not read (kop_cgroup.c) */
 	bool pidns;		/* in another PID namespace than ours */
+	uint64_t root_dev, root_ino;	/* KOP_ROOT_OTHER: its root directory,
+					 * which tells containers apart in
+					 * one cgroup */
 	uint64_t cgroup_id;	/* its last sample's cgroup id; 0: none yet */
 	uint64_t cgroup_time;	/* the time of the sample that gave it: an
 				 * older sample (another CPU's ring, synced

@@ -6,9 +6,12 @@
 #include "op_sessdir.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 
 #include "op_config.h"
 #include "op_stats.h"
@@ -117,6 +120,20 @@ static int parse_image(struct op_cgroups *c, size_t *alloc, const char *line,
 	return 0;
 }
 
+/* "root TGID DEV INO": the root of TGID's process line just read */
+static void parse_root(struct op_cgroups *c, const char *line)
+{
+	unsigned long long dev, ino;
+	int tgid, pos = 0;
+
+	if (sscanf(line, "root %d %llu %llu%n", &tgid, &dev, &ino, &pos) < 3 ||
+	    line[pos] || !c->n || c->v[c->n - 1].tgid != tgid ||
+	    !c->v[c->n - 1].other_root)
+		return;
+	c->v[c->n - 1].root_dev = dev;
+	c->v[c->n - 1].root_ino = ino;
+}
+
 /* "TGID ROOT CGROUP" */
 static int parse_process(struct op_cgroups *c, size_t *alloc, const char *line,
 			 size_t lineno)
@@ -144,6 +161,81 @@ static int parse_process(struct op_cgroups *c, size_t *alloc, const char *line,
 	return 0;
 }
 
+/* A container's own root directory is known (a root line). */
+static bool own_root(const struct op_cgroup *e)
+{
+	return e->other_root && (e->root_dev || e->root_ino);
+}
+
+/* By cgroup, then the root: the unknown first, then by device and inode. */
+static int cmp_shared(const void *a, const void *b)
+{
+	const struct op_cgroup *x = *(const struct op_cgroup *const *)a;
+	const struct op_cgroup *y = *(const struct op_cgroup *const *)b;
+	int c = strcmp(x->path, y->path);
+
+	if (c)
+		return c;
+	if (own_root(x) != own_root(y))
+		return own_root(x) ? 1 : -1;
+	if (x->root_dev != y->root_dev)
+		return x->root_dev < y->root_dev ? -1 : 1;
+	return (x->root_ino > y->root_ino) - (x->root_ino < y->root_ino);
+}
+
+/* Containers that share a cgroup (two chroots in one) are told apart by
+ * their root directories: in a cgroup whose processes saw more than one
+ * root directory of their own, those processes are named
+ * NAME+root:MAJ:MIN:INO (root:MAJ:MIN:INO in the root cgroup, which has
+ * no name). The host's processes in it, and those with our root
+ * directory in mounts of their own (a container runtime's, before it
+ * enters the container), do not count: they keep the cgroup's name.
+ * -ENOMEM or 0. */
+static int split_shared(struct op_cgroups *c)
+{
+	struct op_cgroup **by;
+	size_t i, j;
+	int ret = 0;
+
+	if (c->n < 2)
+		return 0;
+	by = malloc(c->n * sizeof(*by));
+	if (!by)
+		return -ENOMEM;
+	for (i = 0; i < c->n; i++)
+		by[i] = &c->v[i];
+	qsort(by, c->n, sizeof(*by), cmp_shared);
+	for (i = 0; i < c->n && !ret; i = j) {
+		size_t roots = own_root(by[i]);
+
+		for (j = i + 1; j < c->n && !strcmp(by[j]->path, by[i]->path); j++)
+			roots += own_root(by[j]) &&
+				 (!own_root(by[j - 1]) ||
+				  by[j]->root_dev != by[j - 1]->root_dev ||
+				  by[j]->root_ino != by[j - 1]->root_ino);
+		if (roots < 2)
+			continue;
+		for (size_t m = i; m < j && !ret; m++) {
+			struct op_cgroup *e = by[m];
+			char *name;
+
+			if (!own_root(e))
+				continue;
+			if (asprintf(&name, "%s%sroot:%u:%u:%llu", e->name,
+				     *e->name ? "+" : "",
+				     major((dev_t)e->root_dev), minor((dev_t)e->root_dev),
+				     (unsigned long long)e->root_ino) < 0) {
+				ret = -ENOMEM;
+				break;
+			}
+			free(e->name);
+			e->name = name;
+		}
+	}
+	free(by);
+	return ret;
+}
+
 int op_cgroups_read(const struct op_sessdir *sd, const char *dir,
 		    struct op_cgroups *c)
 {
@@ -166,6 +258,8 @@ int op_cgroups_read(const struct op_sessdir *sd, const char *dir,
 			ret = parse_ns(c, &alloc_ns, line, lineno);
 		else if (!strncmp(line, "image ", 6))
 			ret = parse_image(c, &alloc_uses, line, lineno);
+		else if (!strncmp(line, "root ", 5))
+			parse_root(c, line);
 		else
 			ret = parse_process(c, &alloc, line, lineno);
 	}
@@ -186,6 +280,11 @@ int op_cgroups_read(const struct op_sessdir *sd, const char *dir,
 		c->v[k++] = c->v[i];
 	}
 	c->n = k;
+	ret = split_shared(c);
+	if (ret) {
+		op_cgroups_release(c);
+		return ret;
+	}
 	/* one a namespace id: its last line, unless a later process line of
 	 * the same pid (a new process) forgot it */
 	if (c->nr_ns)
@@ -349,6 +448,11 @@ void op_cgroups_write_line(FILE *f, pid_t tgid, bool other_root,
 void op_cgroups_write_nsid(FILE *f, pid_t id, pid_t nsid)
 {
 	fprintf(f, "ns %d %d\n", (int)id, (int)nsid);
+}
+
+void op_cgroups_write_root(FILE *f, pid_t tgid, uint64_t dev, uint64_t ino)
+{
+	fprintf(f, "root %d %" PRIu64 " %" PRIu64 "\n", (int)tgid, dev, ino);
 }
 
 void op_cgroups_write_image(FILE *f, const char *rel, bool other_root,

@@ -7,6 +7,12 @@
  *   TGID ROOT CGROUP           a process image
  *   ns ID NSID                 a process's (or thread's) id in its own PID
  *                              namespace, where that is not the daemon's
+ *   root TGID DEV INO          the root directory the process of the line
+ *                              before (TGID's, ROOT 1) saw, when it is not
+ *                              the daemon's: containers that share a
+ *                              cgroup differ in it; such a cgroup's
+ *                              processes with a root line are named
+ *                              NAME+root:MAJ:MIN:INO
  *   image ROOT REL<TAB>CGROUP  an image named after its copy in the
  *                              session's kept/ store (REL: its name below
  *                              the store) was mapped by a process of
@@ -25,6 +31,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -36,8 +43,12 @@ struct op_cgroup {
 	pid_t tgid;
 	bool other_root;
 	char *path;		/* the cgroup, as /proc/PID/cgroup has it */
-	char *name;		/* its readable name (op_cgroup_name()) */
+	char *name;		/* its readable name (op_cgroup_name()), and
+				 * "+root:MAJ:MIN:INO" after it when processes
+				 * of other roots share the cgroup */
 	size_t line;		/* its line in the file, from 1 */
+	uint64_t root_dev, root_ino;	/* other_root: the root it saw (0, 0:
+					 * not said) */
 };
 
 struct op_cgroup_use {
@@ -92,6 +103,8 @@ void op_cgroups_write_line(FILE *f, pid_t tgid, bool other_root,
 			    const char *path);
 /* "ns ID NSID\n". */
 void op_cgroups_write_nsid(FILE *f, pid_t id, pid_t nsid);
+/* "root TGID DEV INO\n", right after TGID's process line. */
+void op_cgroups_write_root(FILE *f, pid_t tgid, uint64_t dev, uint64_t ino);
 /* "image ROOT REL\tCGROUP\n"; not written when rel holds a tab or a
  * newline, or path a newline. */
 void op_cgroups_write_image(FILE *f, const char *rel, bool other_root,

@@ -113,6 +113,77 @@ static void test_read(void **state)
 	free(dir);
 }
 
+/* Containers that share a cgroup are told apart by their roots: in a
+ * cgroup whose processes saw more than one root directory of their own,
+ * those processes get the root in their names; the host's processes, and
+ * those that saw our root in mounts of their own, keep the cgroup's name,
+ * and a cgroup of one root keeps its name. A root line not right after
+ * its process's line is not taken. */
+static void test_shared(void **state)
+{
+	char *dir = tu_mkdtemp(), *file;
+	static const char text[] =
+		"10 1 /shared\n"
+		"root 10 2049 100\n"
+		"11 1 /shared\n"
+		"root 11 2049 200\n"
+		"12 0 /shared\n"
+		"17 1 /shared\n"	/* our root, its own mounts: no root line */
+		"13 1 /solo\n"
+		"root 13 2049 300\n"
+		"16 1 /solo\n"
+		"root 16 2049 300\n"
+		"14 1 /\n"
+		"root 14 2049 400\n"
+		"15 0 /\n"
+		"root 14 2049 999\n"	/* not after 14's line */
+		"18 1 /other\n"
+		"root 18 2049 500\n"
+		"root 15 2049 999\n";	/* 15 sees the daemon's root */
+	struct op_cgroups c;
+	FILE *f;
+
+	(void)state;
+	file = write_cgroups(dir, text);
+	assert_int_equal(op_cgroups_read(NULL, dir, &c), 0);
+	assert_int_equal(c.n, 9);
+	assert_string_equal(op_cgroups_find(&c, 10)->name, "shared+root:8:1:100");
+	assert_string_equal(op_cgroups_find(&c, 11)->name, "shared+root:8:1:200");
+	assert_string_equal(op_cgroups_find(&c, 12)->name, "shared");
+	assert_string_equal(op_cgroups_find(&c, 17)->name, "shared");
+	assert_string_equal(op_cgroups_find(&c, 13)->name, "solo");
+	assert_string_equal(op_cgroups_find(&c, 16)->name, "solo");
+	/* alone in / with a root of its own: the host's 15 does not count */
+	assert_string_equal(op_cgroups_find(&c, 14)->name, "");
+	assert_string_equal(op_cgroups_find(&c, 18)->name, "other");
+	assert_string_equal(op_cgroups_find(&c, 15)->name, "");
+	assert_int_equal(op_cgroups_find(&c, 14)->root_ino, 400);
+	assert_int_equal(op_cgroups_find(&c, 15)->root_ino, 0);
+	op_cgroups_release(&c);
+
+	/* the writer's lines read back */
+	f = fopen(file, "w");
+	assert_non_null(f);
+	op_cgroups_write_line(f, 20, true, "/c");
+	op_cgroups_write_root(f, 20, 2049, 7);
+	op_cgroups_write_line(f, 21, true, "/c");
+	op_cgroups_write_root(f, 21, 2049, 8);
+	op_cgroups_write_line(f, 22, true, "/");
+	op_cgroups_write_root(f, 22, 2049, 9);
+	op_cgroups_write_line(f, 23, true, "/");
+	op_cgroups_write_root(f, 23, 2049, 10);
+	fclose(f);
+	assert_int_equal(op_cgroups_read(NULL, dir, &c), 0);
+	assert_string_equal(op_cgroups_find(&c, 20)->name, "c+root:8:1:7");
+	assert_string_equal(op_cgroups_find(&c, 21)->name, "c+root:8:1:8");
+	assert_string_equal(op_cgroups_find(&c, 22)->name, "root:8:1:9");
+	assert_string_equal(op_cgroups_find(&c, 23)->name, "root:8:1:10");
+	op_cgroups_release(&c);
+	tu_rm_rf(dir);
+	free(file);
+	free(dir);
+}
+
 static void test_ns_and_images(void **state)
 {
 	char *dir = tu_mkdtemp(), *file;
@@ -215,6 +286,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_read),
+		cmocka_unit_test(test_shared),
 		cmocka_unit_test(test_ns_and_images),
 		cmocka_unit_test(test_kept_path),
 	};
