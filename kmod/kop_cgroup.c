@@ -59,6 +59,7 @@ void kop_cgroups_release(struct kop_cgroups *c)
 	free(c->use_set);
 	free(c->ids);
 	free(c->v2_root);
+	free(c->v2_sub);
 	pthread_mutex_destroy(&c->lock);
 	memset(c, 0, sizeof(*c));
 }
@@ -200,6 +201,7 @@ void kop_cgroups_note_exec(struct kop_cgroups *c, struct kop_task *k)
 	k->pidns = other_pidns(c, k->tgid) > 0;
 	if (k->pidns)
 		nspid = read_nsid(c, k->tgid, k->tgid);
+	k->nspid = nspid;
 	pthread_mutex_lock(&c->lock);
 	i = path_index_locked(c, path);
 	if (i != SIZE_MAX) {
@@ -379,7 +381,8 @@ int kop_cgroups_scan(struct kop_cgroups *c)
 	if (err)
 		return err;
 	c->v2_root = strdup(mnt);
-	if (!c->v2_root)
+	c->v2_sub = strdup(sub);
+	if (!c->v2_root || !c->v2_sub)
 		return -ENOMEM;
 	fd = open(mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
@@ -402,14 +405,22 @@ int kop_cgroups_scan(struct kop_cgroups *c)
 	return (int)(c->nr_ids_scanned > INT32_MAX ? INT32_MAX : c->nr_ids_scanned);
 }
 
-/* The v2 directory for the hierarchy's path: is it cgroup id? */
+/* The v2 directory for the hierarchy's path: is it cgroup id? The mount
+ * shows the hierarchy below c->v2_sub (a cgroup namespace's view): a path
+ * outside it is not there. */
 static bool v2_has(const struct kop_cgroups *c, uint64_t id, const char *path)
 {
+	size_t n = c->v2_sub ? strlen(c->v2_sub) : 0;
 	char full[PATH_MAX * 2];
 	struct stat st;
 
 	if (!c->v2_root || path[0] != '/')
 		return false;
+	if (n > 1) {
+		if (strncmp(path, c->v2_sub, n) || (path[n] && path[n] != '/'))
+			return false;
+		path += n;
+	}
 	snprintf(full, sizeof(full), "%s%s", c->v2_root, path);
 	return !stat(full, &st) && S_ISDIR(st.st_mode) && (uint64_t)st.st_ino == id;
 }
@@ -433,6 +444,10 @@ void kop_cgroups_note_sample(struct kop_cgroups *c, struct kop_task *k,
 	size_t i;
 
 	*changed = false;
+	if (k->cgroup_lines >= KOP_CGROUP_MOVES_WRITTEN) {
+		k->cgroup_id = id;	/* moved as often as is written */
+		return;
+	}
 	pthread_mutex_lock(&c->lock);
 	i = id_find_locked(c, id);
 	pthread_mutex_unlock(&c->lock);
@@ -447,6 +462,7 @@ void kop_cgroups_note_sample(struct kop_cgroups *c, struct kop_task *k,
 		i = path_index_locked(c, path);
 		if (i != SIZE_MAX && same)
 			id_set_locked(c, id, i);
+		c->nr_ids_from_proc++;
 		pthread_mutex_unlock(&c->lock);
 	}
 	k->cgroup_id = id;		/* not tried again for this id */
@@ -459,12 +475,21 @@ void kop_cgroups_note_sample(struct kop_cgroups *c, struct kop_task *k,
 		return;
 	if (first) {
 		k->pidns = other_pidns(c, k->tgid) > 0;
+		if (k->pidns)
+			k->nspid = read_nsid(c, k->tgid, k->tgid);
 	} else {
-		atomic_fetch_add_explicit(&c->nr_moved, 1, memory_order_relaxed);
+		/* a move: counted once a process; its threads in a
+		 * threaded cgroup's children could say another cgroup at
+		 * every sample, so few lines are written */
+		if (k->cgroup_lines == 0)
+			atomic_fetch_add_explicit(&c->nr_moved, 1, memory_order_relaxed);
+		if (k->cgroup_lines >= KOP_CGROUP_MOVES_WRITTEN)
+			return;
+		k->cgroup_lines++;
 	}
-	/* a later line for the tgid wins and forgets its ns line: said again */
-	if (k->pidns)
-		nspid = read_nsid(c, k->tgid, k->tgid);
+	/* a later line for the tgid wins and forgets its ns line: said
+	 * again, as read at its first (its PID namespace is the same) */
+	nspid = k->nspid;
 	pthread_mutex_lock(&c->lock);
 	add_proc_locked(c, k, nspid, i);
 	pthread_mutex_unlock(&c->lock);
@@ -480,6 +505,7 @@ void kop_cgroups_note_fork(struct kop_cgroups *c, struct kop_task *k)
 		return;
 	if (k->pidns)
 		nspid = read_nsid(c, k->tgid, k->tgid);
+	k->nspid = nspid;
 	pthread_mutex_lock(&c->lock);
 	add_proc_locked(c, k, nspid, k->cgroup - 1);
 	pthread_mutex_unlock(&c->lock);

@@ -55,6 +55,8 @@ struct kop_cgroups {
 					 * cgroup id; a failed read at exec is
 					 * then not counted (a sample names it) */
 	char *v2_root;			/* read-only: the cgroup2 mount, or NULL */
+	char *v2_sub;			/* read-only: the hierarchy's path it
+					 * shows ("/" but in a cgroup namespace) */
 	struct kop_cgroup_id {
 		uint64_t id;		/* 0: an empty slot */
 		uint32_t path;		/* index in paths */
@@ -62,11 +64,17 @@ struct kop_cgroups {
 	size_t nr_ids, ids_size;
 	uint64_t nr_ids_scanned;	/* known at start */
 	uint64_t nr_ids_made;		/* made during the session */
+	uint64_t nr_ids_from_proc;	/* met before either named them: read
+					 * from /proc */
 	_Atomic uint64_t nr_moved;	/* processes whose samples changed
 					 * cgroup: named under the last */
 	_Atomic uint64_t nr_unread;	/* /proc/PID/cgroup unreadable */
 	_Atomic uint64_t nr_nspid_unread;	/* /proc/PID/status's NSpid */
 };
+
+/* The lines a process's moves add at most (after its first cgroup), and
+ * the image walks they cost: more are counted but not written. */
+#define KOP_CGROUP_MOVES_WRITTEN 4
 
 int kop_cgroups_init(struct kop_cgroups *c, const char *proc_root);
 void kop_cgroups_release(struct kop_cgroups *c);

@@ -7,6 +7,8 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -256,9 +258,8 @@ static void fill_attr(const struct kop_session *s, struct perf_event_attr *a,
 }
 
 /* Open one (event, cpu), falling back from features the kernel lacks:
- * cgroup ids (5.7, and CONFIG_CGROUP_PERF), build-id in MMAP2 (5.12),
- * PERF_FORMAT_LOST (6.0), then the clock (4.1). Cgroup ids are given up
- * for every ring once one refuses them (the samples' layout is one). */
+ * build-id in MMAP2 (5.12), PERF_FORMAT_LOST (6.0), then the clock (4.1).
+ * Cgroup ids were asked of the kernel before (cgroup_ids()). */
 static int open_one(struct kop_session *s, unsigned int ev, int cpu,
 		    bool *clock_ok)
 {
@@ -268,14 +269,6 @@ static int open_one(struct kop_session *s, unsigned int ev, int cpu,
 
 	fill_attr(s, &a, ev, true, *clock_ok, lost);
 	h = s->ops->open(s->ops_ctx, &a, s->cfg.pid, cpu);
-	if (h == -EINVAL && s->sample_cgroup) {
-		s->sample_cgroup = false;
-		fill_attr(s, &a, ev, true, *clock_ok, lost);
-		h = s->ops->open(s->ops_ctx, &a, s->cfg.pid, cpu);
-		if (h >= 0)
-			op_log(&s->cfg.log, OP_LOG_INFO,
-			       "kmod: the kernel gives no cgroup ids in samples (before 5.7, or without CONFIG_CGROUP_PERF): a process's cgroup is read when it execs");
-	}
 	if (h == -EINVAL && ev == KOP_SIDEBAND) {
 		fill_attr(s, &a, ev, false, *clock_ok, lost);
 		h = s->ops->open(s->ops_ctx, &a, s->cfg.pid, cpu);
@@ -368,6 +361,57 @@ static int open_ring(struct kop_session *s, unsigned int ev, int cpu,
 	return err;
 }
 
+/* Do samples carry their cgroup id (kop_cgroup.c), for every ring alike?
+ * Asked of the kernel once, before any ring, on an event with nothing
+ * else it might refuse: the samples' layout must be one. The ids are the
+ * perf_event controller's cgroups, which are the cgroup v2 hierarchy's
+ * unless the controller is bound to a v1 hierarchy (proc_root/cgroups):
+ * its ids would then name v1 cgroups, so none are asked for. */
+static bool cgroup_ids(struct kop_session *s)
+{
+	struct perf_event_attr a = {
+		.size = sizeof(a), .type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_DUMMY, .disabled = 1,
+		.sample_type = KOP_SAMPLE_TYPE | PERF_SAMPLE_CGROUP, .cgroup = 1,
+	};
+	const char *env = getenv("OPSAMPLER_SAMPLE_CGROUP");
+	char path[PATH_MAX], line[256];
+	int hier = 0, h;
+	FILE *f;
+
+	if (!s->cfg.keep_dir || s->ops != &kop_perf_ops)
+		return false;	/* no names to give, or no kernel */
+	if (env && !strcmp(env, "0")) {
+		op_log(&s->cfg.log, OP_LOG_INFO,
+		       "kmod: cgroup ids in samples turned off (OPSAMPLER_SAMPLE_CGROUP=0): a process's cgroup is read when it execs");
+		return false;
+	}
+	snprintf(path, sizeof(path), "%s/cgroups", s->proc_root);
+	f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "perf_event %d", &hier) == 1)
+			break;
+	if (f)
+		fclose(f);
+	if (hier > 0) {
+		op_log(&s->cfg.log, OP_LOG_INFO,
+		       "kmod: no cgroup ids in samples: the perf_event controller is on a cgroup v1 hierarchy (%d in %s), whose ids are not the v2 hierarchy's; a process's cgroup is read when it execs",
+		       hier, path);
+		return false;
+	}
+	h = s->ops->open(s->ops_ctx, &a, s->cfg.pid, s->cfg.pid == -1 ? 0 : -1);
+	if (h == -EINVAL || h == -E2BIG || h == -EOPNOTSUPP) {
+		op_log(&s->cfg.log, OP_LOG_INFO,
+		       "kmod: the kernel gives no cgroup ids in samples (%s: before 5.7, or without CONFIG_CGROUP_PERF): a process's cgroup is read when it execs",
+		       strerror(-h));
+		return false;
+	}
+	if (h >= 0)
+		s->ops->close(s->ops_ctx, h);
+	/* any other refusal is not of the fields: the rings say theirs */
+	return true;
+}
+
 /* Every (event, CPU) ring and each CPU's side-band ring. *clock_ok: the
  * kernel stamps their records with CLOCK_MONOTONIC. */
 static int open_rings(struct kop_session *s, bool *clock_ok)
@@ -381,13 +425,7 @@ static int open_rings(struct kop_session *s, bool *clock_ok)
 	 * of the kernel when there is a store for containers' images, and
 	 * not turned off (OPSAMPLER_SAMPLE_CGROUP=0: the older kernels' way,
 	 * for its tests and for the benchmark's comparison) */
-	s->sample_cgroup = s->cfg.keep_dir && s->ops == &kop_perf_ops;
-	if (s->sample_cgroup && getenv("OPSAMPLER_SAMPLE_CGROUP") &&
-	    !strcmp(getenv("OPSAMPLER_SAMPLE_CGROUP"), "0")) {
-		s->sample_cgroup = false;
-		op_log(&s->cfg.log, OP_LOG_INFO,
-		       "kmod: cgroup ids in samples turned off (OPSAMPLER_SAMPLE_CGROUP=0): a process's cgroup is read when it execs");
-	}
+	s->sample_cgroup = cgroup_ids(s);
 	s->rings = calloc(max, sizeof(*s->rings));
 	s->flight = calloc(max, sizeof(*s->flight));
 	if (!s->rings || !s->flight)
@@ -511,8 +549,8 @@ static void keep_stop(struct kop_session *s)
 
 		pthread_mutex_lock(&cg->lock);
 		op_log(&s->cfg.log, OP_LOG_INFO,
-		       "cgroups: samples named by their cgroup ids: %" PRIu64 " cgroups known at the start, %" PRIu64 " made since, %" PRIu64 " processes moved while sampled",
-		       cg->nr_ids_scanned, cg->nr_ids_made,
+		       "cgroups: samples named by their cgroup ids: %" PRIu64 " cgroups known at the start, %" PRIu64 " made since, %" PRIu64 " ids met before either named them (read from /proc), %" PRIu64 " processes moved while sampled",
+		       cg->nr_ids_scanned, cg->nr_ids_made, cg->nr_ids_from_proc,
 		       (uint64_t)atomic_load_explicit(&cg->nr_moved, memory_order_relaxed));
 		pthread_mutex_unlock(&cg->lock);
 	}

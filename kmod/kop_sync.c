@@ -391,6 +391,10 @@ static void do_sample(struct kop_sync *s, const struct kop_ring *r,
 		bad_record(s, r, "sample pc is the escape code", h->type);
 		return;
 	}
+	if (s->sample_cgroup && h->size < sizeof(*rec) + sizeof(uint64_t)) {
+		bad_record(s, r, "sample too short for its cgroup id", h->type);
+		return;
+	}
 	/* The kernel reports a task whose pid is already released (the very
 	 * end of exit) as pid or tid -1. Its last samples are kernel code with
 	 * no process left to charge: they go to the kernel's own context
@@ -631,6 +635,8 @@ static void do_comm(struct kop_sync *s, const struct kop_ring *r,
 	k->root = KOP_ROOT_UNKNOWN;	/* unshare(2) then exec: a new view */
 	k->cgroup = 0;
 	k->cgroup_id = 0;
+	k->cgroup_lines = 0;
+	k->nspid = 0;
 	k->cgroup_time = time;
 	k->pidns = false;
 }

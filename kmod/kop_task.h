@@ -33,6 +33,12 @@ struct kop_task {
 	uint64_t root_dev, root_ino;	/* KOP_ROOT_OTHER: its root directory,
 					 * which tells containers apart in
 					 * one cgroup */
+	pid_t nspid;		/* its pid in its PID namespace; 0: ours, or
+				 * unread */
+	uint8_t cgroup_lines;	/* lines its samples' cgroups added since
+				 * its exec: a move is counted at the first,
+				 * and few are written (a threaded cgroup's
+				 * threads differ at every sample) */
 	uint64_t cgroup_id;	/* its last sample's cgroup id; 0: none yet */
 	uint64_t cgroup_time;	/* the time of the sample that gave it: an
 				 * older sample (another CPU's ring, synced

@@ -25,7 +25,8 @@ CGF=$SESSION_DIR/samples/current/stats/cgroups
 # run_case ENV: burn in A since before the start, moved to B at half time;
 # burn started in C (made after the start) meanwhile
 run_case() {
-	"$WORKLOADS/burn" -t 4 1 >/dev/null &
+	# long enough to outlive a slow --start; ended once sampled in B
+	"$WORKLOADS/burn" -t 60 1 >/dev/null &
 	pre=$!
 	CT_PIDS+=("$pre")
 	echo "$pre" >"$A/cgroup.procs" || fail "cannot move $pre into $A"
@@ -41,7 +42,11 @@ run_case() {
 	sleep 1.5
 	echo "$pre" >"$B/cgroup.procs" || fail "cannot move $pre into $B"
 	wait $post || fail "burn in $C failed"
-	wait $pre || fail "burn in $A then $B failed"
+	sleep 1
+	kill "$pre" || fail "burn in $A then $B ended before it was stopped"
+	rc=0
+	wait "$pre" || rc=$?
+	[ $rc -eq 143 ] || fail "burn in $A then $B exited $rc"
 	op --status >"$E2E_TMP/status" 2>&1 || true
 	acc_stop
 	[ -s "$CGF" ] || fail "no stats/cgroups"
@@ -65,7 +70,9 @@ echo "ok: a process running before the start is named by its samples: $an, then 
 [ "$(cgroup_of "$post")" = "$cn" ] || fail "the process in $cn is named '$(cgroup_of "$post")'"
 made=$(sed -n 's/.* \([0-9]*\) made since.*/\1/p' "$log" | tail -1)
 [ "${made:-0}" -ge 1 ] || fail "the cgroup made after the start was not learnt from the kernel's record"
-echo "ok: the cgroup made after the start ($made made since, by the kernel's records)"
+fromproc=$(sed -n 's/.* \([0-9]*\) ids met before either named them.*/\1/p' "$log" | tail -1)
+[ "$fromproc" = 0 ] || fail "$fromproc samples' cgroup ids were named through /proc, not by the scan or the kernel's records"
+echo "ok: the cgroup made after the start ($made made since, by the kernel's records; none named through /proc)"
 
 moved=$(cat "$SESSION_DIR/samples/current/stats/cgroup_moved" 2>/dev/null || echo missing)
 [ "$moved" != missing ] && [ "$moved" -ge 1 ] || fail "cgroup_moved is $moved"

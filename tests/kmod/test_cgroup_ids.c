@@ -65,8 +65,18 @@ static void say_image(void *ctx, const char *rel, bool other_root, const char *c
 		 other_root ? 1 : 0, rel, cgroup);
 }
 
+static void say_root(void *ctx, pid_t tgid, uint64_t dev, uint64_t ino)
+{
+	struct said *s = ctx;
+	size_t n = strlen(s->text);
+
+	snprintf(s->text + n, sizeof(s->text) - n, "root %d %llu %llu\n", (int)tgid,
+		 (unsigned long long)dev, (unsigned long long)ino);
+}
+
 static const struct kop_cgroup_ops say_ops = {
-	.process = say_process, .nsid = say_nsid, .image = say_image,
+	.process = say_process, .nsid = say_nsid, .root = say_root,
+	.image = say_image,
 };
 
 static void mkdir_in(const char *dir, const char *rel)
@@ -273,12 +283,83 @@ static void test_without(void **state)
 	drop_fixture(&f);
 }
 
+/* A process whose samples keep changing cgroup (a threaded cgroup's
+ * threads): one move counted, a bounded number of lines, and the lines
+ * of a process of another root keep its root. */
+static void test_moves(void **state)
+{
+	struct fixture f;
+	struct kop_cgroups c;
+	struct kop_task k = task(800);
+	struct said said = { "" };
+	uint64_t a, b;
+	size_t lines = 0;
+
+	(void)state;
+	make_fixture(&f);
+	assert_int_equal(kop_cgroups_init(&c, f.proc), 0);
+	assert_int_equal(kop_cgroups_scan(&c), 4);
+	a = id_of(&f, "a");
+	b = id_of(&f, "c");
+	k.root = KOP_ROOT_OTHER;
+	k.root_dev = 2049;
+	k.root_ino = 77;
+	for (int i = 0; i < 50; i++)
+		sample(&c, &k, i % 2 ? b : a);
+	assert_int_equal(atomic_load(&c.nr_moved), 1);
+	kop_cgroups_each(&c, &say_ops, &said);
+	for (const char *p = said.text; (p = strstr(p, "800 1 /")); p++)
+		lines++;
+	assert_int_equal(lines, 1 + KOP_CGROUP_MOVES_WRITTEN);
+	assert_non_null(strstr(said.text, "800 1 /a\nroot 800 2049 77\n800 1 /c\nroot 800 2049 77\n"));
+	kop_cgroups_release(&c);
+	drop_fixture(&f);
+}
+
+/* The cgroup2 mount shows the hierarchy below /ns (mountinfo's root): the
+ * scan names its directories from there, and a made cgroup's path (from
+ * the hierarchy's root) is looked for below the mount accordingly. */
+static void test_sub(void **state)
+{
+	struct fixture f;
+	struct kop_cgroups c;
+	struct kop_task k = task(900);
+	struct said said = { "" };
+	char text[PATH_MAX * 2], *p;
+
+	(void)state;
+	make_fixture(&f);
+	snprintf(text, sizeof(text),
+		 "26 1 0:23 /ns %s/cg\\040root rw - cgroup2 cgroup2 rw\n", f.top);
+	p = tu_path(f.proc, "self/mountinfo");
+	assert_int_equal(tu_write_file(p, text, strlen(text)), 0);
+	free(p);
+	assert_int_equal(kop_cgroups_init(&c, f.proc), 0);
+	assert_int_equal(kop_cgroups_scan(&c), 4);
+	mkdir_in(f.cg, "x");
+	kop_cgroups_note_made(&c, id_of(&f, "x"), "/x");	/* not below /ns */
+	assert_int_equal(c.nr_ids_made, 0);
+	kop_cgroups_note_made(&c, id_of(&f, "x"), "/nsx");
+	assert_int_equal(c.nr_ids_made, 0);
+	kop_cgroups_note_made(&c, id_of(&f, "x"), "/ns/x");
+	assert_int_equal(c.nr_ids_made, 1);
+	assert_true(sample(&c, &k, id_of(&f, "a/b")));
+	k = task(901);
+	assert_true(sample(&c, &k, id_of(&f, "x")));
+	kop_cgroups_each(&c, &say_ops, &said);
+	assert_string_equal(said.text, "900 0 /ns/a/b\n901 0 /ns/x\n");
+	kop_cgroups_release(&c);
+	drop_fixture(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_scan_and_samples),
 		cmocka_unit_test(test_unknown_ids),
 		cmocka_unit_test(test_without),
+		cmocka_unit_test(test_moves),
+		cmocka_unit_test(test_sub),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
