@@ -132,16 +132,17 @@ void kop_root_task_forked(struct kop_roots *r, struct kop_task *k)
 
 static uint64_t note_use(struct kop_roots *r, struct kop_rootent *e,
 			 const struct kop_task *k);
+static void decide_root(struct kop_roots *r, struct kop_task *k);
 
 void kop_root_task_sampled(struct kop_roots *r, struct kop_task *k,
 			   uint64_t cgroup_id, uint64_t time)
 {
 	bool changed;
 
-	if (k->root == KOP_ROOT_UNKNOWN)
-		kop_root_task_foreign(r, k);	/* its root, and its exec's cgroup */
 	if (cgroup_id == k->cgroup_id || time < k->cgroup_time)
 		return;
+	if (k->root == KOP_ROOT_UNKNOWN)
+		decide_root(r, k);	/* its cgroup comes from the id */
 	k->cgroup_time = time;
 	kop_cgroups_note_sample(&r->cg, k, cgroup_id, &changed);
 	if (!changed)
@@ -194,12 +195,16 @@ static int kop_root_foreign(struct kop_roots *r, struct kop_task *k)
 	return 1;
 }
 
+static void decide_root(struct kop_roots *r, struct kop_task *k)
+{
+	k->root_dev = k->root_ino = 0;
+	k->root = kop_root_foreign(r, k) > 0 ? KOP_ROOT_OTHER : KOP_ROOT_HOST;
+}
+
 bool kop_root_task_foreign(struct kop_roots *r, struct kop_task *k)
 {
 	if (k->root == KOP_ROOT_UNKNOWN) {
-		k->root_dev = k->root_ino = 0;
-		k->root = kop_root_foreign(r, k) > 0 ? KOP_ROOT_OTHER :
-						       KOP_ROOT_HOST;
+		decide_root(r, k);
 		/* the same moment names its container */
 		kop_cgroups_note_exec(&r->cg, k);
 	}
