@@ -165,8 +165,9 @@ static size_t path_index_locked(struct kop_cgroups *c, const char *path)
 	return c->nr_paths++;
 }
 
-/* With lock held: append a record of k's process. */
-static void add_proc_locked(struct kop_cgroups *c, const struct kop_task *k,
+/* With lock held: append a record of k's process (k->cgroup_rec says
+ * where). */
+static void add_proc_locked(struct kop_cgroups *c, struct kop_task *k,
 			    pid_t nspid, size_t path)
 {
 	if (c->nr_procs == c->cap_procs) {
@@ -177,6 +178,7 @@ static void add_proc_locked(struct kop_cgroups *c, const struct kop_task *k,
 			return;
 		c->procs = v;
 	}
+	k->cgroup_rec = (uint32_t)c->nr_procs + 1;
 	c->procs[c->nr_procs++] = (struct kop_cgroup_proc){
 		.tgid = k->tgid, .nspid = nspid,
 		.other_root = k->root == KOP_ROOT_OTHER,
@@ -444,10 +446,6 @@ void kop_cgroups_note_sample(struct kop_cgroups *c, struct kop_task *k,
 	size_t i;
 
 	*changed = false;
-	if (k->cgroup_lines >= KOP_CGROUP_MOVES_WRITTEN) {
-		k->cgroup_id = id;	/* moved as often as is written */
-		return;
-	}
 	pthread_mutex_lock(&c->lock);
 	i = id_find_locked(c, id);
 	pthread_mutex_unlock(&c->lock);
@@ -483,8 +481,18 @@ void kop_cgroups_note_sample(struct kop_cgroups *c, struct kop_task *k,
 		 * every sample, so few lines are written */
 		if (k->cgroup_lines == 0)
 			atomic_fetch_add_explicit(&c->nr_moved, 1, memory_order_relaxed);
-		if (k->cgroup_lines >= KOP_CGROUP_MOVES_WRITTEN)
+		if (k->cgroup_lines >= KOP_CGROUP_MOVES_WRITTEN) {
+			/* as often as is written: the last line now says
+			 * this one, so the last samples still name it (its
+			 * images' users are not noted again) */
+			if (!k->cgroup_rec)
+				return;		/* no line to rewrite */
+			pthread_mutex_lock(&c->lock);
+			c->procs[k->cgroup_rec - 1].path = (uint32_t)i;
+			pthread_mutex_unlock(&c->lock);
+			k->cgroup = (uint32_t)i + 1;
 			return;
+		}
 		k->cgroup_lines++;
 	}
 	/* a later line for the tgid wins and forgets its ns line: said

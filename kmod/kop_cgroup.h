@@ -73,7 +73,7 @@ struct kop_cgroups {
 };
 
 /* The lines a process's moves add at most (after its first cgroup), and
- * the image walks they cost: more are counted but not written. */
+ * the image walks they cost: a later move rewrites the last line. */
 #define KOP_CGROUP_MOVES_WRITTEN 4
 
 int kop_cgroups_init(struct kop_cgroups *c, const char *proc_root);

@@ -372,11 +372,12 @@ static bool cgroup_ids(struct kop_session *s)
 	struct perf_event_attr a = {
 		.size = sizeof(a), .type = PERF_TYPE_SOFTWARE,
 		.config = PERF_COUNT_SW_DUMMY, .disabled = 1,
+		.exclude_kernel = 1, .exclude_hv = 1,
 		.sample_type = KOP_SAMPLE_TYPE | PERF_SAMPLE_CGROUP, .cgroup = 1,
 	};
 	const char *env = getenv("OPSAMPLER_SAMPLE_CGROUP");
 	char path[PATH_MAX], line[256];
-	int hier = 0, h;
+	int hier = 0, enabled = 1, h, cpu = -1;
 	FILE *f;
 
 	if (!s->cfg.keep_dir || s->ops != &kop_perf_ops)
@@ -389,26 +390,37 @@ static bool cgroup_ids(struct kop_session *s)
 	snprintf(path, sizeof(path), "%s/cgroups", s->proc_root);
 	f = fopen(path, "re");
 	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "perf_event %d", &hier) == 1)
+		if (sscanf(line, "perf_event %d %*d %d", &hier, &enabled) >= 1)
 			break;
 	if (f)
 		fclose(f);
+	if (!enabled) {
+		/* cgroup_disable=perf_event: every sample would say the root */
+		op_log(&s->cfg.log, OP_LOG_INFO,
+		       "kmod: no cgroup ids in samples: the perf_event controller is disabled (%s); a process's cgroup is read when it execs",
+		       path);
+		return false;
+	}
 	if (hier > 0) {
 		op_log(&s->cfg.log, OP_LOG_INFO,
 		       "kmod: no cgroup ids in samples: the perf_event controller is on a cgroup v1 hierarchy (%d in %s), whose ids are not the v2 hierarchy's; a process's cgroup is read when it execs",
 		       hier, path);
 		return false;
 	}
-	h = s->ops->open(s->ops_ctx, &a, s->cfg.pid, s->cfg.pid == -1 ? 0 : -1);
-	if (h == -EINVAL || h == -E2BIG || h == -EOPNOTSUPP) {
+	/* where the rings will be: a system-wide session's first CPU */
+	for (int i = 0; s->cfg.pid == -1 && i < s->nr_cpus && cpu < 0; i++)
+		if ((!s->cfg.cpus || CPU_ISSET(i, s->cfg.cpus)) &&
+		    s->ops->cpu_online(s->ops_ctx, i))
+			cpu = i;
+	h = s->cfg.pid == -1 && cpu < 0 ? -ENODEV :
+	    s->ops->open(s->ops_ctx, &a, s->cfg.pid, cpu);
+	if (h < 0) {
 		op_log(&s->cfg.log, OP_LOG_INFO,
-		       "kmod: the kernel gives no cgroup ids in samples (%s: before 5.7, or without CONFIG_CGROUP_PERF): a process's cgroup is read when it execs",
+		       "kmod: no cgroup ids in samples: the kernel refused them on a test event (%s; they need 5.7 and CONFIG_CGROUP_PERF): a process's cgroup is read when it execs",
 		       strerror(-h));
 		return false;
 	}
-	if (h >= 0)
-		s->ops->close(s->ops_ctx, h);
-	/* any other refusal is not of the fields: the rings say theirs */
+	s->ops->close(s->ops_ctx, h);
 	return true;
 }
 

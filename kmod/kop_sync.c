@@ -636,6 +636,7 @@ static void do_comm(struct kop_sync *s, const struct kop_ring *r,
 	k->cgroup = 0;
 	k->cgroup_id = 0;
 	k->cgroup_lines = 0;
+	k->cgroup_rec = 0;
 	k->nspid = 0;
 	k->cgroup_time = time;
 	k->pidns = false;

@@ -308,7 +308,8 @@ int kop_task_copy_maps(struct kop_task *child, const struct kop_task *parent)
 	child->root = parent->root;	/* a fork keeps its parent's view */
 	child->cgroup = parent->cgroup;	/* and its cgroup */
 	child->cgroup_id = parent->cgroup_id;
-	child->cgroup_lines = parent->cgroup_lines;
+	child->cgroup_lines = 0;	/* its moves are its own */
+	child->cgroup_rec = 0;		/* its record is note_fork's */
 	child->cgroup_time = parent->cgroup_time;
 	child->pidns = parent->pidns;	/* and its PID namespace */
 	child->root_dev = parent->root_dev;

@@ -36,9 +36,13 @@ struct kop_task {
 	pid_t nspid;		/* its pid in its PID namespace; 0: ours, or
 				 * unread */
 	uint8_t cgroup_lines;	/* lines its samples' cgroups added since
-				 * its exec: a move is counted at the first,
-				 * and few are written (a threaded cgroup's
-				 * threads differ at every sample) */
+				 * its exec or fork: a move is counted at
+				 * the first, and few are written (a
+				 * threaded cgroup's threads differ at
+				 * every sample): later ones rewrite the
+				 * last */
+	uint32_t cgroup_rec;	/* its last record's index in kop_cgroups'
+				 * procs + 1; 0: none */
 	uint64_t cgroup_id;	/* its last sample's cgroup id; 0: none yet */
 	uint64_t cgroup_time;	/* the time of the sample that gave it: an
 				 * older sample (another CPU's ring, synced

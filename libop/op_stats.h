@@ -55,8 +55,8 @@
  * pid in their container) could not be read */
 #define OP_STAT_NSPID_UNREAD		"nspid_unread"
 /* processes whose samples were taken in more than one cgroup (moved
- * while running), each counted once: reports name each by the cgroup of
- * its last; not a loss */
+ * while running), each process image counted once: reports name each by
+ * the cgroup of its last; not a loss */
 #define OP_STAT_CGROUP_MOVED		"cgroup_moved"
 
 /* The counters of lost samples, each loss counted once at the stage that

@@ -188,7 +188,7 @@ static void test_scan_and_samples(void **state)
 	assert_false(sample(&c, &k, id_of(&f, "a/b")));
 	/* another process in the root cgroup */
 	assert_true(sample(&c, &q, id_of(&f, ".")));
-	/* 100 moved: a later line, counted once per move */
+	/* 100 moved: a later line, the process counted once */
 	assert_true(sample(&c, &k, id_of(&f, "c")));
 	assert_int_equal(atomic_load(&c.nr_moved), 1);
 	assert_int_equal(atomic_load(&c.nr_unread), 0);
@@ -284,19 +284,34 @@ static void test_without(void **state)
 }
 
 /* A process whose samples keep changing cgroup (a threaded cgroup's
- * threads): one move counted, a bounded number of lines, and the lines
- * of a process of another root keep its root. */
+ * threads): counted once, a bounded number of lines, the last of which
+ * follows its last samples; each line of a process of another root keeps
+ * its root, and of one in another PID namespace its pid there, read once
+ * (the process may be gone at a later move). A fork's child's moves are
+ * its own. */
 static void test_moves(void **state)
 {
 	struct fixture f;
 	struct kop_cgroups c;
-	struct kop_task k = task(800);
+	struct kop_task k = task(800), child;
 	struct said said = { "" };
 	uint64_t a, b;
 	size_t lines = 0;
+	const char *last;
+	char *p;
 
 	(void)state;
 	make_fixture(&f);
+	proc_cgroup(&f, 800, NULL);		/* makes proc/800 */
+	p = tu_path(f.proc, "800/ns");
+	assert_int_equal(mkdir(p, 0755), 0);
+	free(p);
+	p = tu_path(f.proc, "800/ns/pid");	/* not our namespace's inode */
+	assert_int_equal(tu_write_file(p, "", 0), 0);
+	free(p);
+	p = tu_path(f.proc, "800/status");
+	assert_int_equal(tu_write_file(p, "Name:\tx\nNSpid:\t800\t5\n",
+				       strlen("Name:\tx\nNSpid:\t800\t5\n")), 0);
 	assert_int_equal(kop_cgroups_init(&c, f.proc), 0);
 	assert_int_equal(kop_cgroups_scan(&c), 4);
 	a = id_of(&f, "a");
@@ -304,14 +319,35 @@ static void test_moves(void **state)
 	k.root = KOP_ROOT_OTHER;
 	k.root_dev = 2049;
 	k.root_ino = 77;
-	for (int i = 0; i < 50; i++)
+	assert_true(sample(&c, &k, a));
+	assert_true(k.pidns);
+	assert_int_equal(k.nspid, 5);
+	unlink(p);				/* gone before its moves */
+	free(p);
+	for (int i = 1; i < 50; i++)
 		sample(&c, &k, i % 2 ? b : a);
+	sample(&c, &k, id_of(&f, "a/b"));	/* its last samples */
 	assert_int_equal(atomic_load(&c.nr_moved), 1);
+	assert_int_equal(atomic_load(&c.nr_nspid_unread), 0);
 	kop_cgroups_each(&c, &say_ops, &said);
-	for (const char *p = said.text; (p = strstr(p, "800 1 /")); p++)
+	for (const char *q = said.text; (q = strstr(q, "800 1 /")); q++) {
 		lines++;
+		last = q;
+	}
 	assert_int_equal(lines, 1 + KOP_CGROUP_MOVES_WRITTEN);
-	assert_non_null(strstr(said.text, "800 1 /a\nroot 800 2049 77\n800 1 /c\nroot 800 2049 77\n"));
+	assert_string_equal(last, "800 1 /a/b\nroot 800 2049 77\nns 800 5\n");
+	assert_non_null(strstr(said.text, "800 1 /a\nroot 800 2049 77\nns 800 5\n"
+					  "800 1 /c\nroot 800 2049 77\nns 800 5\n"));
+
+	/* a fork: in its parent's cgroup, its own first move counted */
+	memset(&child, 0, sizeof(child));
+	child.tgid = 810;
+	assert_int_equal(kop_task_copy_maps(&child, &k), 0);
+	assert_int_equal(child.cgroup_lines, 0);
+	assert_true(sample(&c, &child, b));
+	assert_int_equal(atomic_load(&c.nr_moved), 2);
+	free(child.maps);
+	free(child.starts);
 	kop_cgroups_release(&c);
 	drop_fixture(&f);
 }
