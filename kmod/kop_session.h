@@ -85,4 +85,15 @@ struct kop_session {
 	char *keep_dir;			/* cfg.keep_dir's copy */
 };
 
+/* kop_session_rings.c, on the control thread. */
+enum which_rings { SIDEBAND_RINGS = 1, SAMPLE_RINGS = 2, ALL_RINGS = 3 };
+/* Every (event, CPU) ring and each CPU's side-band ring, opened and
+ * mapped, disabled; whether samples carry cgroup ids decided first
+ * (s->sample_cgroup). *clock_ok: the kernel stamps their records with
+ * CLOCK_MONOTONIC. 0 or -errno (what is open stays for kop_rings_close). */
+int kop_rings_open(struct kop_session *s, bool *clock_ok);
+void kop_rings_close(struct kop_session *s);
+int kop_rings_enable(struct kop_session *s, bool on, enum which_rings which);
+int kop_rings_enable_all(struct kop_session *s, bool on);
+
 #endif /* KOP_SESSION_H */
