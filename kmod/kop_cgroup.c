@@ -56,8 +56,9 @@ void kop_cgroups_release(struct kop_cgroups *c)
 	free(c->procs);
 	free(c->threads);
 	free(c->uses);
-	free(c->use_set);
-	free(c->ids);
+	free(c->use_set.v);
+	free(c->ids.v);
+	free(c->path_set.v);
 	free(c->v2_root);
 	free(c->v2_sub);
 	pthread_mutex_destroy(&c->lock);
@@ -143,21 +144,99 @@ static pid_t read_nsid(struct kop_cgroups *c, pid_t tgid, pid_t tid)
 	return id;
 }
 
-/* With lock held: path's index, added if new; SIZE_MAX out of memory. */
+/* ---- the maps -------------------------------------------------------- */
+
+static size_t map_hash(uint64_t key, size_t size)
+{
+	key ^= key >> 31;
+	key *= 0x9e3779b97f4a7c15ULL;
+	return (size_t)(key >> 17) & (size - 1);
+}
+
+/* The slot holding key, or the empty one it would take (m->size > 0). */
+static struct kop_u64map_slot *map_slot(const struct kop_u64map *m, uint64_t key)
+{
+	size_t i = map_hash(key, m->size);
+
+	while (m->v[i].key && m->v[i].key != key)
+		i = (i + 1) & (m->size - 1);
+	return &m->v[i];
+}
+
+static bool map_get(const struct kop_u64map *m, uint64_t key, uint32_t *val)
+{
+	const struct kop_u64map_slot *s;
+
+	if (!m->size || !key)
+		return false;
+	s = map_slot(m, key);
+	*val = s->val;
+	return s->key != 0;
+}
+
+/* key (not 0) -> val, added or replaced. 0 or -ENOMEM. */
+static int map_put(struct kop_u64map *m, uint64_t key, uint32_t val)
+{
+	struct kop_u64map_slot *s;
+
+	if (2 * (m->n + 1) > m->size) {
+		struct kop_u64map old = *m;
+
+		m->size = old.size ? old.size * 2 : 64;
+		m->v = calloc(m->size, sizeof(*m->v));
+		if (!m->v) {
+			*m = old;
+			return -ENOMEM;
+		}
+		for (size_t j = 0; j < old.size; j++)
+			if (old.v[j].key)
+				*map_slot(m, old.v[j].key) = old.v[j];
+		free(old.v);
+	}
+	s = map_slot(m, key);
+	if (!s->key) {
+		s->key = key;
+		m->n++;
+	}
+	s->val = val;
+	return 0;
+}
+
+/* ---- paths ------------------------------------------------------------ */
+
+static uint64_t path_hash(const char *path)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	while (*path)
+		h = (h ^ (unsigned char)*path++) * 1099511628211ULL;
+	return h | 1;	/* never an empty slot's key */
+}
+
+/* With lock held: path's index, added if new; SIZE_MAX out of memory.
+ * The scan puts every cgroup of the hierarchy here, and every exec asks:
+ * a hash, and a walk only when two paths share one. */
 static size_t path_index_locked(struct kop_cgroups *c, const char *path)
 {
+	uint64_t h = path_hash(path);
 	char **v = c->paths, *dup;
-	size_t i;
+	bool shared;
+	uint32_t i;
 
-	/* few distinct paths: the newest first */
-	for (i = c->nr_paths; i-- > 0;)
-		if (!strcmp(c->paths[i], path))
-			return i;
+	shared = map_get(&c->path_set, h, &i);
+	if (shared && !strcmp(c->paths[i], path))
+		return i;
+	for (size_t j = 0; shared && j < c->nr_paths; j++)
+		if (!strcmp(c->paths[j], path))
+			return j;
 	dup = strdup(path);
 	if (c->nr_paths == c->cap_paths)
 		v = op_grow(c->paths, c->nr_paths + 1, &c->cap_paths, 16, sizeof(*v));
-	if (!v || !dup) {
+	if (!v || !dup || c->nr_paths >= UINT32_MAX ||
+	    (!shared && map_put(&c->path_set, h, (uint32_t)c->nr_paths))) {
 		free(dup);
+		if (v)
+			c->paths = v;
 		return SIZE_MAX;
 	}
 	c->paths = v;
@@ -215,57 +294,19 @@ void kop_cgroups_note_exec(struct kop_cgroups *c, struct kop_task *k)
 
 /* ---- cgroup ids ----------------------------------------------------- */
 
-static size_t id_hash(uint64_t id, size_t size)
-{
-	id *= 0x9e3779b97f4a7c15ULL;
-	return (size_t)(id >> 23) & (size - 1);
-}
-
 /* With lock held: id's path index, or SIZE_MAX. */
 static size_t id_find_locked(const struct kop_cgroups *c, uint64_t id)
 {
-	if (!c->ids_size || !id)
-		return SIZE_MAX;
-	for (size_t i = id_hash(id, c->ids_size); c->ids[i].id;
-	     i = (i + 1) & (c->ids_size - 1))
-		if (c->ids[i].id == id)
-			return c->ids[i].path;
-	return SIZE_MAX;
+	uint32_t i;
+
+	return map_get(&c->ids, id, &i) ? i : SIZE_MAX;
 }
 
-/* With lock held: id names paths[path] from now on. -ENOMEM or 0. */
+/* With lock held: id names paths[path] from now on (a reused id too).
+ * -ENOMEM or 0. */
 static int id_set_locked(struct kop_cgroups *c, uint64_t id, size_t path)
 {
-	size_t i;
-
-	if (!id)
-		return 0;
-	if (2 * (c->nr_ids + 1) > c->ids_size) {
-		size_t n = c->ids_size ? c->ids_size * 2 : 64;
-		struct kop_cgroup_id *v = calloc(n, sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		for (size_t j = 0; j < c->ids_size; j++) {
-			if (!c->ids[j].id)
-				continue;
-			for (i = id_hash(c->ids[j].id, n); v[i].id; i = (i + 1) & (n - 1))
-				;
-			v[i] = c->ids[j];
-		}
-		free(c->ids);
-		c->ids = v;
-		c->ids_size = n;
-	}
-	for (i = id_hash(id, c->ids_size); c->ids[i].id;
-	     i = (i + 1) & (c->ids_size - 1))
-		if (c->ids[i].id == id) {
-			c->ids[i].path = (uint32_t)path;	/* a reused id */
-			return 0;
-		}
-	c->ids[i] = (struct kop_cgroup_id){ .id = id, .path = (uint32_t)path };
-	c->nr_ids++;
-	return 0;
+	return id ? map_put(&c->ids, id, (uint32_t)path) : 0;
 }
 
 /* With lock held: path (as /proc/PID/cgroup has it) is cgroup id. */
@@ -546,42 +587,15 @@ out:
 	pthread_mutex_unlock(&c->lock);
 }
 
-static size_t use_hash(uint64_t key, size_t size)
-{
-	key ^= key >> 31;
-	key *= 0x9e3779b97f4a7c15ULL;
-	return (size_t)(key >> 17) & (size - 1);
-}
-
 /* With lock held: is key in the set; if not, add it. -ENOMEM, 0 (new),
  * 1 (there). */
 static int use_seen_locked(struct kop_cgroups *c, uint64_t key)
 {
-	size_t i;
+	uint32_t v;
 
-	if (2 * (c->nr_uses + 1) > c->use_set_size) {
-		size_t n = c->use_set_size ? c->use_set_size * 2 : 256;
-		uint64_t *set = calloc(n, sizeof(*set));
-
-		if (!set)
-			return -ENOMEM;
-		for (size_t j = 0; j < c->use_set_size; j++) {
-			if (!c->use_set[j])
-				continue;
-			for (i = use_hash(c->use_set[j] - 1, n); set[i]; i = (i + 1) & (n - 1))
-				;
-			set[i] = c->use_set[j];
-		}
-		free(c->use_set);
-		c->use_set = set;
-		c->use_set_size = n;
-	}
-	for (i = use_hash(key, c->use_set_size); c->use_set[i];
-	     i = (i + 1) & (c->use_set_size - 1))
-		if (c->use_set[i] == key + 1)
-			return 1;
-	c->use_set[i] = key + 1;
-	return 0;
+	if (map_get(&c->use_set, key + 1, &v))
+		return 1;
+	return map_put(&c->use_set, key + 1, 0);
 }
 
 void kop_cgroups_note_use(struct kop_cgroups *c, uint32_t *img,

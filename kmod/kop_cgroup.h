@@ -17,6 +17,16 @@
 #include "kop.h"
 #include "kop_task.h"
 
+/* An open-addressing map from nonzero 64-bit keys to 32-bit values
+ * (kop_cgroup.c). */
+struct kop_u64map {
+	struct kop_u64map_slot {
+		uint64_t key;		/* 0: an empty slot */
+		uint32_t val;
+	} *v;
+	size_t n, size;
+};
+
 /* The sync thread appends (kop_cgroups_note_*), the daemon's thread
  * reads (kop_cgroups_each): every array is protected by lock. */
 struct kop_cgroups {
@@ -31,8 +41,10 @@ struct kop_cgroups {
 		uint64_t root_dev, root_ino;	/* other_root: which */
 	} *procs;
 	size_t nr_procs, cap_procs;
-	char **paths;			/* distinct cgroup paths */
+	char **paths;			/* distinct cgroup paths: every one of
+					 * the hierarchy once scanned */
 	size_t nr_paths, cap_paths;
+	struct kop_u64map path_set;	/* a path's hash -> its index */
 	struct kop_cgroup_thread {
 		pid_t tid, nstid;
 	} *threads;			/* threads of processes in another
@@ -45,23 +57,18 @@ struct kop_cgroups {
 		bool other_root;
 	} *uses;			/* distinct, in the order met */
 	size_t nr_uses, cap_uses;
-	uint64_t *use_set;		/* open addressing over uses: key + 1 */
-	size_t use_set_size;
+	struct kop_u64map use_set;	/* uses met: their key + 1 */
 	/* cgroup ids (PERF_SAMPLE_CGROUP: the cgroup v2 directory's inode)
 	 * to paths: the hierarchy as scanned at start, the cgroups made
 	 * since (PERF_RECORD_CGROUP), and ids met in samples before either
-	 * named them, read from /proc. Open addressing, key id */
+	 * named them, read from /proc */
 	bool sample_ids;		/* read-only: samples carry their
 					 * cgroup id; a failed read at exec is
 					 * then not counted (a sample names it) */
 	char *v2_root;			/* read-only: the cgroup2 mount, or NULL */
 	char *v2_sub;			/* read-only: the hierarchy's path it
 					 * shows ("/" but in a cgroup namespace) */
-	struct kop_cgroup_id {
-		uint64_t id;		/* 0: an empty slot */
-		uint32_t path;		/* index in paths */
-	} *ids;
-	size_t nr_ids, ids_size;
+	struct kop_u64map ids;		/* cgroup id -> index in paths */
 	uint64_t nr_ids_scanned;	/* known at start */
 	uint64_t nr_ids_made;		/* made during the session */
 	uint64_t nr_ids_from_proc;	/* met before either named them: read

@@ -388,6 +388,45 @@ static void test_sub(void **state)
 	drop_fixture(&f);
 }
 
+/* A hierarchy of many cgroups (a node's hundreds of pods): each named by
+ * its id, a path met again at an exec found, not added twice. */
+static void test_many(void **state)
+{
+	struct fixture f;
+	struct kop_cgroups c;
+	struct said said = { "" };
+	char rel[64];
+	size_t nr_paths;
+
+	(void)state;
+	make_fixture(&f);
+	for (int i = 0; i < 300; i++) {
+		snprintf(rel, sizeof(rel), "c/pod%d", i);
+		mkdir_in(f.cg, rel);
+	}
+	assert_int_equal(kop_cgroups_init(&c, f.proc), 0);
+	assert_int_equal(kop_cgroups_scan(&c), 304);
+	nr_paths = c.nr_paths;
+	for (int i = 0; i < 300; i += 37) {
+		struct kop_task k = task(1000 + i);
+		char want[64];
+
+		snprintf(rel, sizeof(rel), "c/pod%d", i);
+		assert_true(sample(&c, &k, id_of(&f, rel)));
+		snprintf(want, sizeof(want), "/c/pod%d", i);
+		assert_string_equal(c.paths[k.cgroup - 1], want);
+		proc_cgroup(&f, 2000 + i, want);	/* the same path at an exec */
+		k = task(2000 + i);
+		kop_cgroups_note_exec(&c, &k);
+		assert_string_equal(c.paths[k.cgroup - 1], want);
+	}
+	assert_int_equal(c.nr_paths, nr_paths);
+	kop_cgroups_each(&c, &say_ops, &said);
+	assert_non_null(strstr(said.text, "1296 0 /c/pod296\n2296 0 /c/pod296\n"));
+	kop_cgroups_release(&c);
+	drop_fixture(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -396,6 +435,7 @@ int main(void)
 		cmocka_unit_test(test_without),
 		cmocka_unit_test(test_moves),
 		cmocka_unit_test(test_sub),
+		cmocka_unit_test(test_many),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
